@@ -1,0 +1,29 @@
+// Typed errors of the trace library. Every message names where the problem is (file and byte
+// offset) so a user can find it with a hex dump; only `main` turns them into exit codes.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace fleet::trace {
+
+// A msgpack value (or codec payload) that does not decode. `offset` is relative to the buffer
+// being decoded; callers that know the file offset add it when they rethrow.
+class DecodeError : public std::runtime_error {
+ public:
+  DecodeError(uint64_t offset, const std::string& what)
+      : std::runtime_error(what + " at byte " + std::to_string(offset)), offset_(offset) {}
+  uint64_t offset() const { return offset_; }
+
+ private:
+  uint64_t offset_;
+};
+
+// The file cannot be used at all: unreadable path, bad header, oversized frame prefix.
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fleet::trace

@@ -1,0 +1,93 @@
+// Streaming reader of `.lct` files (spec/trace-format.md §1.5): strict header, lenient records.
+// A truncated tail stops with a warning; a complete frame that is not a valid Record is skipped
+// and counted; a length prefix above the frame limit is an error naming the offset (never a
+// blind allocation). Problems are reported through a Reporter, as LevelDB's log reader does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/trace/format.h"
+#include "fleet/trace/header.h"
+#include "fleet/trace/record.h"
+
+namespace fleet::trace {
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  // Something was dropped or is suspicious at `offset` (file offset of the frame).
+  virtual void warning(uint64_t offset, std::string_view what) = 0;
+};
+
+// Logs through spdlog, prefixed with the file name.
+class LogReporter final : public Reporter {
+ public:
+  explicit LogReporter(std::string path) : path_(std::move(path)) {}
+  void warning(uint64_t offset, std::string_view what) override;
+
+ private:
+  std::string path_;
+};
+
+struct ReaderOptions {
+  uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
+  MsgpackLimits limits;
+  Reporter* reporter = nullptr;  // null: LogReporter for the path
+  size_t buffer_bytes = 1u << 20;
+};
+
+struct ReaderCounters {
+  uint64_t records = 0;            // frames returned as records
+  uint64_t malformed_skipped = 0;  // complete frames that did not decode as a Record
+  uint64_t truncated_tail_bytes = 0;
+  bool truncated_tail = false;
+  uint64_t bytes_consumed = 0;     // file offset after the last complete frame
+};
+
+class FrameReader {
+ public:
+  // Opens the file and reads the header. Throws TraceError naming the path (and offset) when
+  // the file cannot be opened, is not a regular file or pipe, or the header is unusable.
+  FrameReader(const std::string& path, ReaderOptions options = {});
+  ~FrameReader();
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+
+  const Header& header() const { return header_; }
+  const std::string& path() const { return path_; }
+  const ReaderCounters& counters() const { return counters_; }
+  // Byte offset where the first record frame starts.
+  uint64_t records_offset() const { return records_offset_; }
+  // File size when known (regular files), else 0.
+  uint64_t file_size() const { return file_size_; }
+
+  // Next valid record, or false at the end (clean or truncated tail). Throws TraceError for a
+  // length prefix above the frame limit.
+  bool next(RecordView& out);
+
+ private:
+  enum class FrameStatus { Ok, End, Truncated };
+  FrameStatus read_frame(uint64_t& offset, const uint8_t*& body, uint32_t& size);
+  bool fill(size_t need);
+  void warn(uint64_t offset, const std::string& what);
+
+  std::string path_;
+  ReaderOptions options_;
+  std::unique_ptr<LogReporter> own_reporter_;
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  std::vector<uint8_t> buf_;
+  size_t pos_ = 0;    // start of unread data in buf_
+  size_t len_ = 0;    // end of valid data in buf_
+  uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]
+  bool eof_ = false;
+  Header header_;
+  uint64_t records_offset_ = 0;
+  ReaderCounters counters_;
+};
+
+}  // namespace fleet::trace

@@ -1,0 +1,73 @@
+// A zero-copy msgpack cursor with hard limits. It reads one value at a time from a buffer,
+// accepts every valid width (float32, str16, map32, signed ints for positives, ...), and never
+// allocates: strings and bins are views into the buffer. Used by the trace decoder and the
+// planner's fast scan; any malformed or over-limit input throws DecodeError with the offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fleet/trace/errors.h"
+
+namespace fleet::trace {
+
+enum class MsgType : uint8_t { Nil, Bool, UInt, Int, Float, Str, Bin, Array, Map, Ext };
+
+const char* to_string(MsgType t);
+
+struct MsgpackLimits {
+  uint32_t max_depth = 64;               // nesting of arrays/maps
+  uint32_t max_container = 1u << 24;     // elements in one array or map
+};
+
+class MsgpackReader {
+ public:
+  MsgpackReader(const uint8_t* data, size_t size, MsgpackLimits limits = {})
+      : begin_(data), p_(data), end_(data + size), limits_(limits) {}
+
+  size_t offset() const { return static_cast<size_t>(p_ - begin_); }
+  // A cursor over the same buffer positioned at `offset` (e.g. a codec payload seen earlier).
+  MsgpackReader at(size_t offset) const {
+    MsgpackReader r(*this);
+    r.p_ = begin_ + offset;
+    return r;
+  }
+  const uint8_t* data() const { return begin_; }
+  bool at_end() const { return p_ == end_; }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+
+  MsgType peek() const;
+
+  void read_nil();
+  bool read_bool();
+  // Any integer that fits int64 (positive uint64 above INT64_MAX is an error).
+  int64_t read_int();
+  uint64_t read_uint();
+  // float32, float64 or any integer, as msgspec accepts for `float` fields.
+  double read_double();
+  std::string_view read_str();
+  std::string_view read_bin();
+  uint32_t read_array_header();
+  uint32_t read_map_header();
+  // Skips one complete value of any type, enforcing the depth limit.
+  void skip();
+  // True and consumed if the next value is nil.
+  bool try_nil();
+
+  [[noreturn]] void fail(const char* what) const;
+
+ private:
+  uint8_t byte();
+  uint64_t be(int n);
+  const uint8_t* take(size_t n);
+  uint32_t checked_count(uint64_t n, size_t min_bytes_each);
+  void skip_depth(uint32_t depth);
+
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  MsgpackLimits limits_;
+};
+
+}  // namespace fleet::trace

@@ -1,0 +1,29 @@
+// Record -> typed Op, normalising the four LMCache eras (spec/trace-format.md §3.3; DESIGN.md
+// §3): era 1 extra_count -> read_locks = extra_count + 1 and prefetch keys+layout -> a PREFIX
+// spec; era 4 reserve_write without mode -> "new". Also the planner's fast path that extracts
+// only (t_mono, kind, chunk identities) without building objects.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fleet/trace/op.h"
+#include "fleet/trace/record.h"
+
+namespace fleet::trace {
+
+// Decodes a record's args into `out` (reusing its buffers). Throws DecodeError when the args
+// do not decode (unknown codec tag, missing argument, bad payload): LMCache counts such a
+// record as skipped. An unknown qualname yields OpKind::Unknown without decoding the args.
+void decode_op(const RecordView& rec, Op& out);
+
+// What the planner needs of a record, without allocations beyond the reused vector.
+struct ScanInfo {
+  double t_mono = 0.0;
+  OpKind kind = OpKind::Unknown;
+  std::vector<uint64_t> chunk_ids;  // chunk_identity_hash per key, in key order
+  bool decode_failed = false;
+};
+void scan_record(const RecordView& rec, ScanInfo& out);
+
+}  // namespace fleet::trace

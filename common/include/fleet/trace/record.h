@@ -1,0 +1,30 @@
+// A record frame parsed just far enough to route it: t_mono, t_wall, qualname and the byte
+// range of `args`, all views into the frame body (valid until the reader's next call).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fleet/trace/msgpack_reader.h"
+
+namespace fleet::trace {
+
+struct RecordView {
+  uint64_t file_offset = 0;   // offset of the frame's length prefix in the file
+  const uint8_t* body = nullptr;
+  size_t body_size = 0;
+  double t_mono = 0.0;
+  double t_wall = 0.0;
+  std::string_view qualname;
+  size_t args_offset = 0;  // within body: start of the args map
+  size_t args_size = 0;
+};
+
+// Parses a frame body as a Record under msgspec's rules (map with str keys; "type", if present,
+// must be "record"; t_mono/t_wall/qualname/args required; args a map with str keys; no trailing
+// bytes). Throws DecodeError when the frame is not a valid Record.
+void parse_record(const uint8_t* body, size_t size, RecordView& out,
+                  const MsgpackLimits& limits = {});
+
+}  // namespace fleet::trace

@@ -1,0 +1,11 @@
+// SHA-256 (OpenSSL libcrypto) as lowercase hex: the digest LMCache stores as sm_config_digest.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fleet::util {
+
+std::string sha256_hex(std::string_view data);
+
+}  // namespace fleet::util

@@ -1,0 +1,356 @@
+#include "fleet/trace/codecs.h"
+
+#include <array>
+#include <charconv>
+#include <string>
+
+namespace fleet::trace {
+
+namespace {
+
+constexpr std::array<std::string_view, 11> kTags = {
+    "ObjectKey", "MemoryLayoutDesc", "torch.Size", "torch.dtype", "TrimPolicy", "PrefetchMode",
+    "AttnWindowDesc", "PrefetchHandle", "PrefetchRequestSpec", "set", "tuple"};
+
+// Reads an array, or a tuple/torch.Size/set wrapper around one; returns its length.
+uint32_t read_sequence(MsgpackReader& r) {
+  Wrapped w{{}, r};
+  if (read_wrapper(r, w)) {
+    if (w.tag != "tuple" && w.tag != "torch.Size" && w.tag != "set") {
+      r.fail("expected a sequence");
+    }
+    // The wrapper was consumed; continue reading from the payload cursor, then resync.
+    r = w.payload;
+  }
+  return r.read_array_header();
+}
+
+std::string_view read_str_or_wrapped(MsgpackReader& r, std::string_view tag) {
+  Wrapped w{{}, r};
+  if (read_wrapper(r, w)) {
+    if (w.tag != tag) r.fail("unexpected codec tag");
+    std::string_view s = w.payload.read_str();
+    return s;
+  }
+  return r.read_str();
+}
+
+}  // namespace
+
+bool is_known_codec_tag(std::string_view tag) {
+  for (auto t : kTags)
+    if (t == tag) return true;
+  return false;
+}
+
+bool read_wrapper(MsgpackReader& r, Wrapped& out) {
+  if (r.at_end() || r.peek() != MsgType::Map) return false;
+  MsgpackReader probe = r;
+  uint32_t n = probe.read_map_header();
+  std::string_view tag;
+  bool has_tag = false;
+  size_t v_offset = 0;
+  bool has_v = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (probe.peek() != MsgType::Str) {
+      probe.skip();
+      probe.skip();
+      continue;
+    }
+    std::string_view key = probe.read_str();
+    if (key == "__t__") {
+      if (probe.try_nil()) continue;  // a nil tag means a plain dict
+      tag = probe.read_str();
+      has_tag = true;
+    } else if (key == "v") {
+      v_offset = probe.offset();
+      has_v = true;
+      probe.skip();
+    } else {
+      probe.skip();
+    }
+  }
+  if (!has_tag) return false;
+  if (!is_known_codec_tag(tag)) probe.fail("unknown codec tag");
+  if (!has_v) probe.fail("codec wrapper lacks \"v\"");
+  out.tag = tag;
+  out.payload = probe.at(v_offset);
+  r = probe;  // consume the whole wrapper
+  return true;
+}
+
+ObjectKey decode_object_key(MsgpackReader& r) {
+  Wrapped w{{}, r};
+  if (!read_wrapper(r, w) || w.tag != "ObjectKey") r.fail("expected an ObjectKey");
+  MsgpackReader& p = w.payload;
+  uint32_t n = p.read_map_header();
+  ObjectKey k;
+  bool hash = false, model = false, rank = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view key = p.read_str();
+    if (key == "chunk_hash") {
+      k.chunk_hash = std::string(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
+      hash = true;
+    } else if (key == "model_name") {
+      k.model_name = std::string(p.read_str());
+      model = true;
+    } else if (key == "kv_rank") {
+      k.kv_rank = p.read_int();
+      rank = true;
+    } else if (key == "object_group_id") {
+      k.object_group_id = p.read_int();
+    } else if (key == "cache_salt") {
+      k.cache_salt = std::string(p.read_str());
+    } else {
+      p.skip();
+    }
+  }
+  if (!hash || !model || !rank) p.fail("ObjectKey lacks chunk_hash, model_name or kv_rank");
+  return k;
+}
+
+void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
+  uint32_t n = read_sequence(r);
+  out.clear();
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) out.push_back(decode_object_key(r));
+}
+
+MemoryLayout decode_layout(MsgpackReader& r) {
+  Wrapped w{{}, r};
+  if (!read_wrapper(r, w) || w.tag != "MemoryLayoutDesc") r.fail("expected a MemoryLayoutDesc");
+  MsgpackReader& p = w.payload;
+  uint32_t n = p.read_map_header();
+  MemoryLayout l;
+  bool shapes = false, dtypes = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view key = p.read_str();
+    if (key == "shapes") {
+      uint32_t groups = read_sequence(p);
+      l.shapes.resize(groups);
+      for (uint32_t g = 0; g < groups; ++g) {
+        uint32_t dims = read_sequence(p);
+        l.shapes[g].reserve(dims);
+        for (uint32_t d = 0; d < dims; ++d) l.shapes[g].push_back(p.read_int());
+      }
+      shapes = true;
+    } else if (key == "dtypes") {
+      uint32_t groups = read_sequence(p);
+      for (uint32_t g = 0; g < groups; ++g) {
+        auto dt = parse_dtype(read_str_or_wrapped(p, "torch.dtype"));
+        if (!dt) p.fail("unknown torch dtype");
+        l.dtypes.push_back(*dt);
+      }
+      dtypes = true;
+    } else {
+      p.skip();
+    }
+  }
+  if (!shapes || !dtypes) p.fail("MemoryLayoutDesc lacks shapes or dtypes");
+  if (l.shapes.size() != l.dtypes.size()) p.fail("MemoryLayoutDesc shapes/dtypes lengths differ");
+  return l;
+}
+
+TrimPolicy decode_trim_policy(MsgpackReader& r) {
+  auto p = parse_trim_policy(read_str_or_wrapped(r, "TrimPolicy"));
+  if (!p) r.fail("unknown TrimPolicy member");
+  return *p;
+}
+
+PrefetchMode decode_prefetch_mode(MsgpackReader& r) {
+  auto m = parse_prefetch_mode(read_str_or_wrapped(r, "PrefetchMode"));
+  if (!m) r.fail("unknown PrefetchMode member");
+  return *m;
+}
+
+AttnWindowDesc decode_attn(MsgpackReader& r) {
+  Wrapped w{{}, r};
+  MsgpackReader* p = &r;
+  if (read_wrapper(r, w)) {
+    if (w.tag != "AttnWindowDesc") r.fail("expected an AttnWindowDesc");
+    p = &w.payload;
+  }
+  AttnWindowDesc a;
+  auto read_windows = [&](MsgpackReader& q) {
+    uint32_t n = read_sequence(q);
+    a.num_chunks_in_sw.clear();
+    for (uint32_t i = 0; i < n; ++i) a.num_chunks_in_sw.push_back(q.read_int());
+  };
+  if (p->peek() == MsgType::Map) {
+    uint32_t n = p->read_map_header();
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string_view key = p->read_str();
+      if (key == "num_chunks_in_sw") read_windows(*p);
+      else if (key == "world_size") a.world_size = p->read_int();
+      else p->skip();
+    }
+  } else {
+    read_windows(*p);  // older encoders wrote the bare array (world_size 1)
+  }
+  return a;
+}
+
+PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
+  Wrapped w{{}, r};
+  if (!read_wrapper(r, w) || w.tag != "PrefetchRequestSpec") r.fail("expected a PrefetchRequestSpec");
+  MsgpackReader& p = w.payload;
+  uint32_t n = p.read_map_header();
+  PrefetchSpec s;
+  bool keys = false, readers = false;
+  int64_t extra_count = 0;
+  MemoryLayout legacy_layout;
+  bool has_legacy_layout = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view key = p.read_str();
+    if (key == "keys") {
+      decode_object_keys(p, s.keys);
+      keys = true;
+    } else if (key == "num_kv_readers") {
+      s.num_kv_readers = p.read_int();
+      readers = true;
+    } else if (key == "extra_count") {
+      extra_count = p.read_int();
+    } else if (key == "policy") {
+      s.policy = decode_trim_policy(p);
+    } else if (key == "attn_desc") {
+      s.attn = decode_attn(p);
+    } else if (key == "group_layout_descs") {
+      if (p.try_nil()) continue;
+      uint32_t groups = p.read_map_header();
+      for (uint32_t g = 0; g < groups; ++g) {
+        int64_t gid = 0;
+        if (p.peek() == MsgType::Str) {
+          std::string_view gs = p.read_str();
+          auto res = std::from_chars(gs.data(), gs.data() + gs.size(), gid);
+          if (res.ec != std::errc() || res.ptr != gs.data() + gs.size()) {
+            p.fail("group_layout_descs key is not an integer");
+          }
+        } else {
+          gid = p.read_int();
+        }
+        s.group_layouts[gid] = decode_layout(p);
+      }
+    } else if (key == "layout_desc") {
+      if (p.try_nil()) continue;
+      legacy_layout = decode_layout(p);
+      has_legacy_layout = true;
+    } else if (key == "mode") {
+      s.mode = decode_prefetch_mode(p);
+    } else if (key == "generation") {
+      s.generation = p.read_int();
+    } else {
+      validate_value(p);
+    }
+  }
+  if (!keys) p.fail("PrefetchRequestSpec lacks keys");
+  if (!readers) s.num_kv_readers = extra_count + 1;
+  if (s.group_layouts.empty() && has_legacy_layout) s.group_layouts[0] = legacy_layout;
+  return s;
+}
+
+void validate_value(MsgpackReader& r, uint32_t depth) {
+  if (depth > 64) r.fail("msgpack nesting exceeds the depth limit");
+  switch (r.peek()) {
+    case MsgType::Array: {
+      uint32_t n = r.read_array_header();
+      for (uint32_t i = 0; i < n; ++i) validate_value(r, depth + 1);
+      return;
+    }
+    case MsgType::Map: {
+      Wrapped w{{}, r};
+      if (read_wrapper(r, w)) {
+        validate_value(w.payload, depth + 1);
+        return;
+      }
+      uint32_t n = r.read_map_header();
+      for (uint32_t i = 0; i < n; ++i) {
+        r.skip();
+        validate_value(r, depth + 1);
+      }
+      return;
+    }
+    default:
+      r.skip();
+  }
+}
+
+void encode_object_key(const ObjectKey& k, MsgpackWriter& w, int64_t schema) {
+  w.wrapper("ObjectKey");
+  w.map(schema >= 2 ? 5 : 4);
+  w.str("chunk_hash");
+  w.bin(k.chunk_hash);
+  w.str("model_name");
+  w.str(k.model_name);
+  w.str("kv_rank");
+  w.integer(k.kv_rank);
+  w.str("object_group_id");
+  w.integer(k.object_group_id);
+  if (schema >= 2) {
+    w.str("cache_salt");
+    w.str(k.cache_salt);
+  }
+}
+
+void encode_object_keys(const std::vector<ObjectKey>& keys, MsgpackWriter& w, int64_t schema) {
+  w.array(static_cast<uint32_t>(keys.size()));
+  for (const auto& k : keys) encode_object_key(k, w, schema);
+}
+
+void encode_layout(const MemoryLayout& l, MsgpackWriter& w) {
+  w.wrapper("MemoryLayoutDesc");
+  w.map(2);
+  w.str("shapes");
+  w.array(static_cast<uint32_t>(l.shapes.size()));
+  for (const auto& s : l.shapes) {
+    w.array(static_cast<uint32_t>(s.size()));
+    for (int64_t d : s) w.integer(d);
+  }
+  w.str("dtypes");
+  w.array(static_cast<uint32_t>(l.dtypes.size()));
+  for (DType d : l.dtypes) w.str(dtype_name(d));
+}
+
+void encode_trim_policy(TrimPolicy p, MsgpackWriter& w) {
+  w.wrapper("TrimPolicy");
+  w.str(trim_policy_name(p));
+}
+
+void encode_prefetch_mode(PrefetchMode m, MsgpackWriter& w) {
+  w.wrapper("PrefetchMode");
+  w.str(prefetch_mode_name(m));
+}
+
+void encode_attn(const AttnWindowDesc& a, MsgpackWriter& w) {
+  w.wrapper("AttnWindowDesc");
+  w.map(2);
+  w.str("num_chunks_in_sw");
+  w.array(static_cast<uint32_t>(a.num_chunks_in_sw.size()));
+  for (int64_t x : a.num_chunks_in_sw) w.integer(x);
+  w.str("world_size");
+  w.integer(a.world_size);
+}
+
+void encode_prefetch_spec(const PrefetchSpec& s, MsgpackWriter& w, int64_t schema) {
+  w.wrapper("PrefetchRequestSpec");
+  w.map(7);
+  w.str("keys");
+  encode_object_keys(s.keys, w, schema);
+  w.str("num_kv_readers");
+  w.integer(s.num_kv_readers);
+  w.str("policy");
+  encode_trim_policy(s.policy, w);
+  w.str("attn_desc");
+  encode_attn(s.attn, w);
+  w.str("group_layout_descs");
+  w.map(static_cast<uint32_t>(s.group_layouts.size()));
+  for (const auto& [gid, layout] : s.group_layouts) {
+    w.str(std::to_string(gid));
+    encode_layout(layout, w);
+  }
+  w.str("mode");
+  encode_prefetch_mode(s.mode, w);
+  w.str("generation");
+  w.integer(s.generation);
+}
+
+}  // namespace fleet::trace

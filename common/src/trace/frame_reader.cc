@@ -1,0 +1,170 @@
+#include "fleet/trace/frame_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "fleet/trace/errors.h"
+
+namespace fleet::trace {
+
+void LogReporter::warning(uint64_t offset, std::string_view what) {
+  spdlog::warn("{}: {} (offset {})", path_, what, offset);
+}
+
+FrameReader::FrameReader(const std::string& path, ReaderOptions options)
+    : path_(path), options_(options) {
+  if (!options_.reporter) {
+    own_reporter_ = std::make_unique<LogReporter>(path);
+    options_.reporter = own_reporter_.get();
+  }
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw TraceError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    int e = errno;
+    ::close(fd_);
+    throw TraceError(path + ": cannot stat: " + std::strerror(e));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd_);
+    throw TraceError(path + ": is a directory, not a trace file");
+  }
+  if (S_ISREG(st.st_mode)) {
+    file_size_ = static_cast<uint64_t>(st.st_size);
+    posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  buf_.resize(std::max<size_t>(options_.buffer_bytes, 64 * 1024));
+
+  uint64_t offset = 0;
+  const uint8_t* body = nullptr;
+  uint32_t size = 0;
+  FrameStatus st_hdr;
+  try {
+    st_hdr = read_frame(offset, body, size);
+  } catch (const TraceError& e) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+  if (st_hdr != FrameStatus::Ok) {
+    ::close(fd_);
+    fd_ = -1;
+    if (counters_.truncated_tail_bytes == 0) {
+      throw TraceError(path + ": empty file: unexpected EOF reading the header frame length");
+    }
+    if (counters_.truncated_tail_bytes < kFramePrefixBytes) {
+      throw TraceError(path + ": truncated frame length prefix at offset 0 (file has " +
+                       std::to_string(counters_.truncated_tail_bytes) + " bytes)");
+    }
+    throw TraceError(path + ": truncated header frame body at offset 0");
+  }
+  try {
+    header_ = decode_header(body, size, options_.limits);
+  } catch (const DecodeError& e) {
+    ::close(fd_);
+    fd_ = -1;
+    throw TraceError(path + ": invalid header at offset " + std::to_string(4 + e.offset()) +
+                     ": " + e.what());
+  } catch (const TraceError& e) {
+    ::close(fd_);
+    fd_ = -1;
+    throw TraceError(path + ": " + e.what());
+  }
+  records_offset_ = counters_.bytes_consumed;
+}
+
+FrameReader::~FrameReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FrameReader::warn(uint64_t offset, const std::string& what) {
+  options_.reporter->warning(offset, what);
+}
+
+// Makes at least `need` unread bytes available in buf_[pos_..len_), reading more of the file.
+// Returns false when the file ends first.
+bool FrameReader::fill(size_t need) {
+  if (len_ - pos_ >= need) return true;
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    buf_file_offset_ += pos_;
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  if (need > buf_.size()) buf_.resize(need);
+  while (len_ < need && !eof_) {
+    ssize_t n = ::read(fd_, buf_.data() + len_, buf_.size() - len_);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw TraceError(path_ + ": read error at offset " + std::to_string(buf_file_offset_ + len_) +
+                       ": " + std::strerror(errno));
+    }
+    if (n == 0) eof_ = true;
+    len_ += static_cast<size_t>(n);
+  }
+  return len_ >= need;
+}
+
+FrameReader::FrameStatus FrameReader::read_frame(uint64_t& offset, const uint8_t*& body,
+                                                 uint32_t& size) {
+  offset = buf_file_offset_ + pos_;
+  if (!fill(kFramePrefixBytes)) {
+    size_t have = len_ - pos_;
+    if (have == 0) return FrameStatus::End;
+    counters_.truncated_tail = true;
+    counters_.truncated_tail_bytes = have;
+    warn(offset, "truncated frame length prefix (" + std::to_string(have) + " of 4 bytes)");
+    pos_ = len_;
+    return FrameStatus::Truncated;
+  }
+  const uint8_t* p = buf_.data() + pos_;
+  uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  if (length > options_.max_frame_bytes) {
+    throw TraceError(path_ + ": frame at offset " + std::to_string(offset) + " declares " +
+                     std::to_string(length) + " bytes, above the frame limit of " +
+                     std::to_string(options_.max_frame_bytes) +
+                     " bytes (corrupt length prefix? raise --max-frame-mb if the frame is real)");
+  }
+  if (!fill(kFramePrefixBytes + length)) {
+    size_t have = len_ - pos_ - kFramePrefixBytes;
+    counters_.truncated_tail = true;
+    counters_.truncated_tail_bytes = len_ - pos_;
+    warn(offset, "truncated frame body (got " + std::to_string(have) + " of " +
+                     std::to_string(length) + " bytes)");
+    pos_ = len_;
+    return FrameStatus::Truncated;
+  }
+  body = buf_.data() + pos_ + kFramePrefixBytes;
+  size = length;
+  pos_ += kFramePrefixBytes + length;
+  counters_.bytes_consumed = buf_file_offset_ + pos_;
+  return FrameStatus::Ok;
+}
+
+bool FrameReader::next(RecordView& out) {
+  if (fd_ < 0) return false;
+  for (;;) {
+    uint64_t offset;
+    const uint8_t* body;
+    uint32_t size;
+    if (read_frame(offset, body, size) != FrameStatus::Ok) return false;
+    try {
+      parse_record(body, size, out, options_.limits);
+    } catch (const DecodeError& e) {
+      ++counters_.malformed_skipped;
+      warn(offset, std::string("skipping malformed record: ") + e.what() + " of the frame body");
+      continue;
+    }
+    out.file_offset = offset;
+    ++counters_.records;
+    return true;
+  }
+}
+
+}  // namespace fleet::trace

@@ -1,0 +1,47 @@
+#include "fleet/trace/record.h"
+
+namespace fleet::trace {
+
+void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits) {
+  MsgpackReader r(body, size, limits);
+  if (r.peek() != MsgType::Map) r.fail("record is not a msgpack map");
+  uint32_t n = r.read_map_header();
+  bool mono = false, wall = false, qual = false, args = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (r.peek() != MsgType::Str) r.fail("record key is not a str");
+    std::string_view key = r.read_str();
+    if (key == "t_mono") {
+      out.t_mono = r.read_double();
+      mono = true;
+    } else if (key == "qualname") {
+      out.qualname = r.read_str();
+      qual = true;
+    } else if (key == "args") {
+      out.args_offset = r.offset();
+      uint32_t nargs = r.read_map_header();
+      for (uint32_t a = 0; a < nargs; ++a) {
+        if (r.peek() != MsgType::Str) r.fail("args key is not a str");
+        r.read_str();
+        r.skip();
+      }
+      out.args_size = r.offset() - out.args_offset;
+      args = true;
+    } else if (key == "t_wall") {
+      out.t_wall = r.read_double();
+      wall = true;
+    } else if (key == "type") {
+      if (r.peek() != MsgType::Str || r.read_str() != "record") r.fail("record \"type\" is not \"record\"");
+    } else {
+      r.skip();
+    }
+  }
+  if (!r.at_end()) r.fail("trailing bytes after the record object");
+  if (!mono) r.fail("record lacks t_mono");
+  if (!wall) r.fail("record lacks t_wall");
+  if (!qual) r.fail("record lacks qualname");
+  if (!args) r.fail("record lacks args");
+  out.body = body;
+  out.body_size = size;
+}
+
+}  // namespace fleet::trace

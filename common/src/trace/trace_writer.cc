@@ -1,0 +1,79 @@
+#include "fleet/trace/trace_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "fleet/trace/errors.h"
+
+namespace fleet::trace {
+
+std::string frame_bytes(std::string_view body) {
+  std::string out;
+  out.reserve(body.size() + 4);
+  uint32_t n = static_cast<uint32_t>(body.size());
+  out.push_back(static_cast<char>(n >> 24));
+  out.push_back(static_cast<char>(n >> 16));
+  out.push_back(static_cast<char>(n >> 8));
+  out.push_back(static_cast<char>(n));
+  out.append(body);
+  return out;
+}
+
+TraceWriter::TraceWriter(const std::string& path, const Header& header)
+    : path_(path), schema_(header.trace_schema_version) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw TraceError(path + ": cannot create: " + std::strerror(errno));
+  write_frame(encode_header(header));
+}
+
+TraceWriter::~TraceWriter() {
+  try {
+    close();
+  } catch (...) {
+    // Destructors must not throw; callers that care call close() themselves.
+  }
+}
+
+void TraceWriter::write_frame(std::string_view body) {
+  if (fd_ < 0) throw TraceError(path_ + ": write after close");
+  uint32_t n = static_cast<uint32_t>(body.size());
+  char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                    static_cast<char>(n >> 8), static_cast<char>(n)};
+  pending_.append(prefix, 4);
+  pending_.append(body);
+  if (pending_.size() >= (1u << 20)) flush();
+}
+
+void TraceWriter::write_op(const Op& op, Era era) { write_frame(encode_record_body(op, era, schema_)); }
+
+void TraceWriter::flush() {
+  size_t off = 0;
+  while (off < pending_.size()) {
+    ssize_t n = ::write(fd_, pending_.data() + off, pending_.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw TraceError(path_ + ": write failed: " + std::strerror(errno));
+    }
+    off += static_cast<size_t>(n);
+  }
+  bytes_ += pending_.size();
+  pending_.clear();
+}
+
+void TraceWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  int fd = fd_;
+  fd_ = -1;
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    int e = errno;
+    ::close(fd);
+    throw TraceError(path_ + ": fsync failed: " + std::strerror(e));
+  }
+  if (::close(fd) != 0) throw TraceError(path_ + ": close failed: " + std::strerror(errno));
+}
+
+}  // namespace fleet::trace

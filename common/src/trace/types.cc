@@ -1,0 +1,124 @@
+#include "fleet/trace/types.h"
+
+#include <array>
+#include <utility>
+
+namespace fleet::trace {
+
+namespace {
+
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+
+uint64_t fnv1a(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= kFnvPrime;
+  }
+  return h;
+}
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  uint32_t itemsize;
+};
+
+constexpr std::array<DTypeInfo, 12> kDTypes = {{
+    {DType::Float16, "torch.float16", 2},
+    {DType::BFloat16, "torch.bfloat16", 2},
+    {DType::Float32, "torch.float32", 4},
+    {DType::Float64, "torch.float64", 8},
+    {DType::Float8E4M3FN, "torch.float8_e4m3fn", 1},
+    {DType::Float8E5M2, "torch.float8_e5m2", 1},
+    {DType::Int8, "torch.int8", 1},
+    {DType::UInt8, "torch.uint8", 1},
+    {DType::Int16, "torch.int16", 2},
+    {DType::Int32, "torch.int32", 4},
+    {DType::Int64, "torch.int64", 8},
+    {DType::Bool, "torch.bool", 1},
+}};
+
+}  // namespace
+
+size_t ObjectKeyHash::operator()(const ObjectKey& k) const noexcept {
+  uint64_t h = fnv1a(kFnvOffset, k.chunk_hash);
+  h = fnv1a(h, k.model_name);
+  h ^= static_cast<uint64_t>(k.kv_rank) * 0x9e3779b97f4a7c15ull;
+  h ^= static_cast<uint64_t>(k.object_group_id) * 0xc2b2ae3d27d4eb4full;
+  if (!k.cache_salt.empty()) h = fnv1a(h, k.cache_salt);
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint64_t chunk_identity_hash(std::string_view model_name, std::string_view chunk_hash) {
+  uint64_t h = fnv1a(kFnvOffset, model_name);
+  h = fnv1a(h ^ 0xff, chunk_hash);
+  return h;
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (const auto& d : kDTypes)
+    if (d.name == name) return d.type;
+  return std::nullopt;
+}
+
+std::string_view dtype_name(DType t) {
+  for (const auto& d : kDTypes)
+    if (d.type == t) return d.name;
+  return "?";
+}
+
+uint32_t dtype_itemsize(DType t) {
+  for (const auto& d : kDTypes)
+    if (d.type == t) return d.itemsize;
+  return 1;
+}
+
+uint64_t MemoryLayout::object_bytes() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < shapes.size() && i < dtypes.size(); ++i) {
+    uint64_t n = 1;
+    for (int64_t d : shapes[i]) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    total += n * dtype_itemsize(dtypes[i]);
+  }
+  return total;
+}
+
+namespace {
+template <class E, size_t N>
+std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N>& table,
+                        std::string_view name) {
+  for (const auto& [e, n] : table)
+    if (n == name) return e;
+  return std::nullopt;
+}
+template <class E, size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E e) {
+  for (const auto& [v, n] : table)
+    if (v == e) return n;
+  return "?";
+}
+constexpr std::array<std::pair<TrimPolicy, std::string_view>, 3> kTrim = {{
+    {TrimPolicy::Prefix, "PREFIX"},
+    {TrimPolicy::SegmentedPrefix, "SEGMENTED_PREFIX"},
+    {TrimPolicy::Sparse, "SPARSE"},
+}};
+constexpr std::array<std::pair<PrefetchMode, std::string_view>, 2> kModes = {{
+    {PrefetchMode::Lookup, "LOOKUP"},
+    {PrefetchMode::Warm, "WARM"},
+}};
+constexpr std::array<std::pair<WriteMode, std::string_view>, 3> kWrite = {{
+    {WriteMode::New, "new"},
+    {WriteMode::Update, "update"},
+    {WriteMode::All, "all"},
+}};
+}  // namespace
+
+std::optional<TrimPolicy> parse_trim_policy(std::string_view n) { return lookup(kTrim, n); }
+std::string_view trim_policy_name(TrimPolicy p) { return name_of(kTrim, p); }
+std::optional<PrefetchMode> parse_prefetch_mode(std::string_view n) { return lookup(kModes, n); }
+std::string_view prefetch_mode_name(PrefetchMode m) { return name_of(kModes, m); }
+std::optional<WriteMode> parse_write_mode(std::string_view n) { return lookup(kWrite, n); }
+std::string_view write_mode_name(WriteMode m) { return name_of(kWrite, m); }
+
+}  // namespace fleet::trace
