@@ -1,0 +1,38 @@
+// Live progress while a replay runs: on a terminal, one line redrawn in place (records,
+// trace time vs wall time, current lag, ops/s, ETA); otherwise a plain log line every few
+// seconds. It needs no pre-scan: the ETA comes from the fraction of input consumed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <thread>
+
+namespace fleet::report {
+
+struct ProgressSample {
+  uint64_t records = 0;
+  uint64_t failed = 0;
+  double trace_time_s = 0.0;  // recorded time reached
+  int64_t lag_ns = 0;         // lateness of the last dispatched record
+  double fraction = -1.0;     // of the input consumed, or < 0 when unknown
+};
+
+class ProgressReporter {
+ public:
+  enum class Mode { Auto, Always, Never };
+  ProgressReporter(std::function<ProgressSample()> sample, Mode mode);
+  ~ProgressReporter();
+  ProgressReporter(const ProgressReporter&) = delete;
+  ProgressReporter& operator=(const ProgressReporter&) = delete;
+  void stop();
+
+ private:
+  void loop(bool tty);
+  std::function<ProgressSample()> sample_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  bool tty_ = false;
+};
+
+}  // namespace fleet::report

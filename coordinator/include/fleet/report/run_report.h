@@ -1,0 +1,72 @@
+// The result of one run as every report renders it: the LMCache view (totals, per-qualname
+// stats, digests) plus Fleet's own (lateness, engine counters, per-node rows). An embedded run
+// has one node; a fleet run merges many (exact stats over the union of samples).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/replay/replay_session.h"
+#include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/stats_collector.h"
+
+namespace fleet::report {
+
+struct TraceInfo {
+  std::string path;
+  std::string level;
+  int64_t schema = 0;
+  std::string header_digest;
+  uint64_t malformed_skipped = 0;  // frames the reader dropped (not counted by LMCache)
+  bool truncated_tail = false;
+};
+
+struct NodeReport {
+  std::string name;     // host name or "local"
+  std::string address;  // endpoint, "" when embedded
+  std::string status = "ok";  // ok | lost | aborted
+  uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
+  double duration_s = 0.0;
+  stats::StatsCollector stats;
+  stats::LatenessStats lateness;
+  uint64_t feed_late = 0, engine_late = 0;
+  std::string engine_name;
+  std::string config_digest;
+  nlohmann::json engine_config;
+  nlohmann::json engine_counters = nlohmann::json::object();
+  int64_t clock_offset_ns = 0;
+  int64_t clock_uncertainty_ns = 0;
+  int64_t start_skew_ns = 0;  // first dispatch - T0 on the node's clock
+  uint64_t dispatch_exits_without_enter = 0;
+  uint64_t dangling_contexts_closed = 0;
+};
+
+struct RunReport {
+  TraceInfo trace;
+  std::string mode = "embedded";  // embedded | fleet
+  double speed = 1.0;
+  std::string clock = "real";
+  bool stopped_early = false;
+  double duration_s = 0.0;
+  uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
+  stats::StatsCollector stats;  // merged
+  stats::LatenessStats lateness;
+  uint64_t feed_late = 0, engine_late = 0;
+  std::vector<NodeReport> nodes;
+  nlohmann::json plan = nlohmann::json::object();
+  nlohmann::json extra = nlohmann::json::object();  // contention windows, etc.
+
+  // The replay-side digest LMCache's terminal shows: the (single) node's, or "" when nodes
+  // disagree (the digest comparison then explains it).
+  std::string replay_digest() const;
+  std::string digest_comparison() const;
+};
+
+NodeReport node_from_session(const replay::SessionResult& r, std::string name);
+// Adds a node and folds it into the merged totals, stats and lateness.
+void add_node(RunReport& report, NodeReport node);
+
+}  // namespace fleet::report

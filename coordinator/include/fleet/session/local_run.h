@@ -1,0 +1,36 @@
+// The embedded default: `coordinator FILE` with no --workers replays the whole trace in this
+// process with the same session class a worker runs, and writes LMCache's outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fleet/report/outputs.h"
+#include "fleet/report/progress.h"
+#include "fleet/storage/engine_config.h"
+
+namespace fleet::session {
+
+struct ReplayOptions {
+  std::string trace_path;
+  storage::EngineConfig engine;
+  bool config_from_trace = false;
+  double speed = 1.0;
+  bool virtual_clock = false;
+  bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
+  bool verbose = false;
+  std::string jsonl_out;
+  uint32_t max_frame_bytes = 64u << 20;
+  report::ProgressReporter::Mode progress = report::ProgressReporter::Mode::Auto;
+  report::OutputOptions output;
+};
+
+// Exit status: 0 ok, 1 some record failed (LMCache's rule), 2 unusable input or config,
+// 130 interrupted (partial report still written).
+int run_local(ReplayOptions options);
+
+// Applies --config-from-trace and the trace's level/schema gates shared by local and fleet
+// runs. Throws std::runtime_error with a message naming the file or flag.
+void check_replayable(const std::string& path, const std::string& level, int64_t schema);
+
+}  // namespace fleet::session

@@ -1,0 +1,68 @@
+// `coordinator`: replays an LMCache storage trace. With no --workers it replays in this process
+// (the embedded default, a drop-in for `lmcache trace replay FILE`).
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "fleet/session/local_run.h"
+#include "fleet/storage/engine_config.h"
+
+int main(int argc, char** argv) {
+  using namespace fleet;
+  CLI::App app{"Fleet Replay coordinator: replays an LMCache storage trace (.lct)"};
+  app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
+  session::ReplayOptions o;
+  std::string clock = "real";
+  std::string progress = "auto";
+  std::string log_level = "info";
+  double max_frame_mb = 64;
+
+  app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
+  app.add_option("--speed", o.speed, "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--clock", clock, "real, or virtual: a deterministic discrete-event run")
+      ->check(CLI::IsMember({"real", "virtual"}))->capture_default_str();
+  app.add_flag("--from-zero", o.from_zero,
+               "Also wait out the idle time before the first record, as lmcache trace replay does");
+  app.add_flag("--config-from-trace", o.config_from_trace,
+               "Rebuild the engine config from the trace header's sm_config_json");
+  app.add_option("--engine", o.engine.engine_name, "native (StorageManager) or noop (overhead)")
+      ->check(CLI::IsMember({"native", "noop"}))->capture_default_str();
+  storage::add_engine_flags(app, o.engine);
+
+  app.add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
+      ->capture_default_str();
+  app.add_flag("--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
+  app.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
+  app.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
+  app.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
+  app.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
+  app.add_option("--format", o.output.format, "Summary format on stdout")
+      ->check(CLI::IsMember({"terminal", "json"}))->capture_default_str();
+  app.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
+  app.add_option("--progress", progress, "Live progress line: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+  app.add_option("--max-frame-mb", max_frame_mb, "Largest trace frame accepted (MiB)")
+      ->check(CLI::Range(1.0, 4095.0))->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  // stdout carries LMCache's byte-exact outputs; logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+  o.virtual_clock = clock == "virtual";
+  o.max_frame_bytes = static_cast<uint32_t>(max_frame_mb * 1024 * 1024);
+  o.progress = progress == "always" ? report::ProgressReporter::Mode::Always
+               : progress == "never" ? report::ProgressReporter::Mode::Never
+                                     : report::ProgressReporter::Mode::Auto;
+  return session::run_local(std::move(o));
+}

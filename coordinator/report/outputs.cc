@@ -1,0 +1,215 @@
+#include "fleet/report/outputs.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "fleet/stats/lmcache_output.h"
+#include "fleet/util/pyjson.h"
+
+namespace fleet::report {
+
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+stats::ReplayOverview overview(const RunReport& r) {
+  stats::ReplayOverview o;
+  o.level = r.trace.level;
+  o.replayed = r.replayed;
+  o.skipped = r.skipped;
+  o.failed = r.failed;
+  o.duration_s = r.duration_s;
+  o.header_digest = r.trace.header_digest;
+  o.replay_digest = r.replay_digest();
+  return o;
+}
+
+double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+nlohmann::ordered_json lateness_json(const stats::LatenessStats& l, uint64_t feed_late,
+                                     uint64_t engine_late) {
+  nlohmann::ordered_json j;
+  j["records"] = l.count();
+  j["p50"] = us(l.p50_ns());
+  j["p99"] = us(l.p99_ns());
+  j["max"] = us(l.max_ns());
+  j["late_over_1ms"] = l.late_over_1ms();
+  j["feed_late"] = feed_late;
+  j["engine_late"] = engine_late;
+  return j;
+}
+
+nlohmann::ordered_json ops_json(const stats::StatsCollector& stats) {
+  nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+  for (const auto& [q, s] : stats.summary()) {
+    ops[q] = {{"count", s.count},   {"errors", s.errors}, {"mean_ms", s.mean_ms},
+              {"p50_ms", s.p50_ms}, {"p90_ms", s.p90_ms}, {"p99_ms", s.p99_ms},
+              {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
+  }
+  return ops;
+}
+
+nlohmann::ordered_json node_json(const NodeReport& n) {
+  nlohmann::ordered_json j;
+  j["name"] = n.name;
+  j["address"] = n.address;
+  j["status"] = n.status;
+  j["records"] = {{"total", n.total}, {"replayed", n.replayed}, {"skipped", n.skipped},
+                  {"failed", n.failed}};
+  j["duration_s"] = n.duration_s;
+  j["lateness_us"] = lateness_json(n.lateness, n.feed_late, n.engine_late);
+  j["ops"] = ops_json(n.stats);
+  j["engine"] = {{"name", n.engine_name},
+                 {"config_digest", n.config_digest},
+                 {"counters", n.engine_counters}};
+  j["clock_offset_us"] = us(n.clock_offset_ns);
+  j["clock_uncertainty_us"] = us(n.clock_uncertainty_ns);
+  j["start_skew_us"] = us(n.start_skew_ns);
+  j["read_exits_without_enter"] = n.dispatch_exits_without_enter;
+  j["dangling_read_contexts_closed"] = n.dangling_contexts_closed;
+  return j;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+void prepare_output_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw std::runtime_error("--output-dir " + dir + ": cannot create directory" +
+                             (ec ? ": " + ec.message() : std::string()));
+  }
+}
+
+std::string render_lmcache_summary(const RunReport& report, const std::string& format) {
+  if (format == "json") return stats::render_replay_json(overview(report), report.stats);
+  return stats::render_replay_terminal(overview(report), report.stats);
+}
+
+std::string render_fleet_block(const RunReport& r) {
+  std::vector<stats::MetricSection> sections;
+  stats::MetricSection run{"run", "Run", {}};
+  run.rows.push_back({"mode", "Mode", r.mode});
+  run.rows.push_back({"speed", "Speed", r.speed});
+  run.rows.push_back({"clock", "Clock", r.clock});
+  run.rows.push_back({"nodes", "Nodes", static_cast<int64_t>(r.nodes.size())});
+  run.rows.push_back({"digest", "Config digest", r.digest_comparison()});
+  if (r.stopped_early) run.rows.push_back({"stopped", "Stopped early", std::string("yes")});
+  if (r.trace.malformed_skipped) {
+    run.rows.push_back({"malformed", "Malformed frames dropped",
+                        static_cast<int64_t>(r.trace.malformed_skipped)});
+  }
+  if (r.trace.truncated_tail) run.rows.push_back({"truncated", "Truncated tail", std::string("yes")});
+  sections.push_back(run);
+  if (r.lateness.count()) {
+    stats::MetricSection late{"lateness", "Dispatch Lateness (us)", {}};
+    late.rows.push_back({"p50", "p50", us(r.lateness.p50_ns())});
+    late.rows.push_back({"p99", "p99", us(r.lateness.p99_ns())});
+    late.rows.push_back({"max", "max", us(r.lateness.max_ns())});
+    late.rows.push_back({"late_1ms", "late > 1 ms", static_cast<int64_t>(r.lateness.late_over_1ms())});
+    late.rows.push_back({"feed_late", "fed late", static_cast<int64_t>(r.feed_late)});
+    late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
+    sections.push_back(late);
+  }
+  if (r.nodes.size() > 1) {
+    stats::MetricSection nodes{"nodes", "Nodes", {}};
+    for (const auto& n : r.nodes) {
+      std::string v = n.status + " rec=" + std::to_string(n.total) + " fail=" +
+                      std::to_string(n.failed) + " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
+                      " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " +
+                      n.config_digest.substr(0, 8);
+      nodes.rows.push_back({n.name, n.name, v});
+    }
+    sections.push_back(nodes);
+  }
+  return stats::render_metrics_terminal("Fleet Replay", sections);
+}
+
+nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
+  nlohmann::ordered_json j;
+  j["records"] = {{"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped},
+                  {"failed", r.failed}};
+  j["duration_s"] = r.duration_s;
+  j["speed"] = r.speed;
+  j["clock"] = r.clock;
+  j["mode"] = r.mode;
+  j["stopped_early"] = r.stopped_early;
+  j["lateness_us"] = lateness_json(r.lateness, r.feed_late, r.engine_late);
+  j["ops"] = ops_json(r.stats);
+  nlohmann::ordered_json engine;
+  if (!r.nodes.empty()) {
+    engine["name"] = r.nodes.front().engine_name;
+    engine["config_digest"] = r.replay_digest();
+    engine["config"] = r.nodes.front().engine_config;
+    engine["counters"] = r.nodes.size() == 1 ? r.nodes.front().engine_counters
+                                             : nlohmann::json::object();
+  }
+  j["engine"] = engine;
+  j["digest_comparison"] = r.digest_comparison();
+  j["trace"] = {{"path", r.trace.path},
+                {"level", r.trace.level},
+                {"schema", r.trace.schema},
+                {"header_digest", r.trace.header_digest},
+                {"malformed_frames_dropped", r.trace.malformed_skipped},
+                {"truncated_tail", r.trace.truncated_tail}};
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const auto& n : r.nodes) nodes.push_back(node_json(n));
+  j["nodes"] = nodes;
+  if (!r.plan.empty()) j["plan"] = r.plan;
+  for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
+  return j;
+}
+
+std::string render_nodes_csv(const RunReport& r) {
+  std::string out =
+      "node,address,status,records,replayed,skipped,failed,lateness_p50_us,lateness_p99_us,"
+      "clock_offset_us,config_digest\r\n";
+  for (const auto& n : r.nodes) {
+    stats::append_csv_field(out, n.name);
+    out += ',';
+    stats::append_csv_field(out, n.address);
+    out += ',' + n.status + ',' + std::to_string(n.total) + ',' + std::to_string(n.replayed) +
+           ',' + std::to_string(n.skipped) + ',' + std::to_string(n.failed) + ',' +
+           fmt("%.3f", us(n.lateness.p50_ns())) + ',' + fmt("%.3f", us(n.lateness.p99_ns())) +
+           ',' + fmt("%.3f", us(n.clock_offset_ns)) + ',' + n.config_digest + "\r\n";
+  }
+  return out;
+}
+
+int write_outputs(const RunReport& report, const OutputOptions& o) {
+  namespace fs = std::filesystem;
+  fs::path dir(o.output_dir);
+  if (o.write_csv) write_file(dir / "trace_replay_ops.csv", stats::render_ops_csv(report.stats));
+  if (o.write_summary_json) {
+    write_file(dir / "trace_replay_summary.json",
+               stats::render_summary_json(report.duration_s, report.stats));
+  }
+  write_file(dir / "fleet_summary.json", util::py_json_dumps_indent(fleet_summary_json(report), 2) + "\n");
+  write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
+  std::string summary = render_lmcache_summary(report, o.format);
+  if (!o.output_path.empty()) write_file(o.output_path, summary);
+  if (!o.quiet) {
+    std::fwrite(summary.data(), 1, summary.size(), stdout);
+    if (o.format != "json") {
+      std::string fleet = render_fleet_block(report);
+      std::fwrite(fleet.data(), 1, fleet.size(), stdout);
+    }
+    std::fflush(stdout);
+  }
+  return report.failed > 0 ? 1 : 0;
+}
+
+}  // namespace fleet::report

@@ -1,0 +1,65 @@
+#include "fleet/report/progress.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+namespace fleet::report {
+
+ProgressReporter::ProgressReporter(std::function<ProgressSample()> sample, Mode mode)
+    : sample_(std::move(sample)) {
+  if (mode == Mode::Never) return;
+  tty_ = mode == Mode::Always || isatty(STDERR_FILENO);
+  thread_ = std::thread([this] { loop(tty_); });
+}
+
+ProgressReporter::~ProgressReporter() { stop(); }
+
+void ProgressReporter::stop() {
+  if (stop_.exchange(true)) return;
+  if (thread_.joinable()) thread_.join();
+  if (tty_) std::fputs("\r\033[K", stderr);
+}
+
+void ProgressReporter::loop(bool tty) {
+  using clock = std::chrono::steady_clock;
+  auto start = clock::now();
+  auto last_log = start;
+  uint64_t last_records = 0;
+  auto last_t = start;
+  while (!stop_.load()) {
+    for (int i = 0; i < 5 && !stop_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (stop_.load()) break;
+    auto now = clock::now();
+    ProgressSample s = sample_();
+    double wall = std::chrono::duration<double>(now - start).count();
+    double dt = std::chrono::duration<double>(now - last_t).count();
+    double rate = dt > 0 ? static_cast<double>(s.records - last_records) / dt : 0.0;
+    last_records = s.records;
+    last_t = now;
+    char eta[32] = "?";
+    if (s.fraction > 0.0 && s.fraction <= 1.0) {
+      std::snprintf(eta, sizeof eta, "%.0fs", wall / s.fraction - wall);
+    }
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%llu records (%llu failed) | trace %.1fs / wall %.1fs | lag %.1f us | %.0f ops/s"
+                  " | %s%.0f%% ETA %s",
+                  static_cast<unsigned long long>(s.records),
+                  static_cast<unsigned long long>(s.failed), s.trace_time_s, wall,
+                  static_cast<double>(s.lag_ns) / 1e3, rate, "",
+                  s.fraction >= 0 ? s.fraction * 100.0 : 0.0, eta);
+    if (tty) {
+      std::fprintf(stderr, "\r\033[K%s", line);
+      std::fflush(stderr);
+    } else if (std::chrono::duration<double>(now - last_log).count() >= 10.0) {
+      spdlog::info("progress: {}", line);
+      last_log = now;
+    }
+  }
+}
+
+}  // namespace fleet::report

@@ -1,0 +1,60 @@
+#include "fleet/report/run_report.h"
+
+#include <set>
+
+namespace fleet::report {
+
+NodeReport node_from_session(const replay::SessionResult& r, std::string name) {
+  NodeReport n;
+  n.name = std::move(name);
+  n.status = r.stopped_early ? "aborted" : "ok";
+  n.total = r.total;
+  n.replayed = r.replayed;
+  n.skipped = r.skipped;
+  n.failed = r.failed;
+  n.duration_s = r.duration_s;
+  n.stats = r.stats;
+  n.lateness = r.lateness;
+  n.feed_late = r.feed_late;
+  n.engine_late = r.engine_late;
+  n.engine_name = r.engine_name;
+  n.config_digest = r.engine_digest;
+  n.engine_config = r.engine_config;
+  n.engine_counters = r.engine_counters;
+  n.start_skew_ns = r.first_dispatch_ns ? r.first_dispatch_ns - r.t0_ns : 0;
+  n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
+  n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;
+  return n;
+}
+
+void add_node(RunReport& report, NodeReport node) {
+  report.total += node.total;
+  report.replayed += node.replayed;
+  report.skipped += node.skipped;
+  report.failed += node.failed;
+  report.duration_s = std::max(report.duration_s, node.duration_s);
+  report.stats.merge(node.stats);
+  report.lateness.merge(node.lateness);
+  report.feed_late += node.feed_late;
+  report.engine_late += node.engine_late;
+  if (node.status != "ok") report.stopped_early = true;
+  report.nodes.push_back(std::move(node));
+}
+
+std::string RunReport::replay_digest() const {
+  std::set<std::string> digests;
+  for (const auto& n : nodes) digests.insert(n.config_digest);
+  return digests.size() == 1 ? *digests.begin() : std::string();
+}
+
+std::string RunReport::digest_comparison() const {
+  std::set<std::string> digests;
+  for (const auto& n : nodes) digests.insert(n.config_digest);
+  if (digests.size() > 1) return "nodes disagree: " + std::to_string(digests.size()) + " distinct digests";
+  std::string run = replay_digest();
+  if (trace.header_digest.empty()) return "no recorded digest";
+  if (run == trace.header_digest) return "match (" + run.substr(0, 8) + ")";
+  return "MISMATCH (rec=" + trace.header_digest.substr(0, 8) + ", run=" + run.substr(0, 8) + ")";
+}
+
+}  // namespace fleet::report

@@ -1,0 +1,45 @@
+// Absolute-deadline pacing (DESIGN.md §4): record target = T0 + (t_mono - t_origin) / speed on
+// the monotonic clock, so no drift accumulates; speed 0 = as fast as possible, order kept. The
+// wait itself is the clock's (hybrid sleep-then-spin for the real clock, a jump for the
+// virtual one), so lateness stays in microseconds.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "fleet/util/clock.h"
+
+namespace fleet::replay {
+
+class Pacer {
+ public:
+  // t0_ns: the run's start instant on `clock`; t_origin: the trace time that maps to T0.
+  Pacer(util::Clock& clock, int64_t t0_ns, double t_origin, double speed)
+      : clock_(clock), t0_ns_(t0_ns), t_origin_(t_origin), speed_(speed) {}
+
+  bool paced() const { return speed_ > 0.0; }
+  // Sets the trace time that maps to T0 (the first record's, unless fixed up front).
+  void set_origin(double t_origin) { t_origin_ = t_origin; }
+  int64_t t0_ns() const { return t0_ns_; }
+
+  // Scheduled dispatch instant of a record; with speed 0 the record is due at once (T0).
+  int64_t target_ns(double t_mono) const {
+    if (!paced()) return t0_ns_;
+    double offset_s = (t_mono - t_origin_) / speed_;
+    if (offset_s <= 0.0) return t0_ns_;  // t_mono is not guaranteed monotone: never wait back
+    return t0_ns_ + static_cast<int64_t>(std::llround(offset_s * 1e9));
+  }
+
+  // Waits until `target_ns` if it is still ahead; never runs ahead, never skips.
+  void wait_until(int64_t target_ns) {
+    if (paced() && clock_.now_ns() < target_ns) clock_.sleep_until(target_ns);
+  }
+
+ private:
+  util::Clock& clock_;
+  int64_t t0_ns_;
+  double t_origin_;
+  double speed_;
+};
+
+}  // namespace fleet::replay

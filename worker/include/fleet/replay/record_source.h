@@ -1,0 +1,36 @@
+// Where a replay's records come from: a local `.lct` file, or the batches a worker receives
+// from the coordinator. The session decodes the records itself, so both give LMCache's
+// skip/fail semantics.
+#pragma once
+
+#include <cstdint>
+
+#include "fleet/trace/frame_reader.h"
+#include "fleet/trace/record.h"
+
+namespace fleet::replay {
+
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  // The next record, valid until the next call; false at the end.
+  virtual bool next(trace::RecordView& out) = 0;
+  // Fraction of the input consumed in [0,1], or a negative value when unknown (progress).
+  virtual double progress_fraction() const { return -1.0; }
+};
+
+// Records of a trace file, streamed (the reader owns its own buffer).
+class FileRecordSource final : public RecordSource {
+ public:
+  explicit FileRecordSource(trace::FrameReader& reader) : reader_(reader) {}
+  bool next(trace::RecordView& out) override { return reader_.next(out); }
+  double progress_fraction() const override {
+    uint64_t size = reader_.file_size();
+    return size ? static_cast<double>(reader_.counters().bytes_consumed) / size : -1.0;
+  }
+
+ private:
+  trace::FrameReader& reader_;
+};
+
+}  // namespace fleet::replay

@@ -1,0 +1,139 @@
+#include "fleet/replay/replay_session.h"
+
+#include <array>
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "fleet/replay/pacer.h"
+#include "fleet/trace/errors.h"
+#include "fleet/trace/op_decoder.h"
+
+namespace fleet::replay {
+
+ReplaySession::ReplaySession(engine::Engine& engine, util::Clock& clock, SessionOptions options)
+    : engine_(engine), clock_(clock), options_(options) {}
+
+// With a virtual clock the engine's timers (eviction ticks, L2 completions) fire only when the
+// session moves time: step through them in order so every event sees its own instant.
+void ReplaySession::run_engine_events_until(int64_t t_ns) {
+  if (!clock_.is_virtual()) return;
+  auto& vclock = static_cast<util::VirtualClock&>(clock_);
+  for (;;) {
+    int64_t next = engine_.next_event_ns();
+    if (next > t_ns) break;
+    vclock.advance_to(next);
+    engine_.run_until(next);
+  }
+  vclock.advance_to(t_ns);
+  engine_.run_until(t_ns);
+}
+
+SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_record) {
+  SessionResult res;
+  trace::RecordView rec;
+  trace::Op op;
+  Dispatcher dispatcher(engine_);
+  std::array<stats::OpStats*, trace::kOpKindCount> stats_by_kind{};
+
+  const int64_t wall_start = clock_.now_ns();
+  const int64_t t0 = options_.t0_ns ? options_.t0_ns : wall_start;
+  res.t0_ns = t0;
+  bool have_origin = !std::isnan(options_.t_origin);
+  Pacer pacer(clock_, t0, have_origin ? options_.t_origin : 0.0, options_.speed);
+  std::string error_text;
+
+  while (!stop_.load(std::memory_order_relaxed) && source.next(rec)) {
+    ++res.total;
+    if (!have_origin) {
+      pacer.set_origin(rec.t_mono);
+      have_origin = true;
+    }
+    RecordEvent ev;
+    ev.n = res.total;
+    ev.qualname = rec.qualname;
+
+    bool decoded = true;
+    try {
+      trace::decode_op(rec, op);
+    } catch (const trace::DecodeError& e) {
+      decoded = false;
+      if (res.skipped < 10) {
+        spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec.file_offset,
+                     e.what());
+      }
+    }
+    const int64_t target = pacer.target_ns(rec.t_mono);
+    if (!decoded || op.kind == trace::OpKind::Unknown) {
+      // LMCache waits for the record's time before it decodes; pacing skipped records keeps
+      // the replay's duration identical.
+      pacer.wait_until(target);
+      ++res.skipped;
+      if (decoded && res.skipped <= 10) {
+        spdlog::warn("no handler for {}; record skipped", rec.qualname);
+      }
+      ev.failed = ev.skipped = true;
+      progress_.records.store(res.total, std::memory_order_relaxed);
+      if (on_record) on_record(ev);
+      continue;
+    }
+
+    bool fed_late = false;
+    if (pacer.paced()) {
+      fed_late = clock_.now_ns() > target;
+      run_engine_events_until(target);
+      pacer.wait_until(target);
+      if (fed_late) ++res.feed_late;
+    } else {
+      run_engine_events_until(clock_.now_ns());
+    }
+
+    const int64_t start = clock_.now_ns();
+    engine::CallResult result = dispatcher.dispatch(op);
+    const int64_t end = clock_.now_ns();
+    if (res.first_dispatch_ns == 0) res.first_dispatch_ns = start;
+    if (pacer.paced()) {
+      int64_t late = start - target;
+      res.lateness.record(late);
+      if (!fed_late && late > stats::LatenessStats::kLateThresholdNs) ++res.engine_late;
+      progress_.last_lateness_ns.store(late, std::memory_order_relaxed);
+    }
+
+    auto kind_index = static_cast<size_t>(op.kind);
+    stats::OpStats*& op_stats = stats_by_kind[kind_index];
+    if (!op_stats) op_stats = &res.stats.op(op.qualname());
+    ev.latency_ms = static_cast<double>(end - start) / 1e6;
+    if (result.failed) {
+      ++res.failed;
+      op_stats->record_failure();
+      ev.failed = true;
+      error_text = std::move(result.error);
+      ev.error = &error_text;
+      if (res.failed <= 10) spdlog::warn("{} failed: {}", op.qualname(), error_text);
+      progress_.failed.store(res.failed, std::memory_order_relaxed);
+    } else {
+      ++res.replayed;
+      op_stats->record_success(ev.latency_ms);
+    }
+    progress_.records.store(res.total, std::memory_order_relaxed);
+    progress_.trace_time_s.store(rec.t_mono, std::memory_order_relaxed);
+    if (on_record) on_record(ev);
+  }
+  res.stopped_early = stop_.load(std::memory_order_relaxed);
+
+  dispatcher.close_dangling();
+  // LMCache marks the end after closing dangling contexts and before closing the manager.
+  res.duration_s = std::max(0.0, static_cast<double>(clock_.now_ns() - wall_start) / 1e9);
+  if (clock_.is_virtual() && options_.drain_on_close) {
+    run_engine_events_until(clock_.now_ns() + options_.virtual_drain_ns);
+  }
+  engine_.close(options_.drain_on_close);
+  res.dispatch = dispatcher.counters();
+  res.engine_name = std::string(engine_.name());
+  res.engine_digest = engine_.config_digest();
+  res.engine_config = engine_.config_json();
+  res.engine_counters = engine_.counters();
+  return res;
+}
+
+}  // namespace fleet::replay
