@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 
@@ -14,7 +15,9 @@ int main(int argc, char** argv) {
   using namespace fleet;
   CLI::App app{"Fleet Replay coordinator: replays an LMCache storage trace (.lct)"};
   app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
-  session::ReplayOptions o;
+  session::FleetOptions fleet;
+  session::ReplayOptions& o = fleet.replay;
+  std::string shard = "none", timeline = "preserve";
   std::string clock = "real";
   std::string progress = "auto";
   std::string log_level = "info";
@@ -50,6 +53,33 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))->capture_default_str();
 
+
+  auto* workers = app.add_option("--workers", fleet.workers_spec,
+                                 "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
+  auto* local = app.add_option("--local", fleet.local, "Start N worker processes on loopback")
+                    ->check(CLI::Range(1, 256));
+  workers->excludes(local);
+  app.add_option("--expect-workers", fleet.expect_workers, "Fail unless exactly N workers are found");
+  app.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
+      ->check(CLI::Range(100, 600000))->capture_default_str();
+  app.add_option("--shard", shard, "none (every worker replays all), time or key")
+      ->check(CLI::IsMember({"none", "time", "key"}))->capture_default_str();
+  app.add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--timeline", timeline, "preserve (recorded times) or stack (every shard starts at T0)")
+      ->check(CLI::IsMember({"preserve", "stack"}))->capture_default_str();
+  app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
+  app.add_option("--start-delay", fleet.start_delay_s, "Seconds from the last handshake to T0")
+      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+  app.add_option("--on-worker-loss", fleet.on_worker_loss, "abort the run, or continue without the lost worker")
+      ->check(CLI::IsMember({"abort", "continue"}))->capture_default_str();
+  app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
+      ->check(CLI::Range(10, 60000))->capture_default_str();
+  app.add_option("--local-worker-arg", fleet.local_worker_args,
+                 "Extra flag passed to every --local worker (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -64,5 +94,22 @@ int main(int argc, char** argv) {
   o.progress = progress == "always" ? report::ProgressReporter::Mode::Always
                : progress == "never" ? report::ProgressReporter::Mode::Never
                                      : report::ProgressReporter::Mode::Auto;
-  return session::run_local(std::move(o));
+  if (fleet.workers_spec.empty() && fleet.local == 0) {
+    if (shard != "none" || fleet.plan_only) {
+      spdlog::error("--shard/--plan-only need --workers or --local");
+      return 2;
+    }
+    return session::run_local(std::move(o));
+  }
+  fleet.router.mode = plan::parse_shard_mode(shard);
+  fleet.router.timeline = plan::parse_timeline(timeline);
+  // Engine flags given to the coordinator override every worker's own defaults.
+  for (const auto* opt : app.get_options()) {
+    const std::string& n = opt->get_name();
+    if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
+                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
+      fleet.send_engine_config = true;
+    }
+  }
+  return session::run_fleet(std::move(fleet));
 }

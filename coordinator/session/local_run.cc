@@ -191,7 +191,7 @@ int run_local(ReplayOptions o) {
   rep.trace.header_digest = reader->header().sm_config_digest;
   rep.trace.malformed_skipped = reader->counters().malformed_skipped;
   rep.trace.truncated_tail = reader->counters().truncated_tail;
-  report::add_node(rep, report::node_from_session(result, "local"));
+  report::add_node(rep, replay::to_node_result(result, "local"));
   rep.duration_s = result.duration_s;
   int status;
   try {

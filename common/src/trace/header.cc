@@ -7,8 +7,20 @@
 #include "fleet/trace/format.h"
 #include "fleet/trace/msgpack_writer.h"
 #include "fleet/trace/msgpack_value.h"
+#include "fleet/util/utf8.h"
 
 namespace fleet::trace {
+
+namespace {
+// msgspec decodes str fields as Python str, so invalid UTF-8 makes the header undecodable.
+std::string read_utf8(MsgpackReader& r, const char* field) {
+  std::string_view s = r.read_str();
+  if (!util::is_valid_utf8(s)) {
+    r.fail((std::string("header ") + field + " is not valid UTF-8").c_str());
+  }
+  return std::string(s);
+}
+}  // namespace
 
 Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limits) {
   MsgpackReader r(body, size, limits);
@@ -29,7 +41,7 @@ Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limi
       h.format_version = r.read_int();
       seen_fv = true;
     } else if (key == "level") {
-      h.level = std::string(r.read_str());
+      h.level = read_utf8(r, "level");
       seen_level = true;
     } else if (key == "trace_schema_version") {
       h.trace_schema_version = r.read_int();
@@ -41,13 +53,15 @@ Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limi
       h.t_wall_start = r.read_double();
       seen_wall = true;
     } else if (key == "sm_config_json") {
-      h.sm_config_json = std::string(r.read_str());
+      h.sm_config_json = read_utf8(r, "sm_config_json");
       seen_json = true;
     } else if (key == "sm_config_digest") {
-      h.sm_config_digest = std::string(r.read_str());
+      h.sm_config_digest = read_utf8(r, "sm_config_digest");
       seen_digest = true;
     } else if (key == "level_meta") {
       if (r.peek() != MsgType::Map) r.fail("header level_meta is not a map");
+      MsgpackReader probe = r;
+      probe.skip(/*check_utf8=*/true);  // its strings become Python str in LMCache, too
       h.level_meta = msgpack_to_json(r, BinAs::Hex);
     } else {
       r.skip();  // unknown keys are ignored, as msgspec does (e.g. the oldest lmcache_version)

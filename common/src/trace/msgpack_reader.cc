@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "fleet/util/utf8.h"
+
 namespace fleet::trace {
 
 const char* to_string(MsgType t) {
@@ -181,22 +183,33 @@ uint32_t MsgpackReader::read_map_header() {
   fail("expected map");
 }
 
-void MsgpackReader::skip() { skip_depth(0); }
+void MsgpackReader::skip(bool check_utf8) { skip_depth(0, check_utf8); }
 
-void MsgpackReader::skip_depth(uint32_t depth) {
+void MsgpackReader::take_str(size_t n, bool check_utf8) {
+  const uint8_t* s = take(n);
+  if (check_utf8 && !util::is_valid_utf8({reinterpret_cast<const char*>(s), n})) {
+    p_ = s;
+    fail("str is not valid UTF-8");
+  }
+}
+
+void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
   if (depth > limits_.max_depth) fail("msgpack nesting exceeds the depth limit");
   uint8_t b = byte();
   if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return;
-  if ((b & 0xe0) == 0xa0) { take(b & 0x1f); return; }
+  if ((b & 0xe0) == 0xa0) { take_str(b & 0x1f, check_utf8); return; }
   uint64_t count = 0;
   bool is_map = false;
   if ((b & 0xf0) == 0x80) { count = b & 0x0f; is_map = true; }
   else if ((b & 0xf0) == 0x90) { count = b & 0x0f; }
   else {
     switch (b) {
-      case 0xc4: case 0xd9: take(be(1)); return;
-      case 0xc5: case 0xda: take(be(2)); return;
-      case 0xc6: case 0xdb: take(be(4)); return;
+      case 0xc4: take(be(1)); return;
+      case 0xc5: take(be(2)); return;
+      case 0xc6: take(be(4)); return;
+      case 0xd9: take_str(be(1), check_utf8); return;
+      case 0xda: take_str(be(2), check_utf8); return;
+      case 0xdb: take_str(be(4), check_utf8); return;
       case 0xc7: { uint64_t n = be(1); take(n + 1); return; }
       case 0xc8: { uint64_t n = be(2); take(n + 1); return; }
       case 0xc9: { uint64_t n = be(4); take(n + 1); return; }
@@ -219,7 +232,7 @@ void MsgpackReader::skip_depth(uint32_t depth) {
     }
   }
   if (is_map) count *= 2;
-  for (uint64_t i = 0; i < count; ++i) skip_depth(depth + 1);
+  for (uint64_t i = 0; i < count; ++i) skip_depth(depth + 1, check_utf8);
 }
 
 }  // namespace fleet::trace

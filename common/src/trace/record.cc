@@ -1,5 +1,7 @@
 #include "fleet/trace/record.h"
 
+#include "fleet/util/utf8.h"
+
 namespace fleet::trace {
 
 void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits) {
@@ -15,14 +17,16 @@ void parse_record(const uint8_t* body, size_t size, RecordView& out, const Msgpa
       mono = true;
     } else if (key == "qualname") {
       out.qualname = r.read_str();
+      // msgspec decodes str fields as Python str: invalid UTF-8 rejects the whole record.
+      if (!util::is_valid_utf8(out.qualname)) r.fail("record qualname is not valid UTF-8");
       qual = true;
     } else if (key == "args") {
       out.args_offset = r.offset();
       uint32_t nargs = r.read_map_header();
       for (uint32_t a = 0; a < nargs; ++a) {
         if (r.peek() != MsgType::Str) r.fail("args key is not a str");
-        r.read_str();
-        r.skip();
+        if (!util::is_valid_utf8(r.read_str())) r.fail("args key is not valid UTF-8");
+        r.skip(/*check_utf8=*/true);
       }
       out.args_size = r.offset() - out.args_offset;
       args = true;

@@ -63,9 +63,8 @@ std::string py_json_string(const std::string& s) {
         case '\b': out += "\\b"; break;
         case '\f': out += "\\f"; break;
         default:
-          if (c < 0x20 || c == 0x7f) {
-            if (c == 0x7f) out += static_cast<char>(c);
-            else put_u(c);
+          if (c < 0x20 || c == 0x7f) {  // Python escapes everything outside ' '..'~'
+            put_u(c);
           } else {
             out += static_cast<char>(c);
           }

@@ -50,8 +50,9 @@ class MsgpackReader {
   std::string_view read_bin();
   uint32_t read_array_header();
   uint32_t read_map_header();
-  // Skips one complete value of any type, enforcing the depth limit.
-  void skip();
+  // Skips one complete value of any type, enforcing the depth limit. With check_utf8, every
+  // str inside must be valid UTF-8 (msgspec decodes them as Python str and rejects the frame).
+  void skip(bool check_utf8 = false);
   // True and consumed if the next value is nil.
   bool try_nil();
 
@@ -62,7 +63,8 @@ class MsgpackReader {
   uint64_t be(int n);
   const uint8_t* take(size_t n);
   uint32_t checked_count(uint64_t n, size_t min_bytes_each);
-  void skip_depth(uint32_t depth);
+  void skip_depth(uint32_t depth, bool check_utf8);
+  void take_str(size_t n, bool check_utf8);
 
   const uint8_t* begin_;
   const uint8_t* p_;

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fleet/replay/replay_session.h"
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
+#include "fleet/wire/node_result.h"
 
 namespace fleet::report {
 
@@ -24,25 +24,7 @@ struct TraceInfo {
   bool truncated_tail = false;
 };
 
-struct NodeReport {
-  std::string name;     // host name or "local"
-  std::string address;  // endpoint, "" when embedded
-  std::string status = "ok";  // ok | lost | aborted
-  uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
-  double duration_s = 0.0;
-  stats::StatsCollector stats;
-  stats::LatenessStats lateness;
-  uint64_t feed_late = 0, engine_late = 0;
-  std::string engine_name;
-  std::string config_digest;
-  nlohmann::json engine_config;
-  nlohmann::json engine_counters = nlohmann::json::object();
-  int64_t clock_offset_ns = 0;
-  int64_t clock_uncertainty_ns = 0;
-  int64_t start_skew_ns = 0;  // first dispatch - T0 on the node's clock
-  uint64_t dispatch_exits_without_enter = 0;
-  uint64_t dangling_contexts_closed = 0;
-};
+using NodeReport = wire::NodeResult;
 
 struct RunReport {
   TraceInfo trace;
@@ -65,7 +47,6 @@ struct RunReport {
   std::string digest_comparison() const;
 };
 
-NodeReport node_from_session(const replay::SessionResult& r, std::string name);
 // Adds a node and folds it into the merged totals, stats and lateness.
 void add_node(RunReport& report, NodeReport node);
 

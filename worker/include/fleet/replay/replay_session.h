@@ -18,6 +18,7 @@
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
 #include "fleet/util/clock.h"
+#include "fleet/wire/node_result.h"
 
 namespace fleet::replay {
 
@@ -95,5 +96,8 @@ class ReplaySession {
   std::atomic<bool> stop_{false};
   SessionProgress progress_;
 };
+
+// The node's report of a finished session (embedded run or DONE message).
+wire::NodeResult to_node_result(const SessionResult& r, std::string name);
 
 }  // namespace fleet::replay

@@ -1,0 +1,19 @@
+// Exactly rounded floating-point sums, bit-for-bit what CPython's math.fsum and
+// statistics.fmean return, so Fleet's mean_ms matches LMCache's collector to the last bit.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+namespace fleet::stats {
+
+// math.fsum: Shewchuk's exact partials with CPython's final half-even fix-up. The result does
+// not depend on the order of `values`. NaN/inf inputs behave as in CPython (inf + -inf => NaN);
+// where CPython raises OverflowError for an intermediate overflow, this returns +/-inf.
+double fsum(std::span<const double> values);
+
+// statistics.fmean: fsum(values) / n (0.0 for an empty span; Python raises there, LMCache
+// never calls it with no samples).
+double fmean(std::span<const double> values);
+
+}  // namespace fleet::stats

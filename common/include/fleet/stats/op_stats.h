@@ -1,0 +1,68 @@
+// Latency statistics of one qualname, identical to LMCache's ReplayStatsCollector bucket:
+// every success keeps its exact sample (ms) so merged fleets get exact nearest-rank
+// percentiles over the union; failures only count. A log-linear histogram rides along for
+// live progress and for runs too large to ship samples.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "fleet/stats/log_linear_histogram.h"
+#include "fleet/stats/sample_buffer.h"
+
+namespace fleet::stats {
+
+// One row of trace_replay_ops.csv / trace_replay_summary.json (all 0.0 when count == 0).
+struct OpSummary {
+  uint64_t count = 0;   // successful samples
+  uint64_t errors = 0;  // failed calls (no sample)
+  double mean_ms = 0.0;
+  double p50_ms = 0.0;
+  double p90_ms = 0.0;
+  double p99_ms = 0.0;
+  double min_ms = 0.0;
+  double max_ms = 0.0;
+  bool operator==(const OpSummary&) const = default;
+};
+
+class OpStats {
+ public:
+  // Hot path: a chunked push_back and a histogram increment, nothing else.
+  void record_success(double latency_ms) {
+    samples_.push_back(latency_ms);
+    sorted_ = false;
+    histogram_.record(ms_to_ns(latency_ms));
+  }
+  void record_failure() { ++errors_; }
+
+  // Concatenates samples and adds counters: the summary of a merge is exactly the summary of
+  // all samples recorded into one OpStats.
+  void merge(const OpStats& other);
+
+  // Sorts the samples once (in place, which does not change the multiset, hence const) and
+  // computes LMCache's numbers. Not safe concurrently with record_*() or another summary().
+  OpSummary summary() const;
+
+  uint64_t count() const { return samples_.size(); }
+  uint64_t errors() const { return errors_; }
+  // All samples in ms, contiguous (consolidates the chunks; same caveat as summary()).
+  std::span<const double> samples() const { return samples_.contiguous(); }
+  const LogLinearHistogram& histogram() const { return histogram_; }  // latency in ns
+  // Pre-faults room for n samples so the paced loop takes no page faults for them.
+  void reserve(std::size_t n) { samples_.reserve(n); }
+
+  static int64_t ms_to_ns(double ms) {
+    const double ns = ms * 1e6 + 0.5;
+    if (!(ns >= 0.0)) return 0;  // negatives and NaN
+    if (ns >= 9.2e18) return INT64_C(9200000000000000000);
+    return static_cast<int64_t>(ns);
+  }
+
+ private:
+  mutable SampleBuffer samples_;
+  mutable bool sorted_ = true;
+  uint64_t errors_ = 0;
+  LogLinearHistogram histogram_;
+};
+
+}  // namespace fleet::stats

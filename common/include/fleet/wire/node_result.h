@@ -1,0 +1,43 @@
+// What one node (an embedded replay or a fleet worker) reports at the end of its run: totals,
+// every latency sample per qualname (so the coordinator's percentiles are exact over the union),
+// lateness histograms, engine identity and counters. Travels in the DONE message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/stats_collector.h"
+
+namespace fleet::wire {
+
+struct NodeResult {
+  std::string name;     // host name or "local"
+  std::string address;  // endpoint, "" when embedded
+  std::string status = "ok";  // ok | lost | aborted
+  uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
+  double duration_s = 0.0;
+  stats::StatsCollector stats;
+  stats::LatenessStats lateness;
+  uint64_t feed_late = 0, engine_late = 0;
+  std::string engine_name;
+  std::string config_digest;
+  nlohmann::json engine_config;
+  nlohmann::json engine_counters = nlohmann::json::object();
+  nlohmann::json l2_windows = nlohmann::json::array();  // per 1-s window L2 ops / latency
+  int64_t clock_offset_ns = 0;
+  int64_t clock_uncertainty_ns = 0;
+  int64_t start_skew_ns = 0;  // first dispatch - T0 on the node's clock
+  uint64_t dispatch_exits_without_enter = 0;
+  uint64_t dangling_contexts_closed = 0;
+  uint64_t records_received = 0;  // fleet: records the coordinator had sent (lost nodes)
+};
+
+// Compact binary form for the DONE message (JSON data model, msgpack bytes).
+std::string encode_node_result(const NodeResult& r);
+// Throws ProtocolError on malformed input.
+NodeResult decode_node_result(std::string_view bytes);
+
+}  // namespace fleet::wire

@@ -1,0 +1,177 @@
+// The coordinator <-> worker protocol (docs/protocol.md): one msgpack map per ZeroMQ message,
+// every message carrying the protocol version `v` and its type `t`. Decoding is bounded
+// (message size, nesting, counts) and a malformed message is a ProtocolError naming why, never
+// a crash: a garbage sender cannot harm a run.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <msgpack.hpp>
+
+namespace fleet::wire {
+
+inline constexpr int kProtocolVersion = 1;
+inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
+inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
+inline constexpr int kHeartbeatMs = 500;
+inline constexpr int kLostAfterHeartbeats = 3;
+
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// coordinator -> worker: opens a run.
+struct Hello {
+  int v = kProtocolVersion;
+  std::string t = "hello";
+  std::string build_id;
+  std::string run_id;
+  MSGPACK_DEFINE_MAP(v, t, build_id, run_id);
+};
+
+// worker -> coordinator: accepts (or, with `reject` set, refuses) the run.
+struct Welcome {
+  int v = kProtocolVersion;
+  std::string t = "welcome";
+  std::string build_id;
+  std::string hostname;
+  int cores = 0;
+  std::string engine_digest;  // of the worker's default engine config
+  std::string reject;         // non-empty: refused, with the reason
+  MSGPACK_DEFINE_MAP(v, t, build_id, hostname, cores, engine_digest, reject);
+};
+
+// Clock-offset estimation (NTP style): the worker stamps its clock between the two
+// coordinator stamps.
+struct Ping {
+  int v = kProtocolVersion;
+  std::string t = "ping";
+  int64_t seq = 0;
+  int64_t coord_ns = 0;
+  MSGPACK_DEFINE_MAP(v, t, seq, coord_ns);
+};
+struct Pong {
+  int v = kProtocolVersion;
+  std::string t = "pong";
+  int64_t seq = 0;
+  int64_t coord_ns = 0;
+  int64_t worker_ns = 0;
+  MSGPACK_DEFINE_MAP(v, t, seq, coord_ns, worker_ns);
+};
+
+// coordinator -> worker: the run's parameters and its start instant on the WORKER's clock.
+struct Start {
+  int v = kProtocolVersion;
+  std::string t = "start";
+  int64_t t0_worker_ns = 0;
+  double speed = 1.0;
+  double t_origin = 0.0;            // trace time mapped to T0
+  std::string clock = "real";       // real | virtual
+  std::string engine_config_json;   // "" = the worker's own defaults
+  std::string engine_name;          // "" = the worker's default
+  int node_index = 0;
+  int node_count = 1;
+  std::string trace_level = "storage";
+  int64_t trace_schema = 2;
+  int credit_window = 8;            // batches the coordinator may have in flight
+  MSGPACK_DEFINE_MAP(v, t, t0_worker_ns, speed, t_origin, clock, engine_config_json, engine_name,
+                     node_index, node_count, trace_level, trace_schema, credit_window);
+};
+
+// coordinator -> worker: record frames (length-prefixed, as in the file), zstd-compressed.
+struct Batch {
+  int v = kProtocolVersion;
+  std::string t = "batch";
+  int64_t seq = 0;            // 0, 1, 2, ... per worker
+  int64_t records = 0;
+  int64_t raw_bytes = 0;
+  double t_shift = 0.0;         // subtracted from every record's t_mono (stacked timelines)
+  msgpack::type::raw_ref zstd;  // view into the message buffer
+  MSGPACK_DEFINE_MAP(v, t, seq, records, raw_bytes, t_shift, zstd);
+};
+
+// coordinator -> worker: no more batches after `batches` in total.
+struct End {
+  int v = kProtocolVersion;
+  std::string t = "end";
+  int64_t batches = 0;
+  int64_t records = 0;
+  MSGPACK_DEFINE_MAP(v, t, batches, records);
+};
+
+// worker -> coordinator: `batches` more batches consumed; flow control.
+struct Credit {
+  int v = kProtocolVersion;
+  std::string t = "credit";
+  int64_t batches = 0;
+  MSGPACK_DEFINE_MAP(v, t, batches);
+};
+
+// worker -> coordinator: live numbers, sent with every heartbeat during a run.
+struct Progress {
+  int v = kProtocolVersion;
+  std::string t = "progress";
+  int64_t records = 0;
+  int64_t failed = 0;
+  int64_t last_lateness_ns = 0;
+  double trace_time_s = 0.0;
+  MSGPACK_DEFINE_MAP(v, t, records, failed, last_lateness_ns, trace_time_s);
+};
+
+// worker -> coordinator: the node's full result (NodeResult as msgpack, see node_result.h).
+struct Done {
+  int v = kProtocolVersion;
+  std::string t = "done";
+  msgpack::type::raw_ref result;
+  MSGPACK_DEFINE_MAP(v, t, result);
+};
+
+struct Heartbeat {
+  int v = kProtocolVersion;
+  std::string t = "heartbeat";
+  MSGPACK_DEFINE_MAP(v, t);
+};
+
+// Either side: stop the run now. A worker answers with a partial DONE.
+struct Abort {
+  int v = kProtocolVersion;
+  std::string t = "abort";
+  std::string reason;
+  MSGPACK_DEFINE_MAP(v, t, reason);
+};
+
+template <class T>
+std::string encode(const T& msg) {
+  msgpack::sbuffer buf;
+  msgpack::pack(buf, msg);
+  return std::string(buf.data(), buf.size());
+}
+
+// A decoded message: its type and a handle that owns the parsed object (raw_ref fields of a
+// body point into the original buffer, which must outlive them).
+struct Envelope {
+  int version = 0;
+  std::string type;
+  msgpack::object_handle handle;
+
+  template <class T>
+  T as() const {
+    T out;
+    try {
+      handle.get().convert(out);
+    } catch (const std::exception& e) {
+      throw ProtocolError("malformed \"" + type + "\" message: " + e.what());
+    }
+    return out;
+  }
+};
+
+// Throws ProtocolError: oversized, not a map, no "v"/"t", over the nesting/count limits.
+// A version other than kProtocolVersion is returned as is: the caller refuses it by name.
+Envelope decode(const void* data, size_t size);
+
+}  // namespace fleet::wire

@@ -1,0 +1,156 @@
+#include "fleet/stats/log_linear_histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "fleet/stats/percentile_rank.h"
+
+namespace fleet::stats {
+
+namespace {
+constexpr int kBits = LogLinearHistogram::kSubBucketBits;
+constexpr uint64_t kLinearLimit = uint64_t{1} << (kBits + 1);
+}  // namespace
+
+// index = (g << kBits) + (v >> g) with g = max(0, msb(v) - kBits): one bucket per value below
+// 2^(kBits+1), then 2^kBits buckets per octave. Contiguous, monotone in v, no table.
+std::size_t LogLinearHistogram::bucket_index(uint64_t v) {
+  if (v < kLinearLimit) return static_cast<std::size_t>(v);
+  const int msb = 63 - std::countl_zero(v);
+  const int g = msb - kBits;
+  return (static_cast<std::size_t>(g) << kBits) + static_cast<std::size_t>(v >> g);
+}
+
+uint64_t LogLinearHistogram::bucket_low(std::size_t index) {
+  if (index < kLinearLimit) return index;
+  const std::size_t g = (index >> kBits) - 1;
+  const uint64_t sub = index - (g << kBits);
+  return sub << g;
+}
+
+uint64_t LogLinearHistogram::bucket_width(std::size_t index) {
+  if (index < kLinearLimit) return 1;
+  return uint64_t{1} << ((index >> kBits) - 1);
+}
+
+void LogLinearHistogram::grow(std::size_t idx) {
+  // Doubling keeps growth amortised O(1); the cap is the index of the largest int64.
+  static const std::size_t kMaxBuckets = bucket_index(UINT64_MAX >> 1) + 1;
+  counts_.resize(std::min(std::max(idx + 1, counts_.size() * 2), kMaxBuckets), 0);
+}
+
+void LogLinearHistogram::record_n(int64_t value, uint64_t n) {
+  if (n == 0) return;
+  if (value < 0) value = 0;
+  const std::size_t idx = bucket_index(static_cast<uint64_t>(value));
+  if (idx >= counts_.size()) grow(idx);
+  counts_[idx] += n;
+  if (count_ == 0) {
+    min_ = max_ = value;
+  } else {
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+  }
+  count_ += n;
+  sum_ += static_cast<uint64_t>(value) * n;
+}
+
+void LogLinearHistogram::merge(const LogLinearHistogram& o) {
+  if (o.count_ == 0) return;
+  if (o.counts_.size() > counts_.size()) counts_.resize(o.counts_.size(), 0);
+  for (std::size_t i = 0; i < o.counts_.size(); ++i) counts_[i] += o.counts_[i];
+  if (count_ == 0) {
+    min_ = o.min_;
+    max_ = o.max_;
+  } else {
+    min_ = std::min(min_, o.min_);
+    max_ = std::max(max_, o.max_);
+  }
+  count_ += o.count_;
+  sum_ += o.sum_;
+}
+
+void LogLinearHistogram::clear() { *this = LogLinearHistogram(); }
+
+double LogLinearHistogram::mean() const {
+  return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
+}
+
+int64_t LogLinearHistogram::percentile(double p) const {
+  if (count_ == 0) return 0;
+  const uint64_t rank = nearest_rank(p, count_);
+  // The extreme ranks are known exactly; only interior ranks need the bucket estimate.
+  if (rank == 1) return min_;
+  if (rank == count_) return max_;
+  uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      const uint64_t mid = bucket_low(i) + (bucket_width(i) - 1) / 2;
+      return std::clamp(static_cast<int64_t>(mid), min_, max_);
+    }
+  }
+  return max_;
+}
+
+nlohmann::json LogLinearHistogram::to_json() const {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] == 0) continue;
+    buckets.push_back(i);
+    buckets.push_back(counts_[i]);
+  }
+  return {{"sub_bits", kBits}, {"count", count_}, {"min", min()},
+          {"max", max()},      {"sum", sum_},     {"buckets", std::move(buckets)}};
+}
+
+LogLinearHistogram LogLinearHistogram::from_json(const nlohmann::json& j) {
+  auto fail = [](const std::string& why) {
+    throw std::invalid_argument("LogLinearHistogram JSON: " + why);
+  };
+  if (!j.is_object()) fail("not an object");
+  for (const char* k : {"sub_bits", "count", "min", "max", "sum", "buckets"})
+    if (!j.contains(k)) fail(std::string("missing \"") + k + "\"");
+  if (j["sub_bits"] != kBits)
+    fail("sub_bits " + j["sub_bits"].dump() + " != " + std::to_string(kBits));
+  const auto& b = j["buckets"];
+  if (!b.is_array() || b.size() % 2 != 0) fail("\"buckets\" must be [index, count, ...]");
+  LogLinearHistogram h;
+  uint64_t total = 0;
+  const std::size_t max_index = bucket_index(UINT64_MAX >> 1);
+  for (std::size_t k = 0; k < b.size(); k += 2) {
+    if (!b[k].is_number_unsigned() || !b[k + 1].is_number_unsigned()) fail("non-integer bucket");
+    const auto idx = b[k].get<uint64_t>();
+    const auto cnt = b[k + 1].get<uint64_t>();
+    if (idx > max_index) fail("bucket index " + std::to_string(idx) + " out of range");
+    if (idx >= h.counts_.size()) h.counts_.resize(idx + 1, 0);
+    h.counts_[idx] += cnt;
+    total += cnt;
+  }
+  try {
+    h.count_ = j["count"].get<uint64_t>();
+    h.sum_ = j["sum"].get<uint64_t>();
+    h.min_ = j["min"].get<int64_t>();
+    h.max_ = j["max"].get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(e.what());
+  }
+  if (total != h.count_) fail("bucket counts add up to " + std::to_string(total) + ", not count");
+  if (h.count_ && (h.min_ < 0 || h.min_ > h.max_)) fail("min/max inconsistent");
+  return h;
+}
+
+bool LogLinearHistogram::operator==(const LogLinearHistogram& o) const {
+  if (count_ != o.count_ || sum_ != o.sum_ || min() != o.min() || max() != o.max()) return false;
+  const std::size_t n = std::max(counts_.size(), o.counts_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint64_t a = i < counts_.size() ? counts_[i] : 0;
+    const uint64_t c = i < o.counts_.size() ? o.counts_[i] : 0;
+    if (a != c) return false;
+  }
+  return true;
+}
+
+}  // namespace fleet::stats

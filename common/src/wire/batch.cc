@@ -1,0 +1,61 @@
+#include "fleet/wire/batch.h"
+
+#include <zstd.h>
+
+#include "fleet/wire/protocol.h"
+
+namespace fleet::wire {
+
+void BatchBuilder::add(std::string_view body) {
+  uint32_t n = static_cast<uint32_t>(body.size());
+  char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                    static_cast<char>(n >> 8), static_cast<char>(n)};
+  raw_.append(prefix, 4);
+  raw_.append(body);
+  ++records_;
+}
+
+std::string BatchBuilder::finish_compressed(int level) {
+  std::string out(ZSTD_compressBound(raw_.size()), '\0');
+  size_t n = ZSTD_compress(out.data(), out.size(), raw_.data(), raw_.size(), level);
+  if (ZSTD_isError(n)) throw ProtocolError(std::string("zstd compress: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  raw_.clear();
+  records_ = 0;
+  return out;
+}
+
+std::vector<uint8_t> decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes) {
+  if (declared_raw_bytes > kMaxBatchRawBytes) {
+    throw ProtocolError("batch declares " + std::to_string(declared_raw_bytes) +
+                        " raw bytes, above the limit of " + std::to_string(kMaxBatchRawBytes));
+  }
+  unsigned long long content = ZSTD_getFrameContentSize(zstd.data(), zstd.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR || content != declared_raw_bytes) {
+    throw ProtocolError("batch is not a zstd frame of the declared size");
+  }
+  std::vector<uint8_t> raw(declared_raw_bytes);
+  size_t n = ZSTD_decompress(raw.data(), raw.size(), zstd.data(), zstd.size());
+  if (ZSTD_isError(n) || n != declared_raw_bytes) {
+    throw ProtocolError(std::string("corrupt batch: ") +
+                        (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+  }
+  return raw;
+}
+
+std::vector<std::string_view> split_frames(const std::vector<uint8_t>& raw) {
+  std::vector<std::string_view> frames;
+  size_t pos = 0;
+  while (pos < raw.size()) {
+    if (raw.size() - pos < 4) throw ProtocolError("batch ends inside a frame length prefix");
+    uint32_t n = (uint32_t{raw[pos]} << 24) | (uint32_t{raw[pos + 1]} << 16) |
+                 (uint32_t{raw[pos + 2]} << 8) | raw[pos + 3];
+    pos += 4;
+    if (n > raw.size() - pos) throw ProtocolError("batch frame runs past the batch end");
+    frames.emplace_back(reinterpret_cast<const char*>(raw.data() + pos), n);
+    pos += n;
+  }
+  return frames;
+}
+
+}  // namespace fleet::wire

@@ -1,0 +1,38 @@
+#include "fleet/wire/protocol.h"
+
+namespace fleet::wire {
+
+Envelope decode(const void* data, size_t size) {
+  if (size > kMaxMessageBytes) {
+    throw ProtocolError("message of " + std::to_string(size) + " bytes exceeds the limit of " +
+                        std::to_string(kMaxMessageBytes));
+  }
+  Envelope env;
+  try {
+    // array, map, str, bin, ext element limits and nesting depth bound what a peer can make us
+    // allocate.
+    msgpack::unpack_limit limit(1u << 24, 4096, kMaxMessageBytes, kMaxMessageBytes, 0, 16);
+    env.handle = msgpack::unpack(static_cast<const char*>(data), size, nullptr, nullptr, limit);
+  } catch (const std::exception& e) {
+    throw ProtocolError(std::string("undecodable message: ") + e.what());
+  }
+  const msgpack::object& obj = env.handle.get();
+  if (obj.type != msgpack::type::MAP) throw ProtocolError("message is not a msgpack map");
+  bool has_v = false, has_t = false;
+  for (uint32_t i = 0; i < obj.via.map.size; ++i) {
+    const auto& kv = obj.via.map.ptr[i];
+    if (kv.key.type != msgpack::type::STR) continue;
+    std::string_view key(kv.key.via.str.ptr, kv.key.via.str.size);
+    if (key == "v" && kv.val.type == msgpack::type::POSITIVE_INTEGER) {
+      env.version = static_cast<int>(kv.val.via.u64 > 1000000 ? -1 : static_cast<int64_t>(kv.val.via.u64));
+      has_v = true;
+    } else if (key == "t" && kv.val.type == msgpack::type::STR) {
+      env.type.assign(kv.val.via.str.ptr, kv.val.via.str.size);
+      has_t = true;
+    }
+  }
+  if (!has_v || !has_t) throw ProtocolError("message lacks its protocol version \"v\" or type \"t\"");
+  return env;
+}
+
+}  // namespace fleet::wire

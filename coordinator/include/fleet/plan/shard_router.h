@@ -1,0 +1,104 @@
+// Decides, record by record and in one streaming pass, which worker(s) replay each record
+// (DESIGN.md §4, docs/sharding.md):
+//  * none — every worker gets every record (N-fold load);
+//  * time — windows of S seconds of recorded time, window w -> worker w mod N; a record that
+//    touches a lifecycle still open (reserved-not-finished write, entered-not-exited read,
+//    prefetched-not-finished read) follows that lifecycle to its window, so lifecycles are
+//    never split; such records are counted as moved;
+//  * key — every chunk (model_name, chunk_hash) is owned by one worker by rendezvous hashing
+//    over the worker names; a multi-key call is split into per-owner sub-calls that keep key
+//    order (hence chunk-major layout); split calls are counted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/trace/op.h"
+#include "fleet/trace/record.h"
+
+namespace fleet::plan {
+
+enum class ShardMode { None, Time, Key };
+enum class Timeline { Preserve, Stack };
+
+struct RouterOptions {
+  ShardMode mode = ShardMode::None;
+  Timeline timeline = Timeline::Preserve;
+  double window_s = 10.0;
+  std::vector<std::string> worker_names;  // stable identities for rendezvous hashing
+  double lifecycle_ttl_s = 300.0;         // an open lifecycle older than this has expired
+};
+
+// One destination of a record: which worker, the frame body to send (the original bytes or a
+// re-encoded sub-call), and the time shift the worker applies (stack timeline).
+struct Route {
+  int worker = 0;
+  std::string_view body;
+  double t_shift = 0.0;
+};
+
+// Per-worker plan statistics (--plan-only and the run report).
+struct WorkerPlan {
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  uint64_t per_kind[trace::kOpKindCount] = {};
+  uint64_t moved = 0;        // records that followed an open lifecycle out of their window
+  uint64_t split_parts = 0;  // sub-calls received from split multi-owner calls
+  std::unordered_map<int64_t, uint64_t> per_second;  // trace second -> records
+  uint64_t peak_per_second() const;
+};
+
+class ShardRouter {
+ public:
+  explicit ShardRouter(RouterOptions options);
+
+  // Routes one record. The returned views are valid until the next call.
+  const std::vector<Route>& route(const trace::RecordView& rec);
+
+  int workers() const { return static_cast<int>(options_.worker_names.size()); }
+  const std::vector<WorkerPlan>& plan() const { return plan_; }
+  uint64_t split_calls() const { return split_calls_; }
+  uint64_t records() const { return records_; }
+  double t_first() const { return t_first_; }
+  double t_last() const { return t_last_; }
+  nlohmann::ordered_json plan_json() const;
+  std::string render_plan() const;
+
+  // Rendezvous owner of a chunk identity among the workers.
+  int owner_of(uint64_t chunk_id) const;
+
+ private:
+  void route_time(const trace::RecordView& rec);
+  void route_key(const trace::RecordView& rec);
+  void account(int worker, const trace::RecordView& rec, trace::OpKind kind, size_t bytes);
+
+  struct OpenLifecycle {
+    int64_t window = 0;
+    int32_t open = 0;
+    double last_t = 0.0;
+  };
+
+  RouterOptions options_;
+  std::vector<uint64_t> worker_seeds_;
+  std::vector<Route> routes_;
+  std::vector<std::string> bodies_;  // re-encoded sub-calls
+  std::vector<WorkerPlan> plan_;
+  std::unordered_map<uint64_t, OpenLifecycle> open_;  // chunk id -> lifecycle
+  uint64_t records_ = 0;
+  uint64_t split_calls_ = 0;
+  double t_first_ = 0.0;
+  double t_last_ = 0.0;
+  bool have_first_ = false;
+  trace::Op op_;
+};
+
+ShardMode parse_shard_mode(const std::string& s);
+Timeline parse_timeline(const std::string& s);
+const char* shard_mode_name(ShardMode m);
+
+}  // namespace fleet::plan

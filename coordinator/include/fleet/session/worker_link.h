@@ -1,0 +1,84 @@
+// The coordinator's end of one worker connection: a DEALER socket, the handshake and clock
+// estimate, credit-based flow control with a bounded queue of batches waiting for credit, and
+// the worker's liveness, progress and final result. Every link lives on the coordinator's
+// main thread (ZeroMQ sockets are not shared across threads).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+
+#include <zmq.hpp>
+
+#include "fleet/session/worker_addresses.h"
+#include "fleet/wire/batch.h"
+#include "fleet/wire/node_result.h"
+#include "fleet/wire/protocol.h"
+
+namespace fleet::session {
+
+class WorkerLink {
+ public:
+  enum class State { Connecting, Ready, Running, Done, Lost, Rejected };
+
+  WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity);
+  WorkerLink(const WorkerLink&) = delete;
+  WorkerLink& operator=(const WorkerLink&) = delete;
+
+  const WorkerAddress& address() const { return address_; }
+  zmq::socket_t& socket() { return sock_; }
+  State state() const { return state_; }
+  bool finished() const { return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected; }
+
+  void send(const std::string& payload);
+  // Receives and handles everything waiting on the socket (non-blocking). Returns messages of
+  // types the link does not consume itself (e.g. "pong", "welcome") one at a time.
+  std::optional<wire::Envelope> receive_one();
+  void handle(const wire::Envelope& env);  // credit, progress, heartbeat, done, abort
+
+  // Batching with flow control.
+  void add_record(std::string_view body, double t_shift);
+  void flush_builder();
+  void pump(int credit_window);  // sends queued batches while credit allows
+  size_t queued_batches() const { return pending_.size(); }
+  void send_end_when_drained();
+  bool end_sent() const { return end_sent_; }
+
+  // Liveness.
+  void heard(int64_t now_ns) { last_heard_ns_ = now_ns; }
+  int64_t last_heard_ns() const { return last_heard_ns_; }
+  void mark_lost(const std::string& why);
+  void mark_rejected(const std::string& why);
+
+  // Public state the run reads.
+  wire::Welcome welcome;
+  int64_t clock_offset_ns = 0;       // worker clock - coordinator clock
+  int64_t clock_uncertainty_ns = 0;  // half the best round trip
+  wire::Progress progress;
+  std::optional<wire::NodeResult> result;
+  std::string lost_reason;
+  uint64_t records_sent = 0;
+  uint64_t batches_sent = 0;
+  std::string abort_reason;  // the worker's own ABORT (e.g. engine config rejected)
+  State state_ = State::Connecting;
+
+ private:
+  WorkerAddress address_;
+  zmq::socket_t sock_;
+  wire::BatchBuilder builder_;
+  double builder_shift_ = 0.0;
+  struct Pending {
+    std::string payload;
+    uint64_t records;
+  };
+  std::deque<Pending> pending_;
+  int64_t in_flight_ = 0;
+  int64_t seq_ = 0;
+  bool want_end_ = false;
+  bool end_sent_ = false;
+  int64_t last_heard_ns_ = 0;
+  std::string rx_;  // keeps the last received payload alive for raw_ref fields
+};
+
+}  // namespace fleet::session

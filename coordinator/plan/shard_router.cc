@@ -1,0 +1,288 @@
+#include "fleet/plan/shard_router.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "fleet/trace/errors.h"
+#include "fleet/trace/op_decoder.h"
+#include "fleet/trace/op_encoder.h"
+
+namespace fleet::plan {
+
+namespace {
+
+uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: a good, stable 64-bit mixer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t name_seed(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return mix64(h);
+}
+
+bool opens(trace::OpKind k) {
+  return k == trace::OpKind::ReserveWrite || k == trace::OpKind::SubmitPrefetch ||
+         k == trace::OpKind::ReadEnter;
+}
+
+}  // namespace
+
+ShardMode parse_shard_mode(const std::string& s) {
+  if (s == "none") return ShardMode::None;
+  if (s == "time") return ShardMode::Time;
+  if (s == "key") return ShardMode::Key;
+  throw std::invalid_argument("--shard " + s + ": expected none, time or key");
+}
+
+Timeline parse_timeline(const std::string& s) {
+  if (s == "preserve") return Timeline::Preserve;
+  if (s == "stack") return Timeline::Stack;
+  throw std::invalid_argument("--timeline " + s + ": expected preserve or stack");
+}
+
+const char* shard_mode_name(ShardMode m) {
+  switch (m) {
+    case ShardMode::None: return "none";
+    case ShardMode::Time: return "time";
+    case ShardMode::Key: return "key";
+  }
+  return "?";
+}
+
+uint64_t WorkerPlan::peak_per_second() const {
+  uint64_t peak = 0;
+  for (const auto& [s, n] : per_second) peak = std::max(peak, n);
+  return peak;
+}
+
+ShardRouter::ShardRouter(RouterOptions options) : options_(std::move(options)) {
+  if (options_.worker_names.empty()) throw std::invalid_argument("no workers to route to");
+  if (options_.mode == ShardMode::Time && !(options_.window_s > 0)) {
+    throw std::invalid_argument("--window must be > 0 seconds");
+  }
+  for (const auto& n : options_.worker_names) worker_seeds_.push_back(name_seed(n));
+  plan_.resize(options_.worker_names.size());
+}
+
+int ShardRouter::owner_of(uint64_t chunk_id) const {
+  int best = 0;
+  uint64_t best_score = 0;
+  for (size_t i = 0; i < worker_seeds_.size(); ++i) {
+    uint64_t score = mix64(chunk_id ^ worker_seeds_[i]);
+    if (i == 0 || score > best_score) {
+      best = static_cast<int>(i);
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void ShardRouter::account(int worker, const trace::RecordView& rec, trace::OpKind kind,
+                          size_t bytes) {
+  WorkerPlan& p = plan_[static_cast<size_t>(worker)];
+  ++p.records;
+  p.bytes += bytes;
+  ++p.per_kind[static_cast<int>(kind)];
+  ++p.per_second[static_cast<int64_t>(std::floor(rec.t_mono - t_first_))];
+}
+
+const std::vector<Route>& ShardRouter::route(const trace::RecordView& rec) {
+  routes_.clear();
+  bodies_.clear();
+  if (!have_first_) {
+    t_first_ = rec.t_mono;
+    have_first_ = true;
+  }
+  t_last_ = std::max(t_last_, rec.t_mono);
+  ++records_;
+  std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
+  switch (options_.mode) {
+    case ShardMode::None: {
+      auto kind = trace::op_kind_from_qualname(rec.qualname);
+      for (int w = 0; w < workers(); ++w) {
+        routes_.push_back({w, body, 0.0});
+        account(w, rec, kind, body.size());
+      }
+      break;
+    }
+    case ShardMode::Time: route_time(rec); break;
+    case ShardMode::Key: route_key(rec); break;
+  }
+  return routes_;
+}
+
+void ShardRouter::route_time(const trace::RecordView& rec) {
+  trace::ScanInfo scan;
+  trace::scan_record(rec, scan);
+  const double rel = std::max(0.0, rec.t_mono - t_first_);
+  const int64_t own_window = static_cast<int64_t>(std::floor(rel / options_.window_s));
+  int64_t window = own_window;
+  // Follow the first still-open lifecycle among the record's chunks.
+  for (uint64_t id : scan.chunk_ids) {
+    auto it = open_.find(id);
+    if (it == open_.end()) continue;
+    OpenLifecycle& l = it->second;
+    if (l.open > 0 && rec.t_mono - l.last_t > options_.lifecycle_ttl_s) l.open = 0;  // expired
+    if (l.open > 0) {
+      window = l.window;
+      break;
+    }
+  }
+  const int n = workers();
+  const int worker = static_cast<int>(window % n);
+  if (window != own_window) ++plan_[static_cast<size_t>(worker)].moved;
+  for (uint64_t id : scan.chunk_ids) {
+    OpenLifecycle& l = open_[id];
+    l.last_t = rec.t_mono;
+    if (opens(scan.kind)) {
+      if (l.open == 0) l.window = window;
+      ++l.open;
+    } else if (scan.kind == trace::OpKind::FinishWrite || scan.kind == trace::OpKind::AbortWrite) {
+      l.open = 0;  // a finished write ends every lifecycle of the chunk
+    } else if (scan.kind == trace::OpKind::ReadExit || scan.kind == trace::OpKind::FinishRead) {
+      l.open = std::max(0, l.open - 1);
+    }
+    if (l.open == 0) open_.erase(id);
+  }
+  double shift = 0.0;
+  if (options_.timeline == Timeline::Stack) {
+    const int64_t k = window / n;  // this window's position on its worker's own timeline
+    shift = static_cast<double>(window - k) * options_.window_s;
+  }
+  std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
+  routes_.push_back({worker, body, shift});
+  account(worker, rec, scan.kind, body.size());
+}
+
+void ShardRouter::route_key(const trace::RecordView& rec) {
+  std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
+  bool decoded = true;
+  try {
+    trace::decode_op(rec, op_);
+  } catch (const trace::DecodeError&) {
+    decoded = false;
+  }
+  if (!decoded || op_.kind == trace::OpKind::Unknown || op_.op_keys().empty()) {
+    // Skipped (or keyless) records still count once, on the worker that owns the record's
+    // position in the trace.
+    int w = static_cast<int>(records_ % static_cast<uint64_t>(workers()));
+    routes_.push_back({w, body, 0.0});
+    account(w, rec, decoded ? op_.kind : trace::OpKind::Unknown, body.size());
+    return;
+  }
+  const auto& keys = op_.op_keys();
+  std::vector<int> owners(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    owners[i] = owner_of(trace::chunk_identity_hash(keys[i].model_name, keys[i].chunk_hash));
+  }
+  std::vector<int> distinct;
+  for (int o : owners)
+    if (std::find(distinct.begin(), distinct.end(), o) == distinct.end()) distinct.push_back(o);
+  if (distinct.size() == 1) {
+    routes_.push_back({distinct[0], body, 0.0});
+    account(distinct[0], rec, op_.kind, body.size());
+    return;
+  }
+  ++split_calls_;
+  std::sort(distinct.begin(), distinct.end());
+  bodies_.reserve(distinct.size());
+  for (int w : distinct) {
+    trace::Op sub = op_;
+    std::vector<trace::ObjectKey> subset;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (owners[i] == w) subset.push_back(keys[i]);
+    if (sub.kind == trace::OpKind::SubmitPrefetch) sub.spec.keys = std::move(subset);
+    else sub.keys = std::move(subset);
+    bodies_.push_back(trace::encode_record_body(sub, trace::Era::Three));
+  }
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    routes_.push_back({distinct[i], bodies_[i], 0.0});
+    account(distinct[i], rec, op_.kind, bodies_[i].size());
+    ++plan_[static_cast<size_t>(distinct[i])].split_parts;
+  }
+}
+
+nlohmann::ordered_json ShardRouter::plan_json() const {
+  nlohmann::ordered_json j;
+  j["shard"] = shard_mode_name(options_.mode);
+  j["timeline"] = options_.timeline == Timeline::Stack ? "stack" : "preserve";
+  if (options_.mode == ShardMode::Time) j["window_s"] = options_.window_s;
+  j["records"] = records_;
+  j["split_calls"] = split_calls_;
+  double mean = 0;
+  for (const auto& p : plan_) mean += static_cast<double>(p.records);
+  mean /= static_cast<double>(plan_.size());
+  auto workers = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    const auto& p = plan_[i];
+    nlohmann::ordered_json w;
+    w["worker"] = options_.worker_names[i];
+    w["records"] = p.records;
+    w["bytes"] = p.bytes;
+    nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+    for (int k = 0; k < trace::kOpKindCount; ++k)
+      if (p.per_kind[k]) ops[std::string(trace::op_kind_name(static_cast<trace::OpKind>(k)))] = p.per_kind[k];
+    w["ops"] = ops;
+    w["peak_records_per_s"] = p.peak_per_second();
+    w["moved"] = p.moved;
+    w["split_parts"] = p.split_parts;
+    w["skew"] = mean > 0 ? static_cast<double>(p.records) / mean : 0.0;
+    workers.push_back(w);
+  }
+  j["workers"] = workers;
+  return j;
+}
+
+std::string ShardRouter::render_plan() const {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "Plan: shard=%s timeline=%s", shard_mode_name(options_.mode),
+                options_.timeline == Timeline::Stack ? "stack" : "preserve");
+  out += line;
+  if (options_.mode == ShardMode::Time) {
+    std::snprintf(line, sizeof line, " window=%gs", options_.window_s);
+    out += line;
+  }
+  std::snprintf(line, sizeof line, " records=%llu span=%.3fs split_calls=%llu\n",
+                static_cast<unsigned long long>(records_), t_last_ - t_first_,
+                static_cast<unsigned long long>(split_calls_));
+  out += line;
+  std::snprintf(line, sizeof line, "%-24s %10s %12s %10s %8s %8s %6s  %s\n", "worker", "records",
+                "bytes", "peak/s", "moved", "split", "skew", "ops");
+  out += line;
+  double mean = 0;
+  for (const auto& p : plan_) mean += static_cast<double>(p.records);
+  mean /= static_cast<double>(plan_.size());
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    const auto& p = plan_[i];
+    std::string ops;
+    for (int k = 0; k < trace::kOpKindCount; ++k) {
+      if (!p.per_kind[k]) continue;
+      if (!ops.empty()) ops += ' ';
+      ops += std::string(trace::op_kind_name(static_cast<trace::OpKind>(k))) + "=" +
+             std::to_string(p.per_kind[k]);
+    }
+    std::snprintf(line, sizeof line, "%-24s %10llu %12llu %10llu %8llu %8llu %6.2f  %s\n",
+                  options_.worker_names[i].c_str(), static_cast<unsigned long long>(p.records),
+                  static_cast<unsigned long long>(p.bytes),
+                  static_cast<unsigned long long>(p.peak_per_second()),
+                  static_cast<unsigned long long>(p.moved),
+                  static_cast<unsigned long long>(p.split_parts),
+                  mean > 0 ? static_cast<double>(p.records) / mean : 0.0, ops.c_str());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace fleet::plan

@@ -1,0 +1,440 @@
+#include "fleet/session/fleet_run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <memory>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+#include <zmq.hpp>
+
+#include "fleet/report/outputs.h"
+#include "fleet/report/progress.h"
+#include "fleet/report/run_report.h"
+#include "fleet/session/local_workers.h"
+#include "fleet/session/worker_link.h"
+#include "fleet/trace/frame_reader.h"
+#include "fleet/util/clock.h"
+#include "fleet/util/pyjson.h"
+
+namespace fleet::session {
+
+namespace {
+
+std::atomic<bool> g_interrupt{false};
+void on_signal(int) { g_interrupt.store(true); }
+
+int64_t now_ns() { return util::RealClock::instance().now_ns(); }
+
+using Links = std::vector<std::unique_ptr<WorkerLink>>;
+
+// Polls every unfinished link for up to `timeout_ms` and hands each message to `fn`.
+template <class Fn>
+void poll_links(Links& links, int timeout_ms, Fn&& fn) {
+  std::vector<zmq::pollitem_t> items;
+  std::vector<WorkerLink*> owners;
+  for (auto& l : links) {
+    if (l->finished()) continue;
+    items.push_back({l->socket().handle(), 0, ZMQ_POLLIN, 0});
+    owners.push_back(l.get());
+  }
+  if (items.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+    return;
+  }
+  zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout_ms));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!(items[i].revents & ZMQ_POLLIN)) continue;
+    while (auto env = owners[i]->receive_one()) {
+      owners[i]->heard(now_ns());
+      if (env->type.empty()) continue;
+      fn(*owners[i], *env);
+    }
+  }
+}
+
+struct Liveness {
+  int64_t beat_ns;
+  int64_t lost_ns;
+  int64_t last_beat = 0;
+  void tick(Links& links) {
+    int64_t now = now_ns();
+    if (now - last_beat >= beat_ns) {
+      last_beat = now;
+      std::string hb = wire::encode(wire::Heartbeat{});
+      for (auto& l : links)
+        if (!l->finished()) l->send(hb);
+    }
+    for (auto& l : links) {
+      if (l->finished() || l->state() == WorkerLink::State::Connecting) continue;
+      if (now - l->last_heard_ns() > lost_ns) {
+        spdlog::error("worker {} silent for {} ms: lost", l->address().name(),
+                      (now - l->last_heard_ns()) / 1'000'000);
+        l->mark_lost("no heartbeat for " + std::to_string((now - l->last_heard_ns()) / 1'000'000) + " ms");
+      }
+    }
+  }
+};
+
+bool any_lost(const Links& links) {
+  for (const auto& l : links)
+    if (l->state() == WorkerLink::State::Lost) return true;
+  return false;
+}
+
+void abort_all(Links& links, const std::string& reason) {
+  wire::Abort a;
+  a.reason = reason;
+  std::string payload = wire::encode(a);
+  for (auto& l : links)
+    if (!l->finished()) l->send(payload);
+}
+
+// Handshake: HELLO, WELCOME within the connect timeout; refusals are fatal with the worker's
+// own message.
+bool handshake(Links& links, int timeout_ms, std::string& error) {
+  wire::Hello h;
+  h.build_id = FLEET_BUILD_ID;
+  h.run_id = std::to_string(getpid()) + "-" + std::to_string(now_ns());
+  std::string hello = wire::encode(h);
+  for (auto& l : links) l->send(hello);
+  int64_t deadline = now_ns() + int64_t{timeout_ms} * 1'000'000;
+  size_t ready = 0;
+  while (ready < links.size() && now_ns() < deadline) {
+    poll_links(links, 50, [&](WorkerLink& l, const wire::Envelope& env) {
+      if (env.type != "welcome" || l.state() != WorkerLink::State::Connecting) return;
+      if (env.version != wire::kProtocolVersion) {
+        l.mark_rejected("worker speaks protocol version " + std::to_string(env.version) +
+                        ", this coordinator speaks " + std::to_string(wire::kProtocolVersion));
+        return;
+      }
+      auto w = env.as<wire::Welcome>();
+      if (!w.reject.empty()) {
+        l.mark_rejected(w.reject);
+        return;
+      }
+      l.welcome = w;
+      l.state_ = WorkerLink::State::Ready;
+      ++ready;
+      if (w.build_id != FLEET_BUILD_ID) {
+        spdlog::warn("worker {} runs build {}, coordinator {}", l.address().name(), w.build_id,
+                     FLEET_BUILD_ID);
+      }
+    });
+    for (auto& l : links) {
+      if (l->state() == WorkerLink::State::Rejected) {
+        error = "worker " + l->address().name() + " refused the run: " + l->lost_reason;
+        return false;
+      }
+    }
+  }
+  if (ready < links.size()) {
+    for (auto& l : links) {
+      if (l->state() == WorkerLink::State::Connecting) {
+        error = "worker " + l->address().name() + " did not answer within " +
+                std::to_string(timeout_ms) + " ms (--connect-timeout)";
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
+// NTP-style offset per worker: 8 round trips, keep the one with the smallest RTT.
+void estimate_clocks(Links& links) {
+  for (auto& l : links) {
+    int64_t best_rtt = INT64_MAX;
+    for (int i = 0; i < 8; ++i) {
+      wire::Ping p;
+      p.seq = i;
+      p.coord_ns = now_ns();
+      l->send(wire::encode(p));
+      int64_t deadline = now_ns() + 1'000'000'000;
+      bool got = false;
+      while (!got && now_ns() < deadline) {
+        zmq::pollitem_t item{l->socket().handle(), 0, ZMQ_POLLIN, 0};
+        zmq::poll(&item, 1, std::chrono::milliseconds(20));
+        while (auto env = l->receive_one()) {
+          int64_t t1 = now_ns();
+          l->heard(t1);
+          if (env->type != "pong") continue;
+          auto pong = env->as<wire::Pong>();
+          if (pong.seq != i) continue;
+          int64_t rtt = t1 - pong.coord_ns;
+          if (rtt < best_rtt) {
+            best_rtt = rtt;
+            l->clock_offset_ns = pong.worker_ns - (pong.coord_ns + t1) / 2;
+            l->clock_uncertainty_ns = rtt / 2;
+          }
+          got = true;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int run_fleet(FleetOptions o) {
+  ReplayOptions& r = o.replay;
+  trace::ReaderOptions ro;
+  ro.max_frame_bytes = r.max_frame_bytes;
+  std::unique_ptr<trace::FrameReader> reader;
+  std::vector<WorkerAddress> addresses;
+  std::unique_ptr<LocalWorkers> local;
+  try {
+    reader = std::make_unique<trace::FrameReader>(r.trace_path, ro);
+    check_replayable(r.trace_path, reader->header().level, reader->header().trace_schema_version);
+    if (r.config_from_trace) {
+      const std::string& text = reader->header().sm_config_json;
+      if (text.empty()) throw std::runtime_error(r.trace_path + ": --config-from-trace: the header has no sm_config_json");
+      auto name = r.engine.engine_name;
+      r.engine = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
+      r.engine.engine_name = name;
+      o.send_engine_config = true;
+    }
+    if (o.send_engine_config) r.engine.validate();
+    if (o.local > 0) {
+      for (int i = 0; i < o.local; ++i) addresses.push_back({"local", i});
+    } else {
+      addresses = resolve_workers(o.workers_spec);
+    }
+    if (o.expect_workers > 0 && static_cast<int>(addresses.size()) != o.expect_workers) {
+      throw std::runtime_error("--expect-workers " + std::to_string(o.expect_workers) + ": found " +
+                               std::to_string(addresses.size()) + " worker(s) in " +
+                               (o.local ? std::string("--local") : o.workers_spec));
+    }
+    if (!o.plan_only) report::prepare_output_dir(r.output.output_dir);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+
+  o.router.worker_names.clear();
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    o.router.worker_names.push_back(o.local > 0 ? "local-" + std::to_string(i) : addresses[i].name());
+  }
+
+  if (o.plan_only) {
+    try {
+      plan::ShardRouter router(o.router);
+      trace::RecordView rec;
+      while (reader->next(rec)) router.route(rec);
+      std::string text = router.render_plan();
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      if (r.output.format == "json") {
+        std::string j = util::py_json_dumps_indent(router.plan_json(), 2) + "\n";
+        std::fwrite(j.data(), 1, j.size(), stdout);
+      }
+      return 0;
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return 2;
+    }
+  }
+
+  if (o.local > 0) {
+    try {
+      local = std::make_unique<LocalWorkers>(o.local, o.local_worker_args);
+      addresses = local->addresses();
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return 2;
+    }
+  }
+
+  zmq::context_t ctx(1);
+  Links links;
+  std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    links.push_back(std::make_unique<WorkerLink>(ctx, addresses[i], ident_prefix + std::to_string(i)));
+  }
+  std::string error;
+  if (!handshake(links, o.connect_timeout_ms, error)) {
+    spdlog::error("{}", error);
+    return 2;
+  }
+  estimate_clocks(links);
+  for (auto& l : links) {
+    spdlog::info("worker {} ({}, {} cores): clock offset {:.1f} us +/- {:.1f} us",
+                 l->address().name(), l->welcome.hostname, l->welcome.cores,
+                 l->clock_offset_ns / 1e3, l->clock_uncertainty_ns / 1e3);
+  }
+
+  plan::ShardRouter router(o.router);
+  trace::RecordView rec;
+  bool have_first = reader->next(rec);
+  const double t_origin = have_first ? rec.t_mono : 0.0;
+  const int64_t t0 = now_ns() + static_cast<int64_t>(o.start_delay_s * 1e9);
+  for (size_t i = 0; i < links.size(); ++i) {
+    wire::Start s;
+    s.t0_worker_ns = t0 + links[i]->clock_offset_ns;
+    s.speed = r.speed;
+    s.t_origin = r.from_zero ? 0.0 : t_origin;
+    s.clock = r.virtual_clock ? "virtual" : "real";
+    if (o.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();
+    s.engine_name = r.engine.engine_name;
+    s.node_index = static_cast<int>(i);
+    s.node_count = static_cast<int>(links.size());
+    s.trace_level = reader->header().level;
+    s.trace_schema = reader->header().trace_schema_version;
+    s.credit_window = o.credit_window;
+    links[i]->send(wire::encode(s));
+    links[i]->state_ = WorkerLink::State::Running;
+    links[i]->heard(now_ns());
+  }
+  spdlog::info("start: T0 in {:.1f} s; streaming {} to {} worker(s), shard={}", o.start_delay_s,
+               r.trace_path, links.size(), plan::shard_mode_name(o.router.mode));
+
+  g_interrupt.store(false);
+  auto old_int = std::signal(SIGINT, on_signal);
+  auto old_term = std::signal(SIGTERM, on_signal);
+  Liveness live{int64_t{o.heartbeat_ms} * 1'000'000,
+                int64_t{o.heartbeat_ms} * 1'000'000 * wire::kLostAfterHeartbeats};
+  auto on_msg = [&](WorkerLink& l, const wire::Envelope& env) { l.handle(env); };
+  bool aborted = false;
+  std::string abort_reason;
+  auto check_abort = [&]() {
+    if (aborted) return true;
+    if (g_interrupt.load()) {
+      aborted = true;
+      abort_reason = "interrupted";
+    } else if (any_lost(links) && o.on_worker_loss == "abort") {
+      aborted = true;
+      abort_reason = "a worker was lost (--on-worker-loss abort)";
+    }
+    if (aborted) {
+      spdlog::warn("stopping every worker: {}", abort_reason);
+      abort_all(links, abort_reason);
+    }
+    return aborted;
+  };
+
+  {
+    report::ProgressReporter progress(
+        [&] {
+          report::ProgressSample s;
+          for (auto& l : links) {
+            s.records += static_cast<uint64_t>(l->progress.records);
+            s.failed += static_cast<uint64_t>(l->progress.failed);
+            s.trace_time_s = std::max(s.trace_time_s, l->progress.trace_time_s - t_origin);
+            s.lag_ns = std::max(s.lag_ns, l->progress.last_lateness_ns);
+          }
+          s.fraction = reader->file_size()
+                           ? static_cast<double>(reader->counters().bytes_consumed) / reader->file_size()
+                           : -1.0;
+          return s;
+        },
+        r.output.quiet ? report::ProgressReporter::Mode::Never : r.progress);
+
+    // Stream: route, batch, send under credit; block on the slowest worker's queue.
+    uint64_t since_service = 0;
+    while (have_first && !check_abort()) {
+      for (const auto& route : router.route(rec)) {
+        auto& link = links[static_cast<size_t>(route.worker)];
+        if (!link->finished()) link->add_record(route.body, route.t_shift);
+      }
+      bool blocked = false;
+      for (auto& l : links) {
+        l->pump(o.credit_window);
+        if (l->queued_batches() > static_cast<size_t>(o.max_pending_batches)) blocked = true;
+      }
+      while (blocked && !check_abort()) {
+        poll_links(links, 20, on_msg);
+        live.tick(links);
+        blocked = false;
+        for (auto& l : links) {
+          l->pump(o.credit_window);
+          if (l->queued_batches() > static_cast<size_t>(o.max_pending_batches)) blocked = true;
+        }
+      }
+      if (++since_service >= 256) {
+        since_service = 0;
+        poll_links(links, 0, on_msg);
+        live.tick(links);
+      }
+      try {
+        have_first = reader->next(rec);
+      } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        abort_all(links, "trace read error");
+        aborted = true;
+        abort_reason = e.what();
+        break;
+      }
+    }
+    for (auto& l : links) l->send_end_when_drained();
+
+    // Drain: remaining batches, then wait for every DONE (partial ones after an abort).
+    int64_t abort_deadline = 0;
+    while (true) {
+      for (auto& l : links) l->pump(o.credit_window);
+      bool all_done = std::all_of(links.begin(), links.end(), [](const auto& l) { return l->finished(); });
+      if (all_done) break;
+      if (check_abort() && abort_deadline == 0) abort_deadline = now_ns() + 2'000'000'000;
+      if (abort_deadline && now_ns() > abort_deadline) {
+        for (auto& l : links)
+          if (!l->finished()) l->mark_lost("no result within 2 s of ABORT");
+        break;
+      }
+      poll_links(links, 20, on_msg);
+      live.tick(links);
+    }
+  }
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+
+  report::RunReport rep;
+  rep.mode = "fleet";
+  rep.speed = r.speed;
+  rep.clock = r.virtual_clock ? "virtual" : "real";
+  rep.trace.path = r.trace_path;
+  rep.trace.level = reader->header().level;
+  rep.trace.schema = reader->header().trace_schema_version;
+  rep.trace.header_digest = reader->header().sm_config_digest;
+  rep.trace.malformed_skipped = reader->counters().malformed_skipped;
+  rep.trace.truncated_tail = reader->counters().truncated_tail;
+  rep.plan = router.plan_json();
+  bool lost = false;
+  for (auto& l : links) {
+    wire::NodeResult node;
+    if (l->result) {
+      node = *l->result;
+    } else {
+      lost = true;
+      node.name = l->welcome.hostname.empty() ? l->address().name() : l->welcome.hostname;
+      node.status = "lost";
+      node.total = static_cast<uint64_t>(l->progress.records);
+      node.failed = static_cast<uint64_t>(l->progress.failed);
+      node.engine_counters = {{"lost_reason", l->lost_reason},
+                              {"records_finished_at_last_heartbeat", l->progress.records}};
+    }
+    node.address = l->address().name();
+    node.records_received = l->records_sent;
+    node.clock_offset_ns = l->clock_offset_ns;
+    node.clock_uncertainty_ns = l->clock_uncertainty_ns;
+    if (aborted && node.status == "ok") node.status = "aborted";
+    report::add_node(rep, std::move(node));
+  }
+  if (aborted) rep.stopped_early = true;
+  int status;
+  try {
+    status = report::write_outputs(rep, r.output);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  if (local) local->stop();
+  if (g_interrupt.load()) return 130;
+  if (lost || aborted) {
+    spdlog::error("run incomplete: {}", abort_reason.empty() ? "a worker was lost" : abort_reason);
+    return 3;
+  }
+  return status;
+}
+
+}  // namespace fleet::session

@@ -1,0 +1,124 @@
+#include "fleet/session/worker_addresses.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace fleet::session {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  size_t b = s.find_last_not_of(" \t\r\n");
+  return s.substr(a, b - a + 1);
+}
+
+int parse_port(const std::string& p, const std::string& where) {
+  if (p.empty() || p.size() > 5 || !std::all_of(p.begin(), p.end(), ::isdigit)) {
+    throw std::invalid_argument(where + ": port \"" + p + "\" is not a number");
+  }
+  int port = std::stoi(p);
+  if (port < 1 || port > 65535) throw std::invalid_argument(where + ": port " + p + " out of range");
+  return port;
+}
+
+}  // namespace
+
+WorkerAddress parse_host_port(const std::string& text, const std::string& where) {
+  std::string t = trim(text);
+  WorkerAddress a;
+  if (!t.empty() && t[0] == '[') {
+    size_t close = t.find(']');
+    if (close == std::string::npos || close + 1 >= t.size() || t[close + 1] != ':') {
+      throw std::invalid_argument(where + ": \"" + t + "\" is not [IPv6]:port");
+    }
+    a.host = t.substr(0, close + 1);
+    a.port = parse_port(t.substr(close + 2), where);
+    return a;
+  }
+  size_t colon = t.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw std::invalid_argument(where + ": \"" + t + "\" is not host:port");
+  }
+  a.host = t.substr(0, colon);
+  if (a.host.find_first_of(" \t/") != std::string::npos) {
+    throw std::invalid_argument(where + ": \"" + a.host + "\" is not a host name");
+  }
+  a.port = parse_port(t.substr(colon + 1), where);
+  return a;
+}
+
+std::vector<WorkerAddress> parse_hosts_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("--workers " + path + ": cannot open hosts file");
+  std::vector<WorkerAddress> out;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    out.push_back(parse_host_port(line, path + ":" + std::to_string(n)));
+  }
+  if (out.empty()) throw std::invalid_argument("--workers " + path + ": no workers listed");
+  return out;
+}
+
+std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
+  if (spec.rfind("dns:", 0) == 0) {
+    std::string rest = spec.substr(4);
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) throw std::invalid_argument("--workers " + spec + ": expected dns:NAME:PORT");
+    std::string name = rest.substr(0, colon);
+    int port = parse_port(rest.substr(colon + 1), "--workers " + spec);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    int rc = getaddrinfo(name.c_str(), nullptr, &hints, &res);
+    if (rc != 0) {
+      throw std::invalid_argument("--workers " + spec + ": cannot resolve " + name + ": " + gai_strerror(rc));
+    }
+    std::set<std::string> seen;
+    std::vector<WorkerAddress> out;
+    for (addrinfo* p = res; p; p = p->ai_next) {
+      char buf[INET6_ADDRSTRLEN] = {};
+      if (p->ai_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(p->ai_addr)->sin_addr, buf, sizeof buf);
+      } else if (p->ai_family == AF_INET6) {
+        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(p->ai_addr)->sin6_addr, buf, sizeof buf);
+      } else {
+        continue;
+      }
+      std::string host = p->ai_family == AF_INET6 ? "[" + std::string(buf) + "]" : std::string(buf);
+      if (seen.insert(host).second) out.push_back({host, port});
+    }
+    freeaddrinfo(res);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.host < b.host; });
+    return out;
+  }
+  if (std::filesystem::is_regular_file(spec)) return parse_hosts_file(spec);
+  std::vector<WorkerAddress> out;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!trim(item).empty()) out.push_back(parse_host_port(item, "--workers"));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (out.empty()) throw std::invalid_argument("--workers \"" + spec + "\": no workers (not a file, list or dns:NAME:PORT)");
+  return out;
+}
+
+}  // namespace fleet::session

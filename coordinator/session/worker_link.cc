@@ -1,0 +1,111 @@
+#include "fleet/session/worker_link.h"
+
+#include <spdlog/spdlog.h>
+
+namespace fleet::session {
+
+WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity)
+    : address_(std::move(address)), sock_(ctx, zmq::socket_type::dealer) {
+  sock_.set(zmq::sockopt::routing_id, identity);
+  sock_.set(zmq::sockopt::linger, 0);
+  sock_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
+  sock_.set(zmq::sockopt::sndhwm, 0);  // our own credit window bounds what is queued
+  sock_.connect(address_.endpoint());
+}
+
+void WorkerLink::send(const std::string& payload) {
+  zmq::message_t m(payload.data(), payload.size());
+  sock_.send(m, zmq::send_flags::none);
+}
+
+std::optional<wire::Envelope> WorkerLink::receive_one() {
+  zmq::message_t m;
+  if (!sock_.recv(m, zmq::recv_flags::dontwait)) return std::nullopt;
+  rx_.assign(static_cast<const char*>(m.data()), m.size());
+  try {
+    return wire::decode(rx_.data(), rx_.size());
+  } catch (const wire::ProtocolError& e) {
+    spdlog::warn("worker {}: bad message: {}", address_.name(), e.what());
+    return wire::Envelope{};  // empty type: ignored by callers
+  }
+}
+
+void WorkerLink::handle(const wire::Envelope& env) {
+  try {
+    if (env.type == "credit") {
+      in_flight_ -= env.as<wire::Credit>().batches;
+      if (in_flight_ < 0) in_flight_ = 0;
+    } else if (env.type == "progress") {
+      progress = env.as<wire::Progress>();
+    } else if (env.type == "done") {
+      auto d = env.as<wire::Done>();
+      result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size));
+      state_ = State::Done;
+    } else if (env.type == "abort") {
+      abort_reason = env.as<wire::Abort>().reason;
+      spdlog::error("worker {} aborted: {}", address_.name(), abort_reason);
+      mark_lost(abort_reason);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("worker {}: bad \"{}\" message: {}", address_.name(), env.type, e.what());
+  }
+}
+
+void WorkerLink::add_record(std::string_view body, double t_shift) {
+  if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
+  builder_shift_ = t_shift;
+  builder_.add(body);
+  ++records_sent;
+  if (builder_.full()) flush_builder();
+}
+
+void WorkerLink::flush_builder() {
+  if (builder_.empty()) return;
+  wire::Batch b;
+  b.seq = seq_++;
+  b.records = static_cast<int64_t>(builder_.records());
+  b.raw_bytes = static_cast<int64_t>(builder_.raw_bytes());
+  b.t_shift = builder_shift_;
+  uint64_t records = builder_.records();
+  std::string z = builder_.finish_compressed();
+  b.zstd = msgpack::type::raw_ref(z.data(), static_cast<uint32_t>(z.size()));
+  pending_.push_back({wire::encode(b), records});
+}
+
+void WorkerLink::pump(int credit_window) {
+  if (finished()) {
+    pending_.clear();
+    return;
+  }
+  while (!pending_.empty() && in_flight_ < credit_window) {
+    send(pending_.front().payload);
+    pending_.pop_front();
+    ++in_flight_;
+    ++batches_sent;
+  }
+  if (want_end_ && !end_sent_ && pending_.empty()) {
+    wire::End e;
+    e.batches = static_cast<int64_t>(batches_sent);
+    e.records = static_cast<int64_t>(records_sent);
+    send(wire::encode(e));
+    end_sent_ = true;
+  }
+}
+
+void WorkerLink::send_end_when_drained() {
+  flush_builder();
+  want_end_ = true;
+}
+
+void WorkerLink::mark_lost(const std::string& why) {
+  if (state_ == State::Done) return;
+  state_ = State::Lost;
+  lost_reason = why;
+}
+
+void WorkerLink::mark_rejected(const std::string& why) {
+  state_ = State::Rejected;
+  lost_reason = why;
+}
+
+}  // namespace fleet::session

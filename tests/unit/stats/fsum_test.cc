@@ -1,0 +1,59 @@
+#include "fleet/stats/fsum.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace fleet::stats {
+namespace {
+
+// Expected values are what CPython 3.11's math.fsum / statistics.fmean return.
+TEST(Fsum, TenTenthsIsExactlyOne) {
+  std::vector<double> v(10, 0.1);
+  EXPECT_EQ(fsum(v), 1.0);
+  EXPECT_EQ(fmean(v), 0.1);
+}
+
+TEST(Fsum, CancellationKeepsSmallTerm) {
+  std::vector<double> v{1e16, 1.0, -1e16};
+  EXPECT_EQ(fsum(v), 1.0);
+  EXPECT_EQ(fmean(v), 0.3333333333333333);
+}
+
+TEST(Fsum, HalfEvenCorrectionAcrossPartials) {
+  std::vector<double> v{1e-16, 1.0, 1e16};
+  EXPECT_EQ(fsum(v), 1.0000000000000002e16);
+  std::vector<double> w{1e100, 1.0, -1e100, 1e-100, 1e50, -1.0, -1e50};
+  EXPECT_EQ(fsum(w), 1e-100);
+}
+
+TEST(Fsum, MatchesPythonWhereNaiveSumDoesNot) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 1000; ++i) {
+    a.push_back((i * 7919 % 1000) / 997.0);
+    b.push_back((i * 7919 % 1000) / 997.0 * std::pow(10.0, i % 7 - 3));
+  }
+  EXPECT_EQ(fmean(a), 0.5010030090270813);  // naive sum / n: 0.5010030090270812
+  EXPECT_EQ(fsum(b), 79922.73340922769);
+  EXPECT_EQ(fmean(b), 79.92273340922769);  // naive: 79.92273340922767
+  EXPECT_EQ(fmean(std::vector<double>{0.1, 0.2, 0.3}), 0.19999999999999998);
+}
+
+TEST(Fsum, OrderIndependent) {
+  std::vector<double> v{1e16, 3.5, -1e16, 1e-7, 2.25, -3.5};
+  const double expected = fsum(v);
+  std::vector<double> r(v.rbegin(), v.rend());
+  EXPECT_EQ(fsum(r), expected);
+}
+
+TEST(Fsum, SpecialValues) {
+  EXPECT_EQ(fsum(std::vector<double>{}), 0.0);
+  EXPECT_EQ(fmean(std::vector<double>{}), 0.0);
+  EXPECT_EQ(fsum(std::vector<double>{1.0, INFINITY}), INFINITY);
+  EXPECT_TRUE(std::isnan(fsum(std::vector<double>{INFINITY, -INFINITY})));
+  EXPECT_EQ(fsum(std::vector<double>{1.7976931348623157e308, 1.7976931348623157e308}), INFINITY);
+}
+
+}  // namespace
+}  // namespace fleet::stats

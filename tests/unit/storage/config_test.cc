@@ -1,0 +1,222 @@
+// Engine config: LMCache flags, validation messages, the StorageManagerConfig dict and digests.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+
+#include "fleet/storage/engine_factory.h"
+#include "fleet/storage/noop_engine.h"
+#include "fleet/storage/storage_manager.h"
+#include "fleet/util/pyjson.h"
+#include "fleet/util/sha256.h"
+
+namespace fleet::storage {
+namespace {
+
+const char* kRecorded =
+    R"({"eviction_config": {"eviction_policy": "LRU", "eviction_ratio": 0.2, "trigger_watermark": 0.8}, "l1_manager_config": {"eviction": null, "memory_config": {"align_bytes": 4096, "init_size_in_bytes": 8589934592, "shm_name": "", "size_in_bytes": 8589934592, "use_hugepages": false, "use_lazy": false}, "read_ttl_seconds": 300, "tag": "_default", "write_ttl_seconds": 600}, "l2_adapter_config": {"adapters": [{"max_size_gb": 4.0, "mock_bandwidth_gb": 10.0, "type": "mock"}]}, "prefetch_max_in_flight": 8, "prefetch_policy": "default", "store_policy": "default"})";
+const char* kRecordedDigest = "0afcc54a131be4178632c9a9e00d3defd8eb416881b465c742116789a4a5df9b";
+
+TEST(Digest, SpecTestVector) {
+  nlohmann::json j = {{"chunk_size", 256}, {"adapters", nlohmann::json::array()}};
+  EXPECT_EQ(util::py_json_dumps(j), R"({"adapters": [], "chunk_size": 256})");
+  EXPECT_EQ(util::sha256_hex(util::py_json_dumps(j)),
+            "7a10b9a5c8e8344d32b5f8b7a530327a19f189439f5d2d5151065fd5d19ecff8");
+}
+
+TEST(Digest, RecordedHeaderRoundTrips) {
+  EngineConfig c = EngineConfig::from_lmcache_json(nlohmann::json::parse(kRecorded));
+  EXPECT_EQ(c.l1_size_in_bytes, 8589934592u);
+  EXPECT_FALSE(c.l1_use_lazy);
+  EXPECT_EQ(c.l2_adapters.size(), 1u);
+  EXPECT_EQ(c.lmcache_json_text(), kRecorded);
+  EXPECT_EQ(util::sha256_hex(util::py_json_dumps(c.to_lmcache_json())), kRecordedDigest);
+  EXPECT_EQ(c.digest(), kRecordedDigest);
+}
+
+TEST(Digest, RecordedHeaderFromFixtureFile) {
+  std::ifstream in(std::string(FLEET_SHARED_FIXTURES) + "/era3_small.lct.info");
+  if (!in) GTEST_SKIP() << "fixture era3_small.lct.info not found";
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(all.find(kRecordedDigest), std::string::npos);
+}
+
+TEST(Digest, SameConfigFromFlagsMatchesRecording) {
+  EngineConfig c;
+  CLI::App app;
+  add_engine_flags(app, c);
+  std::vector<std::string> args = {
+      "replay", "--l1-size-gb", "8", "--no-l1-use-lazy", "--eviction-policy", "LRU",
+      "--l2-adapter", R"({"type": "mock", "max_size_gb": 4, "mock_bandwidth_gb": 10})"};
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(c.digest(), kRecordedDigest);  // ints given for GB become floats, as in LMCache
+}
+
+TEST(Digest, FloatsRenderAsPython) {
+  EngineConfig c;
+  c.l1_size_in_bytes = 1 << 20;
+  c.eviction_ratio = 1e-05;
+  c.eviction_trigger_watermark = 1.0;
+  c.l2_adapters.push_back({{"type", "mock"}, {"max_size_gb", 20.0}, {"mock_bandwidth_gb", 0.5}});
+  const std::string text = c.lmcache_json_text();
+  EXPECT_NE(text.find(R"("eviction_ratio": 1e-05)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("trigger_watermark": 1.0)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("max_size_gb": 20.0)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("init_size_in_bytes": 1048576)"), std::string::npos) << text;
+}
+
+TEST(Digest, NonAsciiIsEscapedAndUnknownFieldsArePreserved) {
+  nlohmann::json j = nlohmann::json::parse(kRecorded);
+  j["l1_manager_config"]["tag"] = "gr\xC3\xBC\xC3\x9F";  // "grüß"
+  j["periodic_notifier_interval_ms"] = 5;
+  j["eviction_config"]["extra_logging_interval"] = 10.0;
+  EngineConfig c = EngineConfig::from_lmcache_json(j);
+  EXPECT_EQ(c.lmcache_json_text(), util::py_json_dumps(j));
+  EXPECT_NE(c.lmcache_json_text().find(R"("tag": "gr\u00fc\u00df")"), std::string::npos);
+}
+
+TEST(Flags, ParseEveryFlag) {
+  EngineConfig c;
+  CLI::App app;
+  add_engine_flags(app, c);
+  std::vector<std::string> args = {"x",
+                                   "--l1-size-gb", "0.5",
+                                   "--l1-init-size-gb", "1",
+                                   "--l1-align-bytes", "8192",
+                                   "--l1-write-ttl-seconds", "60",
+                                   "--l1-read-ttl-seconds", "30",
+                                   "--eviction-policy", "noop",
+                                   "--eviction-trigger-watermark", "0.9",
+                                   "--eviction-ratio", "0.5",
+                                   "--l2-adapter", R"({"type":"mock","max_size_gb":1,"mock_bandwidth_gb":1})",
+                                   "--l2-adapter", R"({"type":"fs","base_path":"/tmp/x"})",
+                                   "--l2-store-policy", "skip_l1",
+                                   "--l2-prefetch-policy", "retain",
+                                   "--l2-prefetch-max-in-flight", "3",
+                                   "--eviction-tick-ms", "250",
+                                   "--no-drain"};
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(c.l1_size_in_bytes, 512u << 20);
+  EXPECT_TRUE(c.l1_use_lazy);
+  EXPECT_EQ(c.l1_init_size_in_bytes, 1u << 30);
+  EXPECT_EQ(c.l1_align_bytes, 8192u);
+  EXPECT_EQ(c.l1_write_ttl_seconds, 60);
+  EXPECT_EQ(c.l1_read_ttl_seconds, 30);
+  EXPECT_EQ(c.eviction_policy, "noop");
+  EXPECT_DOUBLE_EQ(c.eviction_trigger_watermark, 0.9);
+  EXPECT_DOUBLE_EQ(c.eviction_ratio, 0.5);
+  ASSERT_EQ(c.l2_adapters.size(), 2u);
+  EXPECT_EQ(c.l2_adapters[1]["type"], "fs");
+  EXPECT_EQ(c.l2_store_policy, "skip_l1");
+  EXPECT_EQ(c.l2_prefetch_policy, "retain");
+  EXPECT_EQ(c.l2_prefetch_max_in_flight, 3);
+  EXPECT_EQ(c.eviction_tick_ms, 250);
+  EXPECT_FALSE(c.drain_on_close);
+  EXPECT_NO_THROW(c.validate());
+  // The lazy heap: 0.5 GiB rounds up to a 64 MiB multiple (already one).
+  util::VirtualClock clock;
+  StorageManager sm(c, clock);
+  EXPECT_EQ(sm.l1().memory_usage().second, 512u << 20);
+}
+
+TEST(Flags, ConfigFileThenOverrides) {
+  const std::string path = ::testing::TempDir() + "/engine_cfg.json";
+  {
+    std::ofstream out(path);
+    out << R"({"l1-size-gb": 2, "eviction-ratio": 0.3, "l2_adapter": [{"type":"mock","max_size_gb":1,"mock_bandwidth_gb":2}], "engine": "noop"})";
+  }
+  EngineConfig c;
+  CLI::App app;
+  add_engine_flags(app, c);
+  std::vector<std::string> args = {"x", "--config-file", path, "--eviction-ratio", "0.4"};
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(c.l1_size_in_bytes, 2u << 30);
+  EXPECT_DOUBLE_EQ(c.eviction_ratio, 0.4);
+  EXPECT_EQ(c.engine_name, "noop");
+  EXPECT_EQ(c.l2_adapters[0]["mock_bandwidth_gb"], 2.0);
+  std::remove(path.c_str());
+}
+
+void ExpectInvalid(const EngineConfig& c, const std::string& flag) {
+  try {
+    c.validate();
+    ADD_FAILURE() << "expected an error naming " << flag;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+  }
+}
+
+TEST(Validate, ErrorsNameTheFlag) {
+  EngineConfig base;
+  base.l1_size_in_bytes = 1 << 20;
+  EXPECT_NO_THROW(base.validate());
+  EngineConfig c = base;
+  c.l1_size_in_bytes = 0;
+  ExpectInvalid(c, "--l1-size-gb");
+  c = base;
+  c.eviction_policy = "ARC";
+  ExpectInvalid(c, "--eviction-policy");
+  c = base;
+  c.eviction_ratio = 1.5;
+  ExpectInvalid(c, "--eviction-ratio");
+  c = base;
+  c.eviction_trigger_watermark = -0.1;
+  ExpectInvalid(c, "--eviction-trigger-watermark");
+  c = base;
+  c.l1_align_bytes = 3000;
+  ExpectInvalid(c, "--l1-align-bytes");
+  c = base;
+  c.l2_store_policy = "nope";
+  ExpectInvalid(c, "--l2-store-policy");
+  c = base;
+  c.l2_prefetch_policy = "nope";
+  ExpectInvalid(c, "--l2-prefetch-policy");
+  c = base;
+  c.l2_prefetch_max_in_flight = 0;
+  ExpectInvalid(c, "--l2-prefetch-max-in-flight");
+  c = base;
+  c.l2_adapters.push_back({{"type", "mock"}, {"max_size_gb", 1}});
+  ExpectInvalid(c, "--l2-adapter #0");
+  c = base;
+  c.l2_adapters.push_back({{"type", "s3"}});
+  ExpectInvalid(c, "unknown adapter type 's3'");
+  c = base;
+  c.engine_name = "python";
+  ExpectInvalid(c, "--engine");
+  EXPECT_THROW(
+      {
+        EngineConfig bad;
+        CLI::App app;
+        add_engine_flags(app, bad);
+        const char* argv[] = {"x", "--eviction-policy", "FIFO"};
+        app.parse(3, argv);
+      },
+      CLI::ParseError);
+}
+
+TEST(Factory, NativeAndNoop) {
+  util::VirtualClock clock;
+  EngineConfig c;
+  c.l1_size_in_bytes = 1 << 20;
+  c.l1_use_lazy = false;
+  auto native = make_engine(c, clock);
+  EXPECT_EQ(native->name(), "native");
+  EXPECT_EQ(native->config_digest(), c.digest());
+  c.engine_name = "noop";
+  auto noop = make_engine(c, clock);
+  EXPECT_EQ(noop->name(), "noop");
+  EXPECT_EQ(noop->config_digest(), c.digest());
+  engine::ReadContext ctx;
+  EXPECT_FALSE(noop->read_enter({}, ctx).failed);
+  EXPECT_EQ(noop->counters()["calls"], 1);
+}
+
+}  // namespace
+}  // namespace fleet::storage

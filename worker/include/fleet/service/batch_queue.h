@@ -1,0 +1,47 @@
+// The hand-off between a worker's network thread and its replay thread: decompressed batches
+// in arrival order, consumed as a RecordSource. It counts consumed batches (the worker turns
+// them into CREDIT messages) and can be closed (END) or aborted (ABORT, lost coordinator).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "fleet/replay/record_source.h"
+
+namespace fleet::service {
+
+class BatchQueue final : public replay::RecordSource {
+ public:
+  void push(std::vector<uint8_t> raw, std::vector<std::string_view> frames, double t_shift = 0.0);
+  void close_input();  // no more batches will come
+  void abort();        // stop now; next() returns false
+  size_t queued() const;
+  uint64_t consumed_batches() const;
+  uint64_t malformed() const { return malformed_; }
+
+  bool next(trace::RecordView& out) override;
+
+ private:
+  struct Item {
+    std::vector<uint8_t> raw;
+    std::vector<std::string_view> frames;
+    double t_shift = 0.0;
+  };
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool closed_ = false;
+  bool aborted_ = false;
+  uint64_t consumed_ = 0;
+  // Owned by the replay thread only.
+  Item current_;
+  size_t pos_ = 0;
+  bool has_current_ = false;
+  uint64_t malformed_ = 0;
+};
+
+}  // namespace fleet::service

@@ -1,0 +1,75 @@
+// The L2 adapter contract the controllers drive (LMCache l2_adapters/base.py, era 3):
+// non-blocking submits whose results come back later as completions on the engine's event
+// loop, client-visible lookup locks, and central byte accounting.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/trace/types.h"
+#include "fleet/util/clock.h"
+
+namespace fleet::storage {
+
+enum class L2OpKind : uint8_t { Store, Lookup, Load };
+std::string_view l2_op_kind_name(L2OpKind k);
+
+struct L2Completion {
+  L2OpKind kind = L2OpKind::Store;
+  uint64_t task_id = 0;
+  bool success = true;           // store: whole-task success
+  uint64_t bytes = 0;            // store: bytes actually written; load: bytes read
+  std::vector<uint8_t> bitmap;   // lookup/load: one entry per submitted key
+  int64_t submit_ns = 0;         // engine clock
+  int64_t end_ns = 0;            // engine clock when the result was known
+  size_t num_keys = 0;
+};
+
+// What the engine gives an adapter when it is attached.
+struct L2AdapterContext {
+  util::Clock* clock = nullptr;
+  // Run I/O inline on the calling thread (virtual clock: determinism) instead of on workers.
+  bool synchronous = false;
+  // Thread-safe: deliver a completion at engine time `at_ns` (>= now for real adapters).
+  std::function<void(int64_t at_ns, L2Completion)> deliver;
+};
+
+struct L2Usage {
+  uint64_t used_bytes = 0;
+  uint64_t capacity_bytes = 0;  // 0 = unknown / unbounded
+  double usage_fraction() const {
+    return capacity_bytes == 0 ? -1.0
+                               : static_cast<double>(used_bytes) /
+                                     static_cast<double>(capacity_bytes);
+  }
+};
+
+class L2Adapter {
+ public:
+  virtual ~L2Adapter() = default;
+  virtual std::string_view type() const = 0;
+  virtual void attach(L2AdapterContext ctx) { ctx_ = std::move(ctx); }
+
+  // Each returns a task id unique within this adapter; exactly one completion follows.
+  // `sizes` are logical object sizes (the bytes an L1 MemoryObj's byte_array exposes).
+  virtual uint64_t submit_store(std::vector<trace::ObjectKey> keys,
+                                std::vector<uint64_t> sizes) = 0;
+  virtual uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) = 0;
+  virtual uint64_t submit_load(std::vector<trace::ObjectKey> keys,
+                               std::vector<uint64_t> sizes) = 0;
+  // Fire-and-forget release of lookup locks.
+  virtual void submit_unlock(std::vector<trace::ObjectKey> keys) = 0;
+  virtual void delete_keys(const std::vector<trace::ObjectKey>&) {}
+  virtual L2Usage usage() const { return {}; }
+  // Stops worker threads; pending completions may still be delivered before it returns.
+  virtual void close() {}
+
+ protected:
+  L2AdapterContext ctx_;
+};
+
+}  // namespace fleet::storage

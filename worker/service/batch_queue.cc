@@ -1,0 +1,73 @@
+#include "fleet/service/batch_queue.h"
+
+#include <spdlog/spdlog.h>
+
+#include "fleet/trace/errors.h"
+
+namespace fleet::service {
+
+void BatchQueue::push(std::vector<uint8_t> raw, std::vector<std::string_view> frames,
+                      double t_shift) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(Item{std::move(raw), std::move(frames), t_shift});
+  }
+  cv_.notify_one();
+}
+
+void BatchQueue::close_input() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+}
+
+void BatchQueue::abort() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    aborted_ = true;
+  }
+  cv_.notify_all();
+}
+
+size_t BatchQueue::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
+uint64_t BatchQueue::consumed_batches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return consumed_;
+}
+
+bool BatchQueue::next(trace::RecordView& out) {
+  for (;;) {
+    if (has_current_ && pos_ < current_.frames.size()) {
+      std::string_view f = current_.frames[pos_++];
+      try {
+        trace::parse_record(reinterpret_cast<const uint8_t*>(f.data()), f.size(), out);
+        out.file_offset = 0;
+        out.t_mono -= current_.t_shift;
+        return true;
+      } catch (const trace::DecodeError& e) {
+        ++malformed_;  // the coordinator sends only parsed records: a corrupt batch
+        spdlog::warn("batch record does not parse: {}", e.what());
+        continue;
+      }
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    if (has_current_) {
+      ++consumed_;
+      has_current_ = false;
+    }
+    cv_.wait(lock, [&] { return aborted_ || closed_ || !queue_.empty(); });
+    if (aborted_ || queue_.empty()) return false;
+    current_ = std::move(queue_.front());
+    queue_.pop_front();
+    pos_ = 0;
+    has_current_ = true;
+  }
+}
+
+}  // namespace fleet::service

@@ -1,0 +1,317 @@
+#include "fleet/service/worker_service.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+#include <zmq.hpp>
+
+#include "fleet/replay/replay_session.h"
+#include "fleet/service/batch_queue.h"
+#include "fleet/storage/engine_factory.h"
+#include "fleet/trace/msgpack_value.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/batch.h"
+#include "fleet/wire/node_result.h"
+#include "fleet/wire/protocol.h"
+
+namespace fleet::service {
+
+namespace {
+
+int64_t mono_ns() { return util::RealClock::instance().now_ns(); }
+
+std::string host_name() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string peer_hex(const zmq::message_t& id) {
+  return trace::to_hex(std::string_view(static_cast<const char*>(id.data()), id.size()));
+}
+
+// One replay run: the session thread and what it shares with the network thread.
+struct Run {
+  std::string peer;
+  BatchQueue queue;
+  std::unique_ptr<util::Clock> vclock;
+  std::unique_ptr<engine::Engine> engine;
+  std::unique_ptr<replay::ReplaySession> session;
+  std::thread thread;
+  std::mutex mu;
+  std::optional<std::string> done_payload;  // set by the session thread
+  std::string error;                        // set when the run could not start
+  uint64_t credits_sent = 0;
+  uint64_t batches_received = 0;
+  uint64_t records_received = 0;
+  int credit_window = 8;
+
+  ~Run() {
+    if (session) session->request_stop();
+    queue.abort();
+    if (thread.joinable()) thread.join();
+  }
+};
+
+}  // namespace
+
+WorkerService::WorkerService(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.name.empty()) options_.name = host_name();
+}
+
+WorkerService::~WorkerService() = default;
+
+void WorkerService::serve() {
+  zmq::context_t ctx(1);
+  zmq::socket_t sock(ctx, zmq::socket_type::router);
+  sock.set(zmq::sockopt::linger, 0);
+  sock.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
+  try {
+    sock.bind(options_.listen);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("--listen " + options_.listen + ": cannot bind: " + e.what());
+  }
+  std::string endpoint = sock.get(zmq::sockopt::last_endpoint);
+  spdlog::info("worker {} listening on {}", options_.name, endpoint);
+  if (options_.announce) {
+    std::printf("LISTENING %s\n", endpoint.c_str());
+    std::fflush(stdout);
+  }
+
+  const std::string default_digest = [&] {
+    try {
+      return options_.engine.digest();
+    } catch (...) {
+      return std::string();
+    }
+  }();
+  std::unique_ptr<Run> run;
+  std::string peer;  // identity of the coordinator we are talking to ("" = idle)
+  int64_t last_heard = 0;
+  int64_t last_beat = 0;
+  int runs_done = 0;
+  const int64_t beat_ns = int64_t{options_.heartbeat_ms} * 1'000'000;
+  const int64_t lost_ns = beat_ns * options_.lost_after_heartbeats;
+
+  auto send_to = [&](const std::string& id, const std::string& payload) {
+    zmq::message_t idm(id.data(), id.size());
+    zmq::message_t body(payload.data(), payload.size());
+    sock.send(idm, zmq::send_flags::sndmore);
+    sock.send(body, zmq::send_flags::dontwait);
+  };
+  auto reset = [&](const char* why) {
+    if (!peer.empty()) spdlog::info("run with {} ended: {}", trace::to_hex(peer), why);
+    run.reset();
+    peer.clear();
+  };
+
+  while (!stop_.load()) {
+    zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::milliseconds(10));
+    if (items[0].revents & ZMQ_POLLIN) {
+      std::vector<zmq::message_t> parts;
+      while (true) {
+        zmq::message_t m;
+        if (!sock.recv(m, zmq::recv_flags::dontwait)) break;
+        bool more = m.more();
+        parts.push_back(std::move(m));
+        if (!more) break;
+      }
+      if (parts.size() != 2) {
+        spdlog::warn("ignoring a message with {} frames (expected identity + body)", parts.size());
+        continue;
+      }
+      std::string id(static_cast<const char*>(parts[0].data()), parts[0].size());
+      wire::Envelope env;
+      try {
+        env = wire::decode(parts[1].data(), parts[1].size());
+      } catch (const wire::ProtocolError& e) {
+        spdlog::warn("peer {}: rejected message: {}", peer_hex(parts[0]), e.what());
+        continue;
+      }
+      if (env.version != wire::kProtocolVersion) {
+        std::string why = "protocol version " + std::to_string(env.version) +
+                          " is not supported: this worker speaks version " +
+                          std::to_string(wire::kProtocolVersion) + " (build " + FLEET_BUILD_ID + ")";
+        spdlog::error("peer {}: {}", peer_hex(parts[0]), why);
+        wire::Welcome w;
+        w.build_id = FLEET_BUILD_ID;
+        w.hostname = options_.name;
+        w.reject = why;
+        send_to(id, wire::encode(w));
+        continue;
+      }
+      if (!peer.empty() && id != peer) {
+        if (env.type == "hello") {
+          wire::Welcome w;
+          w.build_id = FLEET_BUILD_ID;
+          w.hostname = options_.name;
+          w.reject = "busy: running another coordinator's replay";
+          send_to(id, wire::encode(w));
+        } else {
+          spdlog::warn("peer {}: ignoring \"{}\" from a coordinator that is not ours",
+                       peer_hex(parts[0]), env.type);
+        }
+        continue;
+      }
+      last_heard = mono_ns();
+      try {
+        if (env.type == "hello") {
+          auto h = env.as<wire::Hello>();
+          if (run) reset("the coordinator opened a new run");
+          peer = id;
+          wire::Welcome w;
+          w.build_id = FLEET_BUILD_ID;
+          w.hostname = options_.name;
+          w.cores = static_cast<int>(std::thread::hardware_concurrency());
+          w.engine_digest = default_digest;
+          send_to(id, wire::encode(w));
+          spdlog::info("coordinator {} connected (run {}, build {})", trace::to_hex(id), h.run_id,
+                       h.build_id);
+        } else if (peer.empty()) {
+          spdlog::warn("peer {}: \"{}\" before hello; ignored", peer_hex(parts[0]), env.type);
+        } else if (env.type == "ping") {
+          auto p = env.as<wire::Ping>();
+          wire::Pong pong;
+          pong.seq = p.seq;
+          pong.coord_ns = p.coord_ns;
+          pong.worker_ns = mono_ns();
+          send_to(id, wire::encode(pong));
+        } else if (env.type == "start") {
+          auto s = env.as<wire::Start>();
+          if (run) throw wire::ProtocolError("start while a run is active");
+          run = std::make_unique<Run>();
+          run->peer = id;
+          run->credit_window = std::max(1, s.credit_window);
+          storage::EngineConfig cfg = options_.engine;
+          if (!s.engine_config_json.empty()) {
+            storage::EngineConfig over =
+                storage::EngineConfig::from_config_file_json(nlohmann::json::parse(s.engine_config_json));
+            over.eviction_tick_ms = cfg.eviction_tick_ms;
+            over.drain_on_close = cfg.drain_on_close;
+            cfg = over;
+          }
+          if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
+          util::Clock* clock = &util::RealClock::instance();
+          if (s.clock == "virtual") {
+            run->vclock = std::make_unique<util::VirtualClock>(s.t0_worker_ns);
+            clock = run->vclock.get();
+          }
+          try {
+            cfg.validate();
+            run->engine = storage::make_engine(cfg, *clock);
+          } catch (const std::exception& e) {
+            wire::Abort a;
+            a.reason = std::string("worker ") + options_.name + ": engine config: " + e.what();
+            spdlog::error("{}", a.reason);
+            send_to(id, wire::encode(a));
+            reset("engine config rejected");
+            continue;
+          }
+          replay::SessionOptions so;
+          so.speed = s.speed;
+          so.t0_ns = s.t0_worker_ns;
+          so.t_origin = s.t_origin;
+          so.drain_on_close = cfg.drain_on_close;
+          run->session = std::make_unique<replay::ReplaySession>(*run->engine, *clock, so);
+          Run* r = run.get();
+          std::string name = options_.name;
+          r->thread = std::thread([r, name] {
+            replay::SessionResult res = r->session->run(r->queue);
+            wire::NodeResult node = replay::to_node_result(res, name);
+            node.records_received = r->records_received;
+            std::string payload = wire::encode_node_result(node);
+            std::lock_guard<std::mutex> lock(r->mu);
+            r->done_payload = std::move(payload);
+          });
+          spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {} ({})",
+                       s.node_index + 1, s.node_count, s.speed, s.clock, cfg.engine_name,
+                       run->engine->config_digest().substr(0, 8));
+        } else if (env.type == "batch") {
+          if (!run) throw wire::ProtocolError("batch before start");
+          auto b = env.as<wire::Batch>();
+          if (run->queue.queued() > static_cast<size_t>(4 * run->credit_window)) {
+            throw wire::ProtocolError("coordinator ignores flow control (too many batches queued)");
+          }
+          auto raw = wire::decompress_batch(std::string_view(b.zstd.ptr, b.zstd.size),
+                                            static_cast<uint64_t>(b.raw_bytes));
+          auto frames = wire::split_frames(raw);
+          run->records_received += frames.size();
+          ++run->batches_received;
+          run->queue.push(std::move(raw), std::move(frames), b.t_shift);
+        } else if (env.type == "end") {
+          if (run) run->queue.close_input();
+        } else if (env.type == "abort") {
+          auto a = env.as<wire::Abort>();
+          spdlog::warn("coordinator aborted the run: {}", a.reason);
+          if (run) {
+            run->session->request_stop();
+            run->queue.abort();
+          } else {
+            reset("aborted before start");
+          }
+        } else if (env.type == "heartbeat") {
+          // last_heard is updated above for every message of our coordinator
+        } else {
+          spdlog::warn("peer {}: unknown message type \"{}\"; ignored", peer_hex(parts[0]), env.type);
+        }
+      } catch (const std::exception& e) {
+        spdlog::warn("peer {}: bad \"{}\" message: {}", peer_hex(parts[0]), env.type, e.what());
+      }
+    }
+
+    int64_t now = mono_ns();
+    if (run) {
+      uint64_t consumed = run->queue.consumed_batches();
+      if (consumed > run->credits_sent) {
+        wire::Credit c;
+        c.batches = static_cast<int64_t>(consumed - run->credits_sent);
+        run->credits_sent = consumed;
+        send_to(peer, wire::encode(c));
+      }
+      std::optional<std::string> done;
+      {
+        std::lock_guard<std::mutex> lock(run->mu);
+        done.swap(run->done_payload);
+      }
+      if (done) {
+        wire::Done d;
+        d.result = msgpack::type::raw_ref(done->data(), static_cast<uint32_t>(done->size()));
+        send_to(peer, wire::encode(d));
+        ++runs_done;
+        reset("result sent");
+        if (options_.max_runs > 0 && runs_done >= options_.max_runs) break;
+        continue;
+      }
+    }
+    if (!peer.empty()) {
+      if (now - last_beat >= beat_ns) {
+        last_beat = now;
+        send_to(peer, wire::encode(wire::Heartbeat{}));
+        if (run && run->session) {
+          const auto& p = run->session->progress();
+          wire::Progress pr;
+          pr.records = static_cast<int64_t>(p.records.load(std::memory_order_relaxed));
+          pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
+          pr.last_lateness_ns = p.last_lateness_ns.load(std::memory_order_relaxed);
+          pr.trace_time_s = p.trace_time_s.load(std::memory_order_relaxed);
+          send_to(peer, wire::encode(pr));
+        }
+      }
+      if (now - last_heard > lost_ns) {
+        spdlog::error("coordinator silent for {} ms: aborting the run (no orphan load)",
+                      (now - last_heard) / 1'000'000);
+        reset("coordinator lost");
+      }
+    }
+  }
+}
+
+}  // namespace fleet::service

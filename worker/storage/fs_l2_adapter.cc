@@ -1,0 +1,326 @@
+#include "fleet/storage/fs_l2_adapter.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "fleet/storage/payload.h"
+
+namespace fleet::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string hex(std::string_view bytes) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(d[c >> 4]);
+    out.push_back(d[c & 15]);
+  }
+  return out;
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+}  // namespace
+
+FsL2Config FsL2Config::from_json(const nlohmann::json& j) {
+  FsL2Config c;
+  if (!j.contains("base_path") || !j["base_path"].is_string() ||
+      j["base_path"].get<std::string>().empty())
+    throw std::invalid_argument("fs adapter: 'base_path' (non-empty string) is required");
+  c.base_path = j["base_path"].get<std::string>();
+  if (j.contains("relative_tmp_dir") && !j["relative_tmp_dir"].is_null()) {
+    if (!j["relative_tmp_dir"].is_string())
+      throw std::invalid_argument("fs adapter: 'relative_tmp_dir' must be a string");
+    c.relative_tmp_dir = j["relative_tmp_dir"].get<std::string>();
+  }
+  if (j.contains("read_ahead_size") && !j["read_ahead_size"].is_null()) {
+    if (!j["read_ahead_size"].is_number_integer() || j["read_ahead_size"].get<int64_t>() <= 0)
+      throw std::invalid_argument("fs adapter: 'read_ahead_size' must be an integer > 0");
+    c.read_ahead_size = j["read_ahead_size"].get<int64_t>();
+  }
+  if (j.contains("use_odirect")) {
+    if (!j["use_odirect"].is_boolean())
+      throw std::invalid_argument("fs adapter: 'use_odirect' must be a boolean");
+    c.use_odirect = j["use_odirect"].get<bool>();
+  }
+  if (j.contains("max_capacity_gb")) {
+    if (!j["max_capacity_gb"].is_number() || j["max_capacity_gb"].get<double>() < 0)
+      throw std::invalid_argument("fs adapter: 'max_capacity_gb' must be a number >= 0");
+    c.max_capacity_gb = j["max_capacity_gb"].get<double>();
+  }
+  if (j.contains("recover_on_start")) {
+    if (!j["recover_on_start"].is_boolean())
+      throw std::invalid_argument("fs adapter: 'recover_on_start' must be a boolean");
+    c.recover_on_start = j["recover_on_start"].get<bool>();
+  }
+  return c;
+}
+
+std::string fs_object_file_name(const trace::ObjectKey& k) {
+  std::string model;
+  for (char ch : k.model_name) {
+    if (ch == '/') model += "-SEP-";
+    else model.push_back(ch);
+  }
+  char rank[32];
+  std::snprintf(rank, sizeof(rank), "0x%08llx",
+                static_cast<unsigned long long>(static_cast<uint64_t>(k.kv_rank)));
+  char group[32];
+  std::snprintf(group, sizeof(group), "%llx",
+                static_cast<unsigned long long>(static_cast<uint64_t>(k.object_group_id)));
+  std::string name = model + "@" + rank + "@" + group + "@" + hex(k.chunk_hash);
+  if (!k.cache_salt.empty()) name += "@" + k.cache_salt;
+  name += ".data";
+  // The name must stay one plain entry of base_path.
+  if (name.find('/') != std::string::npos || name.find('\0') != std::string::npos ||
+      name.size() > 255)
+    return "";
+  return name;
+}
+
+std::string fs_temp_file_name(const trace::ObjectKey& k) {
+  std::string n = fs_object_file_name(k);
+  if (n.empty()) return n;
+  return n.substr(0, n.size() - 5) + ".tmp";
+}
+
+FsL2Adapter::FsL2Adapter(const FsL2Config& cfg, size_t io_threads)
+    : cfg_(cfg),
+      capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)),
+      io_threads_(io_threads) {
+  std::error_code ec;
+  fs::create_directories(cfg_.base_path, ec);
+  if (cfg_.relative_tmp_dir) fs::create_directories(fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir, ec);
+  if (capacity_ > 0 && cfg_.recover_on_start) {
+    for (const auto& e : fs::directory_iterator(cfg_.base_path, ec)) {
+      if (!e.is_regular_file(ec)) continue;
+      const std::string n = e.path().filename().string();
+      if (n.size() < 5 || n.compare(n.size() - 5, 5, ".data") != 0) continue;
+      uint64_t sz = e.file_size(ec);
+      sizes_[n] = sz;
+      used_ += sz;
+    }
+  }
+}
+
+FsL2Adapter::~FsL2Adapter() { close(); }
+
+void FsL2Adapter::attach(L2AdapterContext ctx) {
+  ctx_ = std::move(ctx);
+  if (!ctx_.synchronous) pool_ = std::make_unique<IoWorkerPool>(io_threads_);
+}
+
+void FsL2Adapter::close() {
+  if (pool_) pool_->shutdown();
+}
+
+void FsL2Adapter::run(std::function<void()> fn) {
+  if (pool_) {
+    pool_->submit([fn = std::move(fn)](size_t) { fn(); });
+  } else {
+    fn();
+  }
+}
+
+std::string FsL2Adapter::path_for(const trace::ObjectKey& key) const {
+  std::string n = fs_object_file_name(key);
+  return n.empty() ? n : (fs::path(cfg_.base_path) / n).string();
+}
+
+uint64_t FsL2Adapter::refused_keys() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return refused_;
+}
+
+L2Usage FsL2Adapter::usage() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return {used_, capacity_};
+}
+
+L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectKey>& keys,
+                                   const std::vector<uint64_t>& sizes) {
+  L2Completion c;
+  c.kind = L2OpKind::Store;
+  c.task_id = id;
+  c.num_keys = keys.size();
+  uint64_t max_size = 0;
+  for (auto s : sizes) max_size = std::max(max_size, s);
+  auto payload = zero_payload(max_size);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string name = fs_object_file_name(keys[i]);
+    if (name.empty()) {
+      std::lock_guard<std::mutex> g(mu_);
+      refused_++;
+      c.success = false;
+      continue;
+    }
+    const fs::path final_path = fs::path(cfg_.base_path) / name;
+    std::error_code ec;
+    if (fs::exists(final_path, ec)) continue;  // exists-skip, no bytes
+    const fs::path tmp = cfg_.relative_tmp_dir
+                             ? fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir / name
+                             : fs::path(cfg_.base_path) / fs_temp_file_name(keys[i]);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && write_all(fd, payload.get(), sizes[i]);
+    if (fd >= 0) ok = (::close(fd) == 0) && ok;
+    if (ok) ok = ::rename(tmp.c_str(), final_path.c_str()) == 0;
+    if (!ok) {
+      ::unlink(tmp.c_str());
+      c.success = false;
+      continue;
+    }
+    c.bytes += sizes[i];
+    if (capacity_ > 0) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (sizes_.emplace(name, sizes[i]).second) used_ += sizes[i];
+    }
+  }
+  return c;
+}
+
+L2Completion FsL2Adapter::do_lookup(uint64_t id, const std::vector<trace::ObjectKey>& keys) {
+  L2Completion c;
+  c.kind = L2OpKind::Lookup;
+  c.task_id = id;
+  c.num_keys = keys.size();
+  c.bitmap.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string name = fs_object_file_name(keys[i]);
+    if (name.empty()) continue;
+    std::error_code ec;
+    if (!fs::exists(fs::path(cfg_.base_path) / name, ec)) continue;
+    c.bitmap[i] = 1;
+    if (capacity_ > 0) {
+      std::lock_guard<std::mutex> g(mu_);
+      locks_[name]++;
+    }
+  }
+  return c;
+}
+
+L2Completion FsL2Adapter::do_load(uint64_t id, const std::vector<trace::ObjectKey>& keys,
+                                  const std::vector<uint64_t>& sizes) {
+  L2Completion c;
+  c.kind = L2OpKind::Load;
+  c.task_id = id;
+  c.num_keys = keys.size();
+  c.bitmap.assign(keys.size(), 0);
+  std::vector<char> buf;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string path = path_for(keys[i]);
+    if (path.empty()) continue;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    buf.resize(std::max<size_t>(buf.size(), sizes[i]));
+    size_t got = 0;
+    while (got < sizes[i]) {
+      ssize_t r = ::read(fd, buf.data() + got, sizes[i] - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    ::close(fd);
+    if (got == sizes[i]) {  // short read = miss; a longer file is fine
+      c.bitmap[i] = 1;
+      c.bytes += got;
+    }
+  }
+  return c;
+}
+
+uint64_t FsL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
+                                   std::vector<uint64_t> sizes) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    id = next_task_++;
+  }
+  const int64_t t0 = ctx_.clock->now_ns();
+  run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)] {
+    L2Completion c = do_store(id, keys, sizes);
+    c.submit_ns = t0;
+    c.end_ns = std::max(t0, ctx_.clock->now_ns());
+    ctx_.deliver(c.end_ns, std::move(c));
+  });
+  return id;
+}
+
+uint64_t FsL2Adapter::submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    id = next_task_++;
+  }
+  const int64_t t0 = ctx_.clock->now_ns();
+  run([this, id, t0, keys = std::move(keys)] {
+    L2Completion c = do_lookup(id, keys);
+    c.submit_ns = t0;
+    c.end_ns = std::max(t0, ctx_.clock->now_ns());
+    ctx_.deliver(c.end_ns, std::move(c));
+  });
+  return id;
+}
+
+uint64_t FsL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
+                                  std::vector<uint64_t> sizes) {
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    id = next_task_++;
+  }
+  const int64_t t0 = ctx_.clock->now_ns();
+  run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)] {
+    L2Completion c = do_load(id, keys, sizes);
+    c.submit_ns = t0;
+    c.end_ns = std::max(t0, ctx_.clock->now_ns());
+    ctx_.deliver(c.end_ns, std::move(c));
+  });
+  return id;
+}
+
+void FsL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
+  if (capacity_ == 0) return;  // legacy: a no-op
+  std::lock_guard<std::mutex> g(mu_);
+  for (const auto& k : keys) {
+    auto it = locks_.find(fs_object_file_name(k));
+    if (it != locks_.end() && --it->second <= 0) locks_.erase(it);
+  }
+}
+
+void FsL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+  for (const auto& k : keys) {
+    const std::string name = fs_object_file_name(k);
+    if (name.empty()) continue;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (locks_.count(name)) continue;  // locked keys are skipped
+      auto it = sizes_.find(name);
+      if (it != sizes_.end()) {
+        used_ -= std::min(used_, it->second);
+        sizes_.erase(it);
+      }
+    }
+    ::unlink((fs::path(cfg_.base_path) / name).c_str());
+  }
+}
+
+}  // namespace fleet::storage

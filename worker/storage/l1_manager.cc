@@ -1,0 +1,295 @@
+#include "fleet/storage/l1_manager.h"
+
+#include <algorithm>
+
+namespace fleet::storage {
+
+namespace {
+constexpr uint64_t kLazyChunk = 64ull << 20;  // the lazy allocator's 64 MiB granule
+
+uint64_t align_up(uint64_t v, uint64_t a) { return a == 0 ? v : (v + a - 1) / a * a; }
+}  // namespace
+
+uint64_t l1_heap_bytes(const L1Config& cfg) {
+  if (!cfg.use_lazy) return cfg.size_in_bytes;
+  // The lazy heap grows in the background from align_up(min(init, size)) to align_up(size);
+  // growth is modelled as already complete (docs/engine.md).
+  return align_up(cfg.size_in_bytes, kLazyChunk);
+}
+
+L1Manager::L1Manager(const L1Config& cfg, util::Clock& clock)
+    : cfg_(cfg), clock_(clock), alloc_(l1_heap_bytes(cfg)) {}
+
+uint64_t L1Manager::footprint(const trace::MemoryLayout& layout) const {
+  uint64_t f = align_up(layout.object_bytes(), cfg_.align_bytes);
+  return f == 0 ? std::max<uint64_t>(cfg_.align_bytes, 1) : f;
+}
+
+const L1Object* L1Manager::find(const trace::ObjectKey& key) const {
+  auto it = table_.find(key);
+  return it == table_.end() ? nullptr : &it->second;
+}
+
+void L1Manager::free_object(Table::iterator it) {
+  alloc_.free(it->second.address, it->second.footprint);
+  stats_.deleted_keys++;
+  stats_.deleted_bytes += it->second.footprint;
+  table_.erase(it);
+}
+
+void L1Manager::notify_deleted(const KeyList& keys) {
+  if (keys.empty()) return;
+  for (auto* l : listeners_) l->on_l1_keys_deleted_by_manager(keys);
+}
+
+std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temporary,
+                                               const trace::MemoryLayout& layout,
+                                               trace::WriteMode mode) {
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  std::vector<size_t> queued;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      if (mode == trace::WriteMode::Update) {
+        out[i] = L1Status::KeyNotWritable;
+      } else {
+        queued.push_back(i);
+      }
+      continue;
+    }
+    L1Object& o = it->second;
+    bool writable = !o.write_lock.is_locked(now) && !o.read_lock.is_locked(now) && !o.temporary;
+    if (mode == trace::WriteMode::New || !writable) {
+      out[i] = L1Status::KeyNotWritable;
+    } else {
+      o.write_lock.lock(now);  // in place: same buffer, layout ignored
+    }
+  }
+  if (queued.empty()) return out;  // no listener call for in-place-only batches
+
+  const uint64_t f = footprint(layout);
+  addr_scratch_.clear();
+  if (!alloc_.allocate_batch(f, queued.size(), addr_scratch_)) {
+    for (size_t i : queued) out[i] = L1Status::OutOfMemory;
+    stats_.allocation_failures++;
+    return out;
+  }
+  const uint64_t logical = layout.object_bytes();
+  for (size_t q = 0; q < queued.size(); ++q) {
+    L1Object o;
+    o.address = addr_scratch_[q];
+    o.footprint = f;
+    o.logical_size = logical;
+    o.write_lock = TTLLock(cfg_.write_ttl_seconds * 1000);
+    o.read_lock = TTLLock(cfg_.read_ttl_seconds * 1000);
+    o.temporary = is_temporary;
+    o.write_lock.lock(now);
+    auto [it, inserted] = table_.try_emplace(keys[queued[q]], o);
+    if (!inserted) {  // same absent key twice in one batch: the first buffer leaks
+      stats_.leaked_bytes += it->second.footprint;
+      it->second = o;
+    }
+  }
+  stats_.allocations += queued.size();
+  stats_.peak_used_bytes = std::max(stats_.peak_used_bytes, alloc_.used());
+  if (!listeners_.empty()) {
+    KeyList ok;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (out[i] == L1Status::Success) ok.push_back(keys[i]);
+    for (auto* l : listeners_) l->on_l1_keys_reserved_write(ok);
+  }
+  return out;
+}
+
+std::vector<L1Status> L1Manager::finish_write(const KeyList& keys) {
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList notify;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    L1Object& o = it->second;
+    if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
+      out[i] = L1Status::KeyInWrongState;
+      continue;
+    }
+    o.write_lock.unlock();
+    if (!o.temporary) notify.push_back(keys[i]);
+  }
+  if (!notify.empty())
+    for (auto* l : listeners_) l->on_l1_keys_write_finished(notify);
+  return out;
+}
+
+std::vector<L1Status> L1Manager::unsafe_read(const KeyList& keys) const {
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+    } else if (!it->second.read_lock.is_locked(now)) {
+      out[i] = L1Status::KeyNotReadable;
+    }
+  }
+  return out;
+}
+
+std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_locks) {
+  const int64_t n = clamp_read_locks(read_locks);
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList ok;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    L1Object& o = it->second;
+    if (o.write_lock.is_locked(now)) {
+      out[i] = L1Status::KeyNotReadable;
+      continue;
+    }
+    for (int64_t k = 0; k < n; ++k) o.read_lock.lock(now);
+    if (!listeners_.empty()) ok.push_back(keys[i]);
+  }
+  if (!ok.empty())
+    for (auto* l : listeners_) l->on_l1_keys_reserved_read(ok);
+  return out;
+}
+
+std::vector<L1Status> L1Manager::finish_read(const KeyList& keys, int64_t read_locks) {
+  const int64_t n = clamp_read_locks(read_locks);
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList ok, freed;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    L1Object& o = it->second;
+    if (o.write_lock.is_locked(now) || !o.read_lock.is_locked(now)) {
+      out[i] = L1Status::KeyInWrongState;
+      continue;
+    }
+    for (int64_t k = 0; k < n; ++k) o.read_lock.unlock();
+    if (!listeners_.empty()) ok.push_back(keys[i]);
+    if (o.temporary && !o.read_lock.is_locked(now)) {
+      freed.push_back(keys[i]);
+      stats_.temporary_frees++;
+      free_object(it);
+    }
+  }
+  if (!ok.empty())
+    for (auto* l : listeners_) l->on_l1_keys_read_finished(ok);
+  notify_deleted(freed);
+  return out;
+}
+
+std::vector<L1Status> L1Manager::finish_write_and_reserve_read(const KeyList& keys,
+                                                               int64_t read_locks) {
+  const int64_t n = clamp_read_locks(read_locks);
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList ok;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    L1Object& o = it->second;
+    if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
+      out[i] = L1Status::KeyInWrongState;
+      continue;
+    }
+    o.write_lock.unlock();
+    for (int64_t k = 0; k < n; ++k) o.read_lock.lock(now);
+    ok.push_back(keys[i]);
+  }
+  if (!ok.empty())
+    for (auto* l : listeners_) l->on_l1_keys_finish_write_and_reserve_read(ok);
+  return out;
+}
+
+std::vector<L1Status> L1Manager::finish_write_and_delete(const KeyList& keys) {
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList freed;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    L1Object& o = it->second;
+    if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
+      out[i] = L1Status::KeyInWrongState;
+      continue;
+    }
+    o.write_lock.unlock();
+    freed.push_back(keys[i]);
+    free_object(it);
+  }
+  notify_deleted(freed);
+  return out;
+}
+
+std::vector<L1Status> L1Manager::delete_keys(const KeyList& keys, bool force) {
+  const int64_t now = now_ms();
+  std::vector<L1Status> out(keys.size(), L1Status::Success);
+  KeyList freed;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = table_.find(keys[i]);
+    if (it == table_.end()) {
+      out[i] = L1Status::KeyNotExist;
+      continue;
+    }
+    const L1Object& o = it->second;
+    if (!force && (o.read_lock.is_locked(now) || o.write_lock.is_locked(now))) {
+      out[i] = L1Status::KeyIsLocked;
+      continue;
+    }
+    freed.push_back(keys[i]);
+    free_object(it);
+  }
+  notify_deleted(freed);
+  return out;
+}
+
+void L1Manager::touch_keys(const KeyList& keys) {
+  if (keys.empty()) return;
+  for (auto* l : listeners_) l->on_l1_keys_accessed(keys);
+}
+
+void L1Manager::clear(bool force) {
+  const int64_t now = now_ms();
+  KeyList freed;
+  for (auto it = table_.begin(); it != table_.end();) {
+    const L1Object& o = it->second;
+    if (!force && (o.read_lock.is_locked(now) || o.write_lock.is_locked(now))) {
+      ++it;
+      continue;
+    }
+    freed.push_back(it->first);
+    auto victim = it++;
+    free_object(victim);
+  }
+  notify_deleted(freed);
+}
+
+bool L1Manager::is_key_evictable(const trace::ObjectKey& key) const {
+  auto it = table_.find(key);
+  if (it == table_.end()) return false;
+  const int64_t now = now_ms();
+  return !it->second.read_lock.is_locked(now) && !it->second.write_lock.is_locked(now);
+}
+
+}  // namespace fleet::storage

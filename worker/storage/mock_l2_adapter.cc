@@ -1,0 +1,134 @@
+#include "fleet/storage/mock_l2_adapter.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fleet::storage {
+
+std::string_view l2_op_kind_name(L2OpKind k) {
+  switch (k) {
+    case L2OpKind::Store: return "store";
+    case L2OpKind::Lookup: return "lookup";
+    case L2OpKind::Load: return "load";
+  }
+  return "?";
+}
+
+namespace {
+double positive_number(const nlohmann::json& j, const char* field) {
+  if (!j.contains(field)) throw std::invalid_argument(std::string("mock adapter: '") + field +
+                                                      "' is required");
+  const auto& v = j.at(field);
+  if (!v.is_number()) throw std::invalid_argument(std::string("mock adapter: '") + field +
+                                                  "' must be a number");
+  double d = v.get<double>();
+  if (!(d > 0)) throw std::invalid_argument(std::string("mock adapter: '") + field +
+                                            "' must be > 0");
+  return d;
+}
+}  // namespace
+
+MockL2Config MockL2Config::from_json(const nlohmann::json& j) {
+  MockL2Config c;
+  c.max_size_gb = positive_number(j, "max_size_gb");
+  c.mock_bandwidth_gb = positive_number(j, "mock_bandwidth_gb");
+  return c;
+}
+
+MockL2Adapter::MockL2Adapter(const MockL2Config& cfg)
+    : capacity_(static_cast<uint64_t>(cfg.max_size_gb * 1073741824.0)),
+      bandwidth_(static_cast<uint64_t>(cfg.mock_bandwidth_gb * 1073741824.0)) {}
+
+int64_t MockL2Adapter::transfer_ns(uint64_t bytes) const {
+  if (bandwidth_ == 0) return 0;
+  return static_cast<int64_t>(static_cast<unsigned __int128>(bytes) * 1'000'000'000u /
+                              bandwidth_);
+}
+
+int64_t MockL2Adapter::lock_count(const trace::ObjectKey& k) const {
+  auto it = objects_.find(k);
+  return it == objects_.end() ? 0 : it->second.locks;
+}
+
+uint64_t MockL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
+                                     std::vector<uint64_t> sizes) {
+  const uint64_t id = next_task_++;
+  const int64_t now = ctx_.clock->now_ns();
+  uint64_t stored = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t size = sizes[i];
+    if (size > capacity_) continue;
+    if (objects_.count(keys[i])) continue;
+    if (current_ + size > capacity_) continue;  // no self-eviction in era 3
+    objects_.emplace(keys[i], Entry{size, 0});
+    current_ += size;
+    stored += size;
+  }
+  L2Completion c;
+  c.kind = L2OpKind::Store;
+  c.task_id = id;
+  c.bytes = stored;
+  c.submit_ns = now;
+  c.end_ns = now + transfer_ns(stored);
+  c.num_keys = keys.size();
+  ctx_.deliver(c.end_ns, std::move(c));
+  return id;
+}
+
+uint64_t MockL2Adapter::submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) {
+  const uint64_t id = next_task_++;
+  const int64_t now = ctx_.clock->now_ns();
+  L2Completion c;
+  c.kind = L2OpKind::Lookup;
+  c.task_id = id;
+  c.bitmap.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = objects_.find(keys[i]);
+    if (it == objects_.end()) continue;
+    c.bitmap[i] = 1;
+    it->second.locks++;
+  }
+  c.submit_ns = c.end_ns = now;
+  c.num_keys = keys.size();
+  ctx_.deliver(now, std::move(c));
+  return id;
+}
+
+uint64_t MockL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
+                                    std::vector<uint64_t> sizes) {
+  const uint64_t id = next_task_++;
+  const int64_t now = ctx_.clock->now_ns();
+  L2Completion c;
+  c.kind = L2OpKind::Load;
+  c.task_id = id;
+  c.bitmap.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = objects_.find(keys[i]);
+    if (it == objects_.end()) continue;
+    c.bitmap[i] = 1;
+    c.bytes += std::min(sizes[i], it->second.size);
+  }
+  c.submit_ns = now;
+  c.end_ns = now + transfer_ns(c.bytes);
+  c.num_keys = keys.size();
+  ctx_.deliver(c.end_ns, std::move(c));
+  return id;
+}
+
+void MockL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
+  for (const auto& k : keys) {
+    auto it = objects_.find(k);
+    if (it != objects_.end() && it->second.locks > 0) it->second.locks--;
+  }
+}
+
+void MockL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+  for (const auto& k : keys) {
+    auto it = objects_.find(k);
+    if (it == objects_.end()) continue;  // locks are ignored
+    current_ -= std::min(current_, it->second.size);
+    objects_.erase(it);
+  }
+}
+
+}  // namespace fleet::storage
