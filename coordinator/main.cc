@@ -1,6 +1,7 @@
 // `coordinator`: replays an LMCache storage trace. With no --workers it replays in this process
 // (the embedded default, a drop-in for `lmcache trace replay FILE`).
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -10,18 +11,29 @@
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
+#include "fleet/trace/frame_reader.h"
 
-int main(int argc, char** argv) {
-  using namespace fleet;
-  CLI::App app{"Fleet Replay coordinator: replays an LMCache storage trace (.lct)"};
-  app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
-  session::FleetOptions fleet;
-  session::ReplayOptions& o = fleet.replay;
-  std::string shard = "none", timeline = "preserve";
-  std::string clock = "real";
-  std::string progress = "auto";
+namespace {
+
+struct CliExtras {
+  std::string shard = "none", timeline = "preserve", clock = "real", progress = "auto";
   std::string log_level = "info";
   double max_frame_mb = 64;
+};
+
+// Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
+// given: once to learn the trace, then over the header's config so that engine flags on the
+// command line override it.
+void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
+  using namespace fleet;
+  app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
+  session::ReplayOptions& o = fleet.replay;
+  std::string& clock = x.clock;
+  std::string& progress = x.progress;
+  std::string& log_level = x.log_level;
+  double& max_frame_mb = x.max_frame_mb;
+  std::string& shard = x.shard;
+  std::string& timeline = x.timeline;
 
   app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
   app.add_option("--speed", o.speed, "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
@@ -80,36 +92,77 @@ int main(int argc, char** argv) {
   app.add_option("--local-worker-arg", fleet.local_worker_args,
                  "Extra flag passed to every --local worker (repeatable)");
 
+}
+
+bool engine_flag_given(const CLI::App& app) {
+  for (const auto* opt : app.get_options()) {
+    const std::string& n = opt->get_name();
+    if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
+                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleet;
+  session::FleetOptions fleet;
+  CliExtras x;
+  auto app = std::make_unique<CLI::App>("Fleet Replay coordinator: replays an LMCache storage trace (.lct)");
+  declare(*app, fleet, x);
   try {
-    app.parse(argc, argv);
+    app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app->exit(e) == 0 ? 0 : 2;
   }
   // stdout carries LMCache's byte-exact outputs; logs go to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
-  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_level(spdlog::level::from_str(x.log_level));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
-  o.virtual_clock = clock == "virtual";
-  o.max_frame_bytes = static_cast<uint32_t>(max_frame_mb * 1024 * 1024);
-  o.progress = progress == "always" ? report::ProgressReporter::Mode::Always
-               : progress == "never" ? report::ProgressReporter::Mode::Never
-                                     : report::ProgressReporter::Mode::Auto;
+  if (fleet.replay.config_from_trace) {
+    storage::EngineConfig from_trace;
+    try {
+      trace::FrameReader reader(fleet.replay.trace_path);
+      const std::string& text = reader.header().sm_config_json;
+      if (text.empty()) {
+        throw std::runtime_error(fleet.replay.trace_path +
+                                 ": --config-from-trace: the header has no sm_config_json");
+      }
+      from_trace = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return 2;
+    }
+    fleet = session::FleetOptions{};
+    x = CliExtras{};
+    fleet.replay.engine = from_trace;
+    app = std::make_unique<CLI::App>("Fleet Replay coordinator");
+    declare(*app, fleet, x);
+    app->parse(argc, argv);  // cannot fail: it parsed once already
+    fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
+    fleet.send_engine_config = true;
+  }
+  session::ReplayOptions& o = fleet.replay;
+  o.virtual_clock = x.clock == "virtual";
+  o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
+  o.progress = x.progress == "always" ? report::ProgressReporter::Mode::Always
+               : x.progress == "never" ? report::ProgressReporter::Mode::Never
+                                       : report::ProgressReporter::Mode::Auto;
   if (fleet.workers_spec.empty() && fleet.local == 0) {
-    if (shard != "none" || fleet.plan_only) {
+    if (x.shard != "none" || fleet.plan_only) {
       spdlog::error("--shard/--plan-only need --workers or --local");
       return 2;
     }
     return session::run_local(std::move(o));
   }
-  fleet.router.mode = plan::parse_shard_mode(shard);
-  fleet.router.timeline = plan::parse_timeline(timeline);
+  fleet.router.mode = plan::parse_shard_mode(x.shard);
+  fleet.router.timeline = plan::parse_timeline(x.timeline);
   // Engine flags given to the coordinator override every worker's own defaults.
-  for (const auto* opt : app.get_options()) {
-    const std::string& n = opt->get_name();
-    if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
-                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
-      fleet.send_engine_config = true;
-    }
-  }
+  if (engine_flag_given(*app)) fleet.send_engine_config = true;
+  // Likewise --engine: without it, a worker started with --engine noop stays noop.
+  fleet.send_engine_name = app->get_option("--engine")->count() > 0;
   return session::run_fleet(std::move(fleet));
 }

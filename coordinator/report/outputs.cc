@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fleet/report/contention.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/pyjson.h"
 
@@ -124,6 +125,19 @@ std::string render_fleet_block(const RunReport& r) {
     late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
     sections.push_back(late);
   }
+  auto contention = contention_json(r);
+  if (contention.contains("per_op")) {
+    stats::MetricSection l2{"l2", "L2 Operations", {}};
+    for (auto it = contention["per_op"].begin(); it != contention["per_op"].end(); ++it) {
+      const auto& v = it.value();
+      l2.rows.push_back({it.key(), it.key() + " ops/s", v["ops_per_s"].get<double>()});
+      l2.rows.push_back({it.key() + "_p99", it.key() + " p99 (us)", v["p99_us"].get<double>()});
+    }
+    if (!contention["fairness"].is_null()) {
+      l2.rows.push_back({"fairness", "Fairness (Jain)", contention["fairness"].get<double>()});
+    }
+    sections.push_back(l2);
+  }
   if (r.nodes.size() > 1) {
     stats::MetricSection nodes{"nodes", "Nodes", {}};
     for (const auto& n : r.nodes) {
@@ -169,6 +183,8 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   for (const auto& n : r.nodes) nodes.push_back(node_json(n));
   j["nodes"] = nodes;
   if (!r.plan.empty()) j["plan"] = r.plan;
+  auto contention = contention_json(r);
+  if (!contention.empty()) j["contention"] = contention;
   for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }
@@ -199,6 +215,9 @@ int write_outputs(const RunReport& report, const OutputOptions& o) {
   }
   write_file(dir / "fleet_summary.json", util::py_json_dumps_indent(fleet_summary_json(report), 2) + "\n");
   write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
+  if (contention_json(report).contains("per_op")) {
+    write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
+  }
   std::string summary = render_lmcache_summary(report, o.format);
   if (!o.output_path.empty()) write_file(o.output_path, summary);
   if (!o.quiet) {

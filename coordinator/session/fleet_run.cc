@@ -1,5 +1,6 @@
 #include "fleet/session/fleet_run.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -177,6 +178,19 @@ void estimate_clocks(Links& links) {
   }
 }
 
+// The coordinator's own cost, so a run can show that its memory stays bounded (credit flow)
+// and how much CPU one coordinator spends per record (projecting to large fleets).
+nlohmann::json coordinator_usage(int64_t t0_ns, uint64_t records_sent) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+  return {{"peak_rss_bytes", static_cast<uint64_t>(ru.ru_maxrss) * 1024},
+          {"cpu_user_s", secs(ru.ru_utime)},
+          {"cpu_system_s", secs(ru.ru_stime)},
+          {"records_sent", records_sent},
+          {"wall_since_t0_s", static_cast<double>(now_ns() - t0_ns) / 1e9}};
+}
+
 }  // namespace
 
 int run_fleet(FleetOptions o) {
@@ -277,7 +291,7 @@ int run_fleet(FleetOptions o) {
     s.t_origin = r.from_zero ? 0.0 : t_origin;
     s.clock = r.virtual_clock ? "virtual" : "real";
     if (o.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();
-    s.engine_name = r.engine.engine_name;
+    if (o.send_engine_name) s.engine_name = r.engine.engine_name;
     s.node_index = static_cast<int>(i);
     s.node_count = static_cast<int>(links.size());
     s.trace_level = reader->header().level;
@@ -400,6 +414,8 @@ int run_fleet(FleetOptions o) {
   rep.trace.truncated_tail = reader->counters().truncated_tail;
   rep.plan = router.plan_json();
   bool lost = false;
+  uint64_t records_sent = 0;
+  for (const auto& l : links) records_sent += l->records_sent;
   for (auto& l : links) {
     wire::NodeResult node;
     if (l->result) {
@@ -421,6 +437,7 @@ int run_fleet(FleetOptions o) {
     report::add_node(rep, std::move(node));
   }
   if (aborted) rep.stopped_early = true;
+  rep.extra["coordinator"] = coordinator_usage(t0, records_sent);
   int status;
   try {
     status = report::write_outputs(rep, r.output);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,9 +34,14 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
   for (int i = 0; i < count; ++i) {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("--local: pipe failed");
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("--local: fork failed");
     if (pid == 0) {
+      // A coordinator killed with SIGKILL cannot stop its workers: have the kernel do it, so
+      // no local worker outlives its coordinator.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(0);
       dup2(pipefd[1], STDOUT_FILENO);
       std::vector<std::string> args = {bin, "--listen", "tcp://127.0.0.1:0", "--announce",
                                        "--max-runs", "1", "--name",

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fleet/replay/l2_windows.h"
 #include "fleet/replay/pacer.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
@@ -36,6 +37,11 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   Dispatcher dispatcher(engine_);
   std::array<stats::OpStats*, trace::kOpKindCount> stats_by_kind{};
 
+  engine_.enable_l2_ops(true);
+  // A fleet run starts at T0 whatever the speed: with speed 0 nothing else would hold the first
+  // dispatch back, and every node would start whenever its first batch happened to arrive.
+  // The duration is then measured from T0, as in an embedded run.
+  if (options_.t0_ns) Pacer::wait_for_instant(clock_, options_.t0_ns, &stop_);
   const int64_t wall_start = clock_.now_ns();
   const int64_t t0 = options_.t0_ns ? options_.t0_ns : wall_start;
   res.t0_ns = t0;
@@ -67,7 +73,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
     if (!decoded || op.kind == trace::OpKind::Unknown) {
       // LMCache waits for the record's time before it decodes; pacing skipped records keeps
       // the replay's duration identical.
-      pacer.wait_until(target);
+      pacer.wait_until(target, &stop_);
       ++res.skipped;
       if (decoded && res.skipped <= 10) {
         spdlog::warn("no handler for {}; record skipped", rec.qualname);
@@ -82,7 +88,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
     if (pacer.paced()) {
       fed_late = clock_.now_ns() > target;
       run_engine_events_until(target);
-      pacer.wait_until(target);
+      pacer.wait_until(target, &stop_);
       if (fed_late) ++res.feed_late;
     } else {
       run_engine_events_until(clock_.now_ns());
@@ -133,6 +139,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   res.engine_digest = engine_.config_digest();
   res.engine_config = engine_.config_json();
   res.engine_counters = engine_.counters();
+  res.l2 = summarize_l2_ops(engine_.take_l2_ops(), t0);
   return res;
 }
 
@@ -153,6 +160,7 @@ wire::NodeResult to_node_result(const SessionResult& r, std::string name) {
   n.config_digest = r.engine_digest;
   n.engine_config = r.engine_config;
   n.engine_counters = r.engine_counters;
+  n.l2_windows = r.l2;
   n.start_skew_ns = r.first_dispatch_ns ? r.first_dispatch_ns - r.t0_ns : 0;
   n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
   n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -47,14 +48,15 @@ struct Run {
   std::thread thread;
   std::mutex mu;
   std::optional<std::string> done_payload;  // set by the session thread
-  std::string error;                        // set when the run could not start
+  std::string error;                        // set when the engine could not be built
+  std::atomic<bool> session_ready{false};
   uint64_t credits_sent = 0;
   uint64_t batches_received = 0;
   uint64_t records_received = 0;
   int credit_window = 8;
 
   ~Run() {
-    if (session) session->request_stop();
+    if (session_ready.load()) session->request_stop();
     queue.abort();
     if (thread.joinable()) thread.join();
   }
@@ -187,43 +189,53 @@ void WorkerService::serve() {
         } else if (env.type == "start") {
           auto s = env.as<wire::Start>();
           if (run) throw wire::ProtocolError("start while a run is active");
-          run = std::make_unique<Run>();
-          run->peer = id;
-          run->credit_window = std::max(1, s.credit_window);
           storage::EngineConfig cfg = options_.engine;
-          if (!s.engine_config_json.empty()) {
-            storage::EngineConfig over =
-                storage::EngineConfig::from_config_file_json(nlohmann::json::parse(s.engine_config_json));
-            over.eviction_tick_ms = cfg.eviction_tick_ms;
-            over.drain_on_close = cfg.drain_on_close;
-            cfg = over;
-          }
-          if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
-          util::Clock* clock = &util::RealClock::instance();
-          if (s.clock == "virtual") {
-            run->vclock = std::make_unique<util::VirtualClock>(s.t0_worker_ns);
-            clock = run->vclock.get();
-          }
           try {
-            cfg.validate();
-            run->engine = storage::make_engine(cfg, *clock);
+            if (!s.engine_config_json.empty()) {
+              storage::EngineConfig over = storage::EngineConfig::from_config_file_json(
+                  nlohmann::json::parse(s.engine_config_json));
+              over.eviction_tick_ms = cfg.eviction_tick_ms;
+              over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
+              over.drain_on_close = cfg.drain_on_close;
+              cfg = over;
+            }
+            if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
           } catch (const std::exception& e) {
             wire::Abort a;
-            a.reason = std::string("worker ") + options_.name + ": engine config: " + e.what();
+            a.reason = "worker " + options_.name + ": engine config from the coordinator: " + e.what();
             spdlog::error("{}", a.reason);
             send_to(id, wire::encode(a));
             reset("engine config rejected");
             continue;
+          }
+          run = std::make_unique<Run>();
+          run->peer = id;
+          run->credit_window = std::max(1, s.credit_window);
+          util::Clock* clock = &util::RealClock::instance();
+          if (s.clock == "virtual") {
+            run->vclock = std::make_unique<util::VirtualClock>(s.t0_worker_ns);
+            clock = run->vclock.get();
           }
           replay::SessionOptions so;
           so.speed = s.speed;
           so.t0_ns = s.t0_worker_ns;
           so.t_origin = s.t_origin;
           so.drain_on_close = cfg.drain_on_close;
-          run->session = std::make_unique<replay::ReplaySession>(*run->engine, *clock, so);
           Run* r = run.get();
           std::string name = options_.name;
-          r->thread = std::thread([r, name] {
+          // The engine is built on the run's own thread: connecting to a remote L2 may take
+          // time, and heartbeats must keep flowing meanwhile.
+          r->thread = std::thread([r, name, cfg, clock, so] {
+            try {
+              cfg.validate();
+              r->engine = storage::make_engine(cfg, *clock);
+              r->session = std::make_unique<replay::ReplaySession>(*r->engine, *clock, so);
+            } catch (const std::exception& e) {
+              std::lock_guard<std::mutex> lock(r->mu);
+              r->error = "worker " + name + ": engine: " + e.what();
+              return;
+            }
+            r->session_ready.store(true);
             replay::SessionResult res = r->session->run(r->queue);
             wire::NodeResult node = replay::to_node_result(res, name);
             node.records_received = r->records_received;
@@ -231,9 +243,8 @@ void WorkerService::serve() {
             std::lock_guard<std::mutex> lock(r->mu);
             r->done_payload = std::move(payload);
           });
-          spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {} ({})",
-                       s.node_index + 1, s.node_count, s.speed, s.clock, cfg.engine_name,
-                       run->engine->config_digest().substr(0, 8));
+          spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {}", s.node_index + 1,
+                       s.node_count, s.speed, s.clock, cfg.engine_name);
         } else if (env.type == "batch") {
           if (!run) throw wire::ProtocolError("batch before start");
           auto b = env.as<wire::Batch>();
@@ -252,7 +263,7 @@ void WorkerService::serve() {
           auto a = env.as<wire::Abort>();
           spdlog::warn("coordinator aborted the run: {}", a.reason);
           if (run) {
-            run->session->request_stop();
+            if (run->session_ready.load()) run->session->request_stop();
             run->queue.abort();
           } else {
             reset("aborted before start");
@@ -277,9 +288,19 @@ void WorkerService::serve() {
         send_to(peer, wire::encode(c));
       }
       std::optional<std::string> done;
+      std::string failure;
       {
         std::lock_guard<std::mutex> lock(run->mu);
         done.swap(run->done_payload);
+        failure.swap(run->error);
+      }
+      if (!failure.empty()) {
+        spdlog::error("{}", failure);
+        wire::Abort a;
+        a.reason = failure;
+        send_to(peer, wire::encode(a));
+        reset("engine could not be built");
+        continue;
       }
       if (done) {
         wire::Done d;
@@ -295,7 +316,7 @@ void WorkerService::serve() {
       if (now - last_beat >= beat_ns) {
         last_beat = now;
         send_to(peer, wire::encode(wire::Heartbeat{}));
-        if (run && run->session) {
+        if (run && run->session_ready.load()) {
           const auto& p = run->session->progress();
           wire::Progress pr;
           pr.records = static_cast<int64_t>(p.records.load(std::memory_order_relaxed));
@@ -308,7 +329,11 @@ void WorkerService::serve() {
       if (now - last_heard > lost_ns) {
         spdlog::error("coordinator silent for {} ms: aborting the run (no orphan load)",
                       (now - last_heard) / 1'000'000);
+        const bool had_run = run != nullptr;
         reset("coordinator lost");
+        // A run ended by a lost coordinator is still a run: a --max-runs 1 worker (a --local
+        // child, a batch job) must exit instead of serving forever with nobody to serve.
+        if (had_run && options_.max_runs > 0 && ++runs_done >= options_.max_runs) break;
       }
     }
   }

@@ -93,7 +93,7 @@ std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temp
   }
   stats_.allocations += queued.size();
   stats_.peak_used_bytes = std::max(stats_.peak_used_bytes, alloc_.used());
-  if (!listeners_.empty()) {
+  if (wants(L1Listener::kReservedWrite)) {
     KeyList ok;
     for (size_t i = 0; i < keys.size(); ++i)
       if (out[i] == L1Status::Success) ok.push_back(keys[i]);
@@ -118,7 +118,7 @@ std::vector<L1Status> L1Manager::finish_write(const KeyList& keys) {
       continue;
     }
     o.write_lock.unlock();
-    if (!o.temporary) notify.push_back(keys[i]);
+    if (!o.temporary && wants(L1Listener::kWriteFinished)) notify.push_back(keys[i]);
   }
   if (!notify.empty())
     for (auto* l : listeners_) l->on_l1_keys_write_finished(notify);
@@ -156,7 +156,7 @@ std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_
       continue;
     }
     for (int64_t k = 0; k < n; ++k) o.read_lock.lock(now);
-    if (!listeners_.empty()) ok.push_back(keys[i]);
+    if (wants(L1Listener::kReservedRead)) ok.push_back(keys[i]);
   }
   if (!ok.empty())
     for (auto* l : listeners_) l->on_l1_keys_reserved_read(ok);
@@ -180,9 +180,9 @@ std::vector<L1Status> L1Manager::finish_read(const KeyList& keys, int64_t read_l
       continue;
     }
     for (int64_t k = 0; k < n; ++k) o.read_lock.unlock();
-    if (!listeners_.empty()) ok.push_back(keys[i]);
+    if (wants(L1Listener::kReadFinished)) ok.push_back(keys[i]);
     if (o.temporary && !o.read_lock.is_locked(now)) {
-      freed.push_back(keys[i]);
+      if (wants(L1Listener::kDeletedByManager)) freed.push_back(keys[i]);
       stats_.temporary_frees++;
       free_object(it);
     }
@@ -212,7 +212,7 @@ std::vector<L1Status> L1Manager::finish_write_and_reserve_read(const KeyList& ke
     }
     o.write_lock.unlock();
     for (int64_t k = 0; k < n; ++k) o.read_lock.lock(now);
-    ok.push_back(keys[i]);
+    if (wants(L1Listener::kFinishWriteAndReserveRead)) ok.push_back(keys[i]);
   }
   if (!ok.empty())
     for (auto* l : listeners_) l->on_l1_keys_finish_write_and_reserve_read(ok);
@@ -265,7 +265,7 @@ std::vector<L1Status> L1Manager::delete_keys(const KeyList& keys, bool force) {
 }
 
 void L1Manager::touch_keys(const KeyList& keys) {
-  if (keys.empty()) return;
+  if (keys.empty() || !wants(L1Listener::kAccessed)) return;
   for (auto* l : listeners_) l->on_l1_keys_accessed(keys);
 }
 

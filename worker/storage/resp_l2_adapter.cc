@@ -145,132 +145,174 @@ uint64_t RespL2Adapter::next_id() {
   return next_task_++;
 }
 
-L2Completion RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
-                                     const std::vector<uint64_t>& sizes) {
-  L2Completion out;
-  out.kind = L2OpKind::Store;
-  out.num_keys = keys.size();
-  if (!ensure_connected(c)) {
-    out.success = false;
-    return out;
-  }
+namespace {
+// Commands are pipelined in windows: hiredis grows its output buffer linearly past 1 MiB, so one
+// pipeline per large task would copy quadratically.
+constexpr size_t kWindowCmds = 64;
+constexpr uint64_t kWindowBytes = 8ull << 20;
+}  // namespace
+
+bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
+                             const std::vector<uint64_t>& sizes, size_t begin, size_t end,
+                             L2Completion& out) {
+  if (!ensure_connected(c)) return false;
   uint64_t max_size = 0;
-  for (auto s : sizes) max_size = std::max(max_size, s);
+  for (size_t i = begin; i < end; ++i) max_size = std::max(max_size, sizes[i]);
   auto payload = zero_payload(max_size);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    std::string k = resp_key_name(keys[i]);
-    redisAppendCommand(c.ctx, "SET %b %b", k.data(), k.size(), payload.get(),
-                       static_cast<size_t>(sizes[i]));
-  }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    Reply r = get_reply(c.ctx);
-    if (!r) {
-      drop(c);
-      out.success = false;
-      return out;
+  bool ok = true;
+  uint64_t stored = 0;
+  for (size_t w = begin; w < end;) {
+    size_t we = w;
+    uint64_t bytes = 0;
+    while (we < end && we - w < kWindowCmds && (we == w || bytes + sizes[we] <= kWindowBytes)) {
+      std::string k = resp_key_name(keys[we]);
+      redisAppendCommand(c.ctx, "SET %b %b", k.data(), k.size(), payload.get(),
+                         static_cast<size_t>(sizes[we]));
+      bytes += sizes[we++];
     }
-    if (r->type == REDIS_REPLY_STATUS && std::string_view(r->str, r->len) == "OK") {
-      out.bytes += sizes[i];
-    } else {
-      out.success = false;
+    for (size_t i = w; i < we; ++i) {
+      Reply r = get_reply(c.ctx);
+      if (!r) {
+        drop(c);
+        return false;
+      }
+      if (r->type == REDIS_REPLY_STATUS && std::string_view(r->str, r->len) == "OK") {
+        stored += sizes[i];
+      } else {
+        ok = false;
+      }
     }
+    w = we;
   }
+  out.bytes += stored;
   std::lock_guard<std::mutex> g(mu_);
-  used_ += out.bytes;
-  return out;
+  used_ += stored;
+  return ok;
 }
 
-L2Completion RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys) {
-  L2Completion out;
-  out.kind = L2OpKind::Lookup;
-  out.num_keys = keys.size();
-  out.bitmap.assign(keys.size(), 0);
-  if (!ensure_connected(c)) return out;
+bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys, size_t begin,
+                              size_t end, L2Completion& out) {
+  if (!ensure_connected(c)) return false;
   std::vector<std::string> names;
-  for (const auto& key : keys) {
-    names.push_back(resp_key_name(key));
-    redisAppendCommand(c.ctx, "EXISTS %b", names.back().data(), names.back().size());
-  }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    Reply r = get_reply(c.ctx);
-    if (!r) {
-      drop(c);
-      std::fill(out.bitmap.begin(), out.bitmap.end(), 0);
-      return out;
+  for (size_t w = begin; w < end;) {
+    const size_t we = std::min(end, w + kWindowCmds * 4);
+    for (size_t i = w; i < we; ++i) {
+      std::string k = resp_key_name(keys[i]);
+      redisAppendCommand(c.ctx, "EXISTS %b", k.data(), k.size());
     }
-    out.bitmap[i] = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+    for (size_t i = w; i < we; ++i) {
+      Reply r = get_reply(c.ctx);
+      if (!r) {
+        drop(c);
+        for (size_t j = begin; j < end; ++j) out.bitmap[j] = 0;
+        return false;
+      }
+      out.bitmap[i] = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+    }
+    w = we;
   }
   std::lock_guard<std::mutex> g(mu_);
-  for (size_t i = 0; i < keys.size(); ++i)
-    if (out.bitmap[i]) locks_[names[i]]++;
-  return out;
+  for (size_t i = begin; i < end; ++i)
+    if (out.bitmap[i]) locks_[resp_key_name(keys[i])]++;
+  return true;
 }
 
-L2Completion RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
-                                    const std::vector<uint64_t>& sizes) {
-  L2Completion out;
-  out.kind = L2OpKind::Load;
-  out.num_keys = keys.size();
-  out.bitmap.assign(keys.size(), 0);
-  if (!ensure_connected(c)) return out;
-  for (const auto& key : keys) {
-    std::string k = resp_key_name(key);
-    redisAppendCommand(c.ctx, "GET %b", k.data(), k.size());
-  }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    Reply r = get_reply(c.ctx);
-    if (!r) {
-      drop(c);
-      std::fill(out.bitmap.begin(), out.bitmap.end(), 0);
-      out.bytes = 0;
-      return out;
+bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
+                            const std::vector<uint64_t>& sizes, size_t begin, size_t end,
+                            L2Completion& out) {
+  if (!ensure_connected(c)) return false;
+  uint64_t loaded = 0;
+  for (size_t w = begin; w < end;) {
+    size_t we = w;
+    uint64_t bytes = 0;
+    while (we < end && we - w < kWindowCmds && (we == w || bytes + sizes[we] <= kWindowBytes)) {
+      std::string k = resp_key_name(keys[we]);
+      redisAppendCommand(c.ctx, "GET %b", k.data(), k.size());
+      bytes += sizes[we++];
     }
-    if (r->type == REDIS_REPLY_STRING && static_cast<uint64_t>(r->len) == sizes[i]) {
-      out.bitmap[i] = 1;  // the bulk length must equal the destination buffer
-      out.bytes += sizes[i];
+    for (size_t i = w; i < we; ++i) {
+      Reply r = get_reply(c.ctx);
+      if (!r) {
+        drop(c);
+        for (size_t j = begin; j < end; ++j) out.bitmap[j] = 0;
+        return false;
+      }
+      if (r->type == REDIS_REPLY_STRING && static_cast<uint64_t>(r->len) == sizes[i]) {
+        out.bitmap[i] = 1;  // the bulk length must equal the destination buffer
+        loaded += sizes[i];
+      }
     }
+    w = we;
   }
-  return out;
+  out.bytes += loaded;
+  return true;
+}
+
+// One task is split over the connection pool (up to num_workers parts of >= kWindowCmds keys);
+// the part that finishes last delivers the completion.
+void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::ObjectKey> keys,
+                              std::vector<uint64_t> sizes) {
+  struct Shared {
+    std::mutex mu;
+    size_t remaining = 0;
+    L2Completion c;
+    std::vector<trace::ObjectKey> keys;
+    std::vector<uint64_t> sizes;
+  };
+  auto sh = std::make_shared<Shared>();
+  const size_t n = keys.size();
+  sh->c.kind = kind;
+  sh->c.task_id = id;
+  sh->c.num_keys = n;
+  sh->c.submit_ns = ctx_.clock->now_ns();
+  if (kind != L2OpKind::Store) sh->c.bitmap.assign(n, 0);
+  sh->keys = std::move(keys);
+  sh->sizes = std::move(sizes);
+  size_t parts = 1;
+  if (pool_) parts = std::max<size_t>(1, std::min(conns_.size(), (n + kWindowCmds - 1) / kWindowCmds));
+  sh->remaining = parts;
+  for (size_t p = 0; p < parts; ++p) {
+    const size_t b = n * p / parts, e = n * (p + 1) / parts;
+    run([this, sh, kind, b, e](size_t w) {
+      L2Completion part;
+      if (kind != L2OpKind::Store) part.bitmap.assign(sh->keys.size(), 0);
+      bool ok = false;
+      Conn& c = conn(w);
+      if (kind == L2OpKind::Store) ok = do_store(c, sh->keys, sh->sizes, b, e, part);
+      else if (kind == L2OpKind::Lookup) ok = do_lookup(c, sh->keys, b, e, part);
+      else ok = do_load(c, sh->keys, sh->sizes, b, e, part);
+      L2Completion done;
+      {
+        std::lock_guard<std::mutex> g(sh->mu);
+        sh->c.success = sh->c.success && ok;
+        sh->c.bytes += part.bytes;
+        for (size_t i = b; i < e && !part.bitmap.empty(); ++i) sh->c.bitmap[i] = part.bitmap[i];
+        if (--sh->remaining > 0) return;
+        done = std::move(sh->c);
+      }
+      done.end_ns = std::max(done.submit_ns, ctx_.clock->now_ns());
+      ctx_.deliver(done.end_ns, std::move(done));
+    });
+  }
 }
 
 uint64_t RespL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
                                      std::vector<uint64_t> sizes) {
   const uint64_t id = next_id();
-  const int64_t t0 = ctx_.clock->now_ns();
-  run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)](size_t w) {
-    L2Completion c = do_store(conn(w), keys, sizes);
-    c.task_id = id;
-    c.submit_ns = t0;
-    c.end_ns = std::max(t0, ctx_.clock->now_ns());
-    ctx_.deliver(c.end_ns, std::move(c));
-  });
+  run_split(L2OpKind::Store, id, std::move(keys), std::move(sizes));
   return id;
 }
 
 uint64_t RespL2Adapter::submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) {
   const uint64_t id = next_id();
-  const int64_t t0 = ctx_.clock->now_ns();
-  run([this, id, t0, keys = std::move(keys)](size_t w) {
-    L2Completion c = do_lookup(conn(w), keys);
-    c.task_id = id;
-    c.submit_ns = t0;
-    c.end_ns = std::max(t0, ctx_.clock->now_ns());
-    ctx_.deliver(c.end_ns, std::move(c));
-  });
+  run_split(L2OpKind::Lookup, id, std::move(keys), {});
   return id;
 }
 
 uint64_t RespL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
                                     std::vector<uint64_t> sizes) {
   const uint64_t id = next_id();
-  const int64_t t0 = ctx_.clock->now_ns();
-  run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)](size_t w) {
-    L2Completion c = do_load(conn(w), keys, sizes);
-    c.task_id = id;
-    c.submit_ns = t0;
-    c.end_ns = std::max(t0, ctx_.clock->now_ns());
-    ctx_.deliver(c.end_ns, std::move(c));
-  });
+  run_split(L2OpKind::Load, id, std::move(keys), std::move(sizes));
   return id;
 }
 

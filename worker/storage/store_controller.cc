@@ -23,13 +23,18 @@ void StoreController::step() {
   if (stopped_) return;
   KeyList batch;
   batch.swap(pending_);
-  // Group by (model_name, kv_rank), first appearance first.
+  // Group by (model_name, kv_rank), first appearance first (a batch rarely has more than one).
   std::vector<KeyList> groups;
-  std::map<std::pair<std::string, int64_t>, size_t> group_of;
   for (auto& k : batch) {
-    auto [it, inserted] = group_of.try_emplace({k.model_name, k.kv_rank}, groups.size());
-    if (inserted) groups.emplace_back();
-    groups[it->second].push_back(std::move(k));
+    KeyList* g = nullptr;
+    for (auto& cand : groups) {
+      if (cand.front().kv_rank == k.kv_rank && cand.front().model_name == k.model_name) {
+        g = &cand;
+        break;
+      }
+    }
+    if (!g) g = &groups.emplace_back();
+    g->push_back(std::move(k));
   }
   for (const KeyList& group : groups) {
     for (size_t a = 0; a < adapters_.size(); ++a) {

@@ -1,7 +1,9 @@
 #include "fleet/trace/codecs.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <string>
 
 namespace fleet::trace {
@@ -79,20 +81,57 @@ bool read_wrapper(MsgpackReader& r, Wrapped& out) {
   return true;
 }
 
+bool enter_wrapper_in_place(MsgpackReader& r, std::string_view& tag) {
+  static constexpr unsigned char kHead[] = {0x82, 0xa5, '_', '_', 't', '_', '_'};
+  if (r.remaining() < sizeof kHead + 3) return false;
+  const uint8_t* p = r.data() + r.offset();
+  if (std::memcmp(p, kHead, sizeof kHead) != 0) return false;
+  MsgpackReader q = r.at(r.offset() + sizeof kHead);
+  if (q.peek() != MsgType::Str) return false;  // e.g. a nil tag: a plain dict
+  std::string_view t = q.read_str();
+  if (q.remaining() < 2 || q.data()[q.offset()] != 0xa1 || q.data()[q.offset() + 1] != 'v') {
+    return false;
+  }
+  if (!is_known_codec_tag(t)) q.fail("unknown codec tag");
+  tag = t;
+  r = q.at(q.offset() + 2);
+  return true;
+}
+
+namespace {
+// Positions a cursor at the payload of a wrapper with tag `want`: in place when canonical
+// (then `r` ends past the wrapper once the payload is read), else through read_wrapper.
+MsgpackReader* payload_of(MsgpackReader& r, Wrapped& w, std::string_view want, const char* what) {
+  std::string_view tag;
+  if (enter_wrapper_in_place(r, tag)) {
+    if (tag != want) r.fail(what);
+    return &r;
+  }
+  if (!read_wrapper(r, w) || w.tag != want) r.fail(what);
+  return &w.payload;
+}
+}  // namespace
+
 ObjectKey decode_object_key(MsgpackReader& r) {
-  Wrapped w{{}, r};
-  if (!read_wrapper(r, w) || w.tag != "ObjectKey") r.fail("expected an ObjectKey");
-  MsgpackReader& p = w.payload;
-  uint32_t n = p.read_map_header();
   ObjectKey k;
+  decode_object_key_into(r, k);
+  return k;
+}
+
+void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
+  Wrapped w{{}, r};
+  MsgpackReader& p = *payload_of(r, w, "ObjectKey", "expected an ObjectKey");
+  uint32_t n = p.read_map_header();
+  k.object_group_id = 0;
+  k.cache_salt.clear();
   bool hash = false, model = false, rank = false;
   for (uint32_t i = 0; i < n; ++i) {
     std::string_view key = p.read_str();
     if (key == "chunk_hash") {
-      k.chunk_hash = std::string(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
+      k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
       hash = true;
     } else if (key == "model_name") {
-      k.model_name = std::string(p.read_str());
+      k.model_name.assign(p.read_str());
       model = true;
     } else if (key == "kv_rank") {
       k.kv_rank = p.read_int();
@@ -100,28 +139,46 @@ ObjectKey decode_object_key(MsgpackReader& r) {
     } else if (key == "object_group_id") {
       k.object_group_id = p.read_int();
     } else if (key == "cache_salt") {
-      k.cache_salt = std::string(p.read_str());
+      k.cache_salt.assign(p.read_str());
     } else {
       p.skip();
     }
   }
   if (!hash || !model || !rank) p.fail("ObjectKey lacks chunk_hash, model_name or kv_rank");
-  return k;
 }
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
   uint32_t n = read_sequence(r);
-  out.clear();
-  out.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) out.push_back(decode_object_key(r));
+  // Key counts change from record to record; shrinking a vector would free its keys' string
+  // buffers and growing it would allocate them again. Parking surplus keys (with their buffers)
+  // in a per-thread spare list keeps the steady state of a long decode free of malloc/free.
+  thread_local std::vector<ObjectKey> spare;
+  if (n < out.size()) {
+    for (size_t i = n; i < out.size(); ++i) spare.push_back(std::move(out[i]));
+    out.resize(n);
+  }
+  while (out.size() < n) {
+    if (spare.empty()) {
+      out.emplace_back();
+    } else {
+      out.push_back(std::move(spare.back()));
+      spare.pop_back();
+    }
+  }
+  for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
 }
 
 MemoryLayout decode_layout(MsgpackReader& r) {
-  Wrapped w{{}, r};
-  if (!read_wrapper(r, w) || w.tag != "MemoryLayoutDesc") r.fail("expected a MemoryLayoutDesc");
-  MsgpackReader& p = w.payload;
-  uint32_t n = p.read_map_header();
   MemoryLayout l;
+  decode_layout_into(r, l);
+  return l;
+}
+
+void decode_layout_into(MsgpackReader& r, MemoryLayout& l) {
+  Wrapped w{{}, r};
+  MsgpackReader& p = *payload_of(r, w, "MemoryLayoutDesc", "expected a MemoryLayoutDesc");
+  uint32_t n = p.read_map_header();
+  l.dtypes.clear();
   bool shapes = false, dtypes = false;
   for (uint32_t i = 0; i < n; ++i) {
     std::string_view key = p.read_str();
@@ -130,11 +187,13 @@ MemoryLayout decode_layout(MsgpackReader& r) {
       l.shapes.resize(groups);
       for (uint32_t g = 0; g < groups; ++g) {
         uint32_t dims = read_sequence(p);
+        l.shapes[g].clear();
         l.shapes[g].reserve(dims);
         for (uint32_t d = 0; d < dims; ++d) l.shapes[g].push_back(p.read_int());
       }
       shapes = true;
     } else if (key == "dtypes") {
+      l.dtypes.clear();
       uint32_t groups = read_sequence(p);
       for (uint32_t g = 0; g < groups; ++g) {
         auto dt = parse_dtype(read_str_or_wrapped(p, "torch.dtype"));
@@ -148,7 +207,6 @@ MemoryLayout decode_layout(MsgpackReader& r) {
   }
   if (!shapes || !dtypes) p.fail("MemoryLayoutDesc lacks shapes or dtypes");
   if (l.shapes.size() != l.dtypes.size()) p.fail("MemoryLayoutDesc shapes/dtypes lengths differ");
-  return l;
 }
 
 TrimPolicy decode_trim_policy(MsgpackReader& r) {
@@ -164,13 +222,23 @@ PrefetchMode decode_prefetch_mode(MsgpackReader& r) {
 }
 
 AttnWindowDesc decode_attn(MsgpackReader& r) {
+  AttnWindowDesc a;
+  decode_attn_into(r, a);
+  return a;
+}
+
+void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
   Wrapped w{{}, r};
   MsgpackReader* p = &r;
-  if (read_wrapper(r, w)) {
+  std::string_view tag;
+  if (enter_wrapper_in_place(r, tag)) {
+    if (tag != "AttnWindowDesc") r.fail("expected an AttnWindowDesc");
+  } else if (read_wrapper(r, w)) {
     if (w.tag != "AttnWindowDesc") r.fail("expected an AttnWindowDesc");
     p = &w.payload;
   }
-  AttnWindowDesc a;
+  a.num_chunks_in_sw.assign(1, -1);
+  a.world_size = 1;
   auto read_windows = [&](MsgpackReader& q) {
     uint32_t n = read_sequence(q);
     a.num_chunks_in_sw.clear();
@@ -187,16 +255,28 @@ AttnWindowDesc decode_attn(MsgpackReader& r) {
   } else {
     read_windows(*p);  // older encoders wrote the bare array (world_size 1)
   }
-  return a;
 }
 
 PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
-  Wrapped w{{}, r};
-  if (!read_wrapper(r, w) || w.tag != "PrefetchRequestSpec") r.fail("expected a PrefetchRequestSpec");
-  MsgpackReader& p = w.payload;
-  uint32_t n = p.read_map_header();
   PrefetchSpec s;
-  bool keys = false, readers = false;
+  decode_prefetch_spec_into(r, s);
+  return s;
+}
+
+void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s) {
+  Wrapped w{{}, r};
+  MsgpackReader& p = *payload_of(r, w, "PrefetchRequestSpec", "expected a PrefetchRequestSpec");
+  uint32_t n = p.read_map_header();
+  // Defaults, keeping the buffers of `keys` and of the layouts already in the map.
+  s.num_kv_readers = 1;
+  s.policy = TrimPolicy::Prefix;
+  s.attn.num_chunks_in_sw.assign(1, -1);
+  s.attn.world_size = 1;
+  s.mode = PrefetchMode::Lookup;
+  s.generation = 0;
+  int64_t seen_groups[64];
+  size_t n_seen = 0;
+  bool keys = false, readers = false, layouts_many = false;
   int64_t extra_count = 0;
   MemoryLayout legacy_layout;
   bool has_legacy_layout = false;
@@ -213,10 +293,14 @@ PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
     } else if (key == "policy") {
       s.policy = decode_trim_policy(p);
     } else if (key == "attn_desc") {
-      s.attn = decode_attn(p);
+      decode_attn_into(p, s.attn);
     } else if (key == "group_layout_descs") {
       if (p.try_nil()) continue;
       uint32_t groups = p.read_map_header();
+      if (groups > std::size(seen_groups)) {
+        s.group_layouts.clear();  // too many to track which are stale: start afresh
+        layouts_many = true;
+      }
       for (uint32_t g = 0; g < groups; ++g) {
         int64_t gid = 0;
         if (p.peek() == MsgType::Str) {
@@ -228,11 +312,12 @@ PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
         } else {
           gid = p.read_int();
         }
-        s.group_layouts[gid] = decode_layout(p);
+        decode_layout_into(p, s.group_layouts[gid]);
+        if (!layouts_many && n_seen < std::size(seen_groups)) seen_groups[n_seen++] = gid;
       }
     } else if (key == "layout_desc") {
       if (p.try_nil()) continue;
-      legacy_layout = decode_layout(p);
+      decode_layout_into(p, legacy_layout);
       has_legacy_layout = true;
     } else if (key == "mode") {
       s.mode = decode_prefetch_mode(p);
@@ -243,9 +328,14 @@ PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
     }
   }
   if (!keys) p.fail("PrefetchRequestSpec lacks keys");
+  if (!layouts_many) {  // drop groups left over from the previous record
+    for (auto it = s.group_layouts.begin(); it != s.group_layouts.end();) {
+      bool seen = std::find(seen_groups, seen_groups + n_seen, it->first) != seen_groups + n_seen;
+      it = seen ? std::next(it) : s.group_layouts.erase(it);
+    }
+  }
   if (!readers) s.num_kv_readers = extra_count + 1;
   if (s.group_layouts.empty() && has_legacy_layout) s.group_layouts[0] = legacy_layout;
-  return s;
 }
 
 void validate_value(MsgpackReader& r, uint32_t depth) {

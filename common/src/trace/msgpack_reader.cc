@@ -3,7 +3,6 @@
 #include <cstring>
 #include <string>
 
-#include "fleet/util/utf8.h"
 
 namespace fleet::trace {
 
@@ -25,214 +24,68 @@ const char* to_string(MsgType t) {
 
 void MsgpackReader::fail(const char* what) const { throw DecodeError(offset(), what); }
 
-uint8_t MsgpackReader::byte() {
-  if (p_ >= end_) fail("unexpected end of msgpack data");
-  return *p_++;
-}
-
-const uint8_t* MsgpackReader::take(size_t n) {
-  if (n > remaining()) fail("msgpack length runs past the end of the frame");
-  const uint8_t* start = p_;
-  p_ += n;
-  return start;
-}
-
-uint64_t MsgpackReader::be(int n) {
-  const uint8_t* b = take(static_cast<size_t>(n));
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | b[i];
-  return v;
-}
-
-// Each element takes at least one byte, so a count larger than what is left is corrupt; this
-// bounds every allocation a caller might size from the count.
-uint32_t MsgpackReader::checked_count(uint64_t n, size_t min_bytes_each) {
-  if (n > limits_.max_container) fail("msgpack container exceeds the element limit");
-  if (n * min_bytes_each > remaining()) fail("msgpack container count exceeds the frame size");
-  return static_cast<uint32_t>(n);
-}
-
-MsgType MsgpackReader::peek() const {
-  if (p_ >= end_) fail("unexpected end of msgpack data");
-  uint8_t b = *p_;
-  if (b <= 0x7f) return MsgType::UInt;
-  if (b <= 0x8f) return MsgType::Map;
-  if (b <= 0x9f) return MsgType::Array;
-  if (b <= 0xbf) return MsgType::Str;
-  if (b >= 0xe0) return MsgType::Int;
-  switch (b) {
-    case 0xc0: return MsgType::Nil;
-    case 0xc2: case 0xc3: return MsgType::Bool;
-    case 0xc4: case 0xc5: case 0xc6: return MsgType::Bin;
-    case 0xc7: case 0xc8: case 0xc9: case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
-      return MsgType::Ext;
-    case 0xca: case 0xcb: return MsgType::Float;
-    case 0xcc: case 0xcd: case 0xce: case 0xcf: return MsgType::UInt;
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3: return MsgType::Int;
-    case 0xd9: case 0xda: case 0xdb: return MsgType::Str;
-    case 0xdc: case 0xdd: return MsgType::Array;
-    case 0xde: case 0xdf: return MsgType::Map;
-    default: fail("invalid msgpack type byte 0xc1");
-  }
-}
-
-void MsgpackReader::read_nil() {
-  if (byte() != 0xc0) { --p_; fail("expected nil"); }
-}
-
-bool MsgpackReader::try_nil() {
-  if (p_ < end_ && *p_ == 0xc0) { ++p_; return true; }
-  return false;
-}
-
-bool MsgpackReader::read_bool() {
-  uint8_t b = byte();
-  if (b == 0xc2) return false;
-  if (b == 0xc3) return true;
-  --p_;
-  fail("expected bool");
-}
-
-int64_t MsgpackReader::read_int() {
-  uint8_t b = byte();
-  if (b <= 0x7f) return b;
-  if (b >= 0xe0) return static_cast<int8_t>(b);
-  switch (b) {
-    case 0xcc: return static_cast<int64_t>(be(1));
-    case 0xcd: return static_cast<int64_t>(be(2));
-    case 0xce: return static_cast<int64_t>(be(4));
-    case 0xcf: {
-      uint64_t v = be(8);
-      if (v > static_cast<uint64_t>(INT64_MAX)) fail("integer does not fit int64");
-      return static_cast<int64_t>(v);
-    }
-    case 0xd0: return static_cast<int8_t>(be(1));
-    case 0xd1: return static_cast<int16_t>(be(2));
-    case 0xd2: return static_cast<int32_t>(be(4));
-    case 0xd3: return static_cast<int64_t>(be(8));
-    default: --p_; fail("expected integer");
-  }
-}
-
-uint64_t MsgpackReader::read_uint() {
-  if (p_ < end_ && *p_ == 0xcf) { ++p_; return be(8); }
-  int64_t v = read_int();
-  if (v < 0) fail("expected non-negative integer");
-  return static_cast<uint64_t>(v);
-}
-
-double MsgpackReader::read_double() {
-  if (p_ >= end_) fail("unexpected end of msgpack data");
-  uint8_t b = *p_;
-  if (b == 0xcb) {
-    ++p_;
-    uint64_t bits = be(8);
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
-  }
-  if (b == 0xca) {
-    ++p_;
-    uint32_t bits = static_cast<uint32_t>(be(4));
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  if (b == 0xcf) { ++p_; return static_cast<double>(be(8)); }
-  return static_cast<double>(read_int());
-}
-
-std::string_view MsgpackReader::read_str() {
-  uint8_t b = byte();
-  uint64_t n;
-  if ((b & 0xe0) == 0xa0) n = b & 0x1f;
-  else if (b == 0xd9) n = be(1);
-  else if (b == 0xda) n = be(2);
-  else if (b == 0xdb) n = be(4);
-  else { --p_; fail("expected str"); }
-  const uint8_t* s = take(n);
-  return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
-}
-
-std::string_view MsgpackReader::read_bin() {
-  uint8_t b = byte();
-  uint64_t n;
-  if (b == 0xc4) n = be(1);
-  else if (b == 0xc5) n = be(2);
-  else if (b == 0xc6) n = be(4);
-  else { --p_; fail("expected bin"); }
-  const uint8_t* s = take(n);
-  return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
-}
-
-uint32_t MsgpackReader::read_array_header() {
-  uint8_t b = byte();
-  if ((b & 0xf0) == 0x90) return b & 0x0f;
-  if (b == 0xdc) return checked_count(be(2), 1);
-  if (b == 0xdd) return checked_count(be(4), 1);
-  --p_;
-  fail("expected array");
-}
-
-uint32_t MsgpackReader::read_map_header() {
-  uint8_t b = byte();
-  if ((b & 0xf0) == 0x80) return b & 0x0f;
-  if (b == 0xde) return checked_count(be(2), 2);
-  if (b == 0xdf) return checked_count(be(4), 2);
-  --p_;
-  fail("expected map");
-}
-
 void MsgpackReader::skip(bool check_utf8) { skip_depth(0, check_utf8); }
 
-void MsgpackReader::take_str(size_t n, bool check_utf8) {
-  const uint8_t* s = take(n);
-  if (check_utf8 && !util::is_valid_utf8({reinterpret_cast<const char*>(s), n})) {
-    p_ = s;
-    fail("str is not valid UTF-8");
-  }
-}
-
+// Iterative (an explicit stack of values still to skip per nesting level): this is the hottest
+// loop of the reader, and a hostile nesting depth can never reach the C++ stack.
 void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
-  if (depth > limits_.max_depth) fail("msgpack nesting exceeds the depth limit");
-  uint8_t b = byte();
-  if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) return;
-  if ((b & 0xe0) == 0xa0) { take_str(b & 0x1f, check_utf8); return; }
-  uint64_t count = 0;
-  bool is_map = false;
-  if ((b & 0xf0) == 0x80) { count = b & 0x0f; is_map = true; }
-  else if ((b & 0xf0) == 0x90) { count = b & 0x0f; }
-  else {
-    switch (b) {
-      case 0xc4: take(be(1)); return;
-      case 0xc5: take(be(2)); return;
-      case 0xc6: take(be(4)); return;
-      case 0xd9: take_str(be(1), check_utf8); return;
-      case 0xda: take_str(be(2), check_utf8); return;
-      case 0xdb: take_str(be(4), check_utf8); return;
-      case 0xc7: { uint64_t n = be(1); take(n + 1); return; }
-      case 0xc8: { uint64_t n = be(2); take(n + 1); return; }
-      case 0xc9: { uint64_t n = be(4); take(n + 1); return; }
-      case 0xca: take(4); return;
-      case 0xcb: take(8); return;
-      case 0xcc: case 0xd0: take(1); return;
-      case 0xcd: case 0xd1: take(2); return;
-      case 0xce: case 0xd2: take(4); return;
-      case 0xcf: case 0xd3: take(8); return;
-      case 0xd4: take(2); return;
-      case 0xd5: take(3); return;
-      case 0xd6: take(5); return;
-      case 0xd7: take(9); return;
-      case 0xd8: take(17); return;
-      case 0xdc: count = checked_count(be(2), 1); break;
-      case 0xdd: count = checked_count(be(4), 1); break;
-      case 0xde: count = checked_count(be(2), 2); is_map = true; break;
-      case 0xdf: count = checked_count(be(4), 2); is_map = true; break;
-      default: --p_; fail("invalid msgpack type byte 0xc1");
+  constexpr uint32_t kCap = 256;
+  const uint32_t max_depth = limits_.max_depth < kCap - 1 ? limits_.max_depth : kCap - 1;
+  if (depth > max_depth) fail("msgpack nesting exceeds the depth limit");
+  uint64_t pending[kCap];
+  uint32_t d = 0;
+  pending[0] = 1;
+  for (;;) {
+    while (pending[d] == 0) {
+      if (d == 0) return;
+      --d;
     }
+    --pending[d];
+    uint8_t b = byte();
+    if (b <= 0x7f || b >= 0xe0) continue;
+    if ((b & 0xe0) == 0xa0) {
+      take_str(b & 0x1f, check_utf8);
+      continue;
+    }
+    uint64_t count;
+    if ((b & 0xf0) == 0x80) {
+      count = uint64_t{b & 0x0fu} * 2;
+    } else if ((b & 0xf0) == 0x90) {
+      count = b & 0x0f;
+    } else {
+      switch (b) {
+        case 0xc0: case 0xc2: case 0xc3: continue;
+        case 0xc4: take(be(1)); continue;
+        case 0xc5: take(be(2)); continue;
+        case 0xc6: take(be(4)); continue;
+        case 0xd9: take_str(be(1), check_utf8); continue;
+        case 0xda: take_str(be(2), check_utf8); continue;
+        case 0xdb: take_str(be(4), check_utf8); continue;
+        case 0xc7: { uint64_t n = be(1); take(n + 1); continue; }
+        case 0xc8: { uint64_t n = be(2); take(n + 1); continue; }
+        case 0xc9: { uint64_t n = be(4); take(n + 1); continue; }
+        case 0xca: take(4); continue;
+        case 0xcb: take(8); continue;
+        case 0xcc: case 0xd0: take(1); continue;
+        case 0xcd: case 0xd1: take(2); continue;
+        case 0xce: case 0xd2: take(4); continue;
+        case 0xcf: case 0xd3: take(8); continue;
+        case 0xd4: take(2); continue;
+        case 0xd5: take(3); continue;
+        case 0xd6: take(5); continue;
+        case 0xd7: take(9); continue;
+        case 0xd8: take(17); continue;
+        case 0xdc: count = checked_count(be(2), 1); break;
+        case 0xdd: count = checked_count(be(4), 1); break;
+        case 0xde: count = uint64_t{checked_count(be(2), 2)} * 2; break;
+        case 0xdf: count = uint64_t{checked_count(be(4), 2)} * 2; break;
+        default: --p_; fail("invalid msgpack type byte 0xc1");
+      }
+    }
+    if (count == 0) continue;
+    if (depth + d + 1 > max_depth) fail("msgpack nesting exceeds the depth limit");
+    pending[++d] = count;
   }
-  if (is_map) count *= 2;
-  for (uint64_t i = 0; i < count; ++i) skip_depth(depth + 1, check_utf8);
 }
 
 }  // namespace fleet::trace

@@ -15,7 +15,7 @@ void decode_reserve_write(MsgpackReader& r, uint32_t nargs, Op& op) {
       decode_object_keys(r, op.keys);
       keys = true;
     } else if (name == "layout_desc") {
-      op.layout = decode_layout(r);
+      decode_layout_into(r, op.layout);
       layout = true;
     } else if (name == "mode") {
       auto m = parse_write_mode(r.read_str());
@@ -66,40 +66,48 @@ void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
   MemoryLayout legacy_layout;
   bool has_layout = false;
   int64_t extra_count = 0;
-  op.spec = PrefetchSpec{};
+  PrefetchSpec& s = op.spec;
+  // Era 1/2 defaults; an era-3 "spec" argument overwrites all of them.
+  s.num_kv_readers = 1;
+  s.policy = TrimPolicy::Prefix;
+  s.attn.num_chunks_in_sw.assign(1, -1);
+  s.attn.world_size = 1;
+  s.mode = PrefetchMode::Lookup;
+  s.generation = 0;
   op.external_request_id.clear();
   op.skip_l2 = false;
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string_view name = r.read_str();
     if (name == "spec") {
-      op.spec = decode_prefetch_spec(r);
+      decode_prefetch_spec_into(r, s);
       spec = true;
     } else if (name == "external_request_id") {
-      op.external_request_id = std::string(r.read_str());
+      op.external_request_id.assign(r.read_str());
     } else if (name == "skip_l2") {
       op.skip_l2 = r.read_bool();
     } else if (name == "keys") {  // era 1/2 signature
-      decode_object_keys(r, op.spec.keys);
+      decode_object_keys(r, s.keys);
       legacy_keys = true;
     } else if (name == "layout_desc") {
-      legacy_layout = decode_layout(r);
+      decode_layout_into(r, legacy_layout);
       has_layout = true;
     } else if (name == "extra_count") {
       extra_count = r.read_int();
     } else if (name == "policy") {
-      op.spec.policy = decode_trim_policy(r);
+      s.policy = decode_trim_policy(r);
     } else if (name == "attn_desc") {
-      op.spec.attn = decode_attn(r);
+      decode_attn_into(r, s.attn);
     } else if (name == "mode") {
-      op.spec.mode = decode_prefetch_mode(r);
+      s.mode = decode_prefetch_mode(r);
     } else {
       validate_value(r);
     }
   }
   if (spec) return;
   if (!legacy_keys || !has_layout) r.fail("submit_prefetch_task lacks spec (or keys+layout_desc)");
-  op.spec.num_kv_readers = extra_count + 1;
-  op.spec.group_layouts[0] = legacy_layout;
+  s.num_kv_readers = extra_count + 1;
+  s.group_layouts.clear();
+  s.group_layouts[0] = std::move(legacy_layout);
 }
 
 }  // namespace
@@ -135,11 +143,33 @@ void decode_op(const RecordView& rec, Op& op) {
 
 namespace {
 
+// Model-name part of chunk_identity_hash, cached: the keys of a record share one model.
+struct ModelHashCache {
+  std::string_view model;
+  uint64_t state = 0;
+  bool valid = false;
+  uint64_t get(std::string_view m) {
+    if (!valid || m != model) {
+      model = m;
+      state = chunk_identity_model_state(m);
+      valid = true;
+    }
+    return state;
+  }
+};
+
 // Walks an ObjectKey wrapper and appends its chunk identity without allocating.
-void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids) {
+void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
   Wrapped w{{}, r};
-  if (!read_wrapper(r, w) || w.tag != "ObjectKey") r.fail("expected an ObjectKey");
-  MsgpackReader& p = w.payload;
+  MsgpackReader* pp = &r;
+  std::string_view tag;
+  if (enter_wrapper_in_place(r, tag)) {
+    if (tag != "ObjectKey") r.fail("expected an ObjectKey");
+  } else {
+    if (!read_wrapper(r, w) || w.tag != "ObjectKey") r.fail("expected an ObjectKey");
+    pp = &w.payload;
+  }
+  MsgpackReader& p = *pp;
   uint32_t n = p.read_map_header();
   std::string_view hash, model;
   for (uint32_t i = 0; i < n; ++i) {
@@ -148,12 +178,12 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids) {
     else if (key == "model_name") model = p.read_str();
     else p.skip();
   }
-  ids.push_back(chunk_identity_hash(model, hash));
+  ids.push_back(chunk_identity_hash_continue(cache.get(model), hash));
 }
 
-void scan_keys(MsgpackReader& r, std::vector<uint64_t>& ids) {
+void scan_keys(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
   uint32_t n = r.read_array_header();
-  for (uint32_t i = 0; i < n; ++i) scan_key(r, ids);
+  for (uint32_t i = 0; i < n; ++i) scan_key(r, ids, cache);
 }
 
 }  // namespace
@@ -164,21 +194,27 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
   out.chunk_ids.clear();
   out.decode_failed = false;
   if (out.kind == OpKind::Unknown) return;
+  ModelHashCache cache;
   try {
     MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
     uint32_t nargs = r.read_map_header();
     for (uint32_t i = 0; i < nargs; ++i) {
       std::string_view name = r.read_str();
       if (name == "keys") {
-        scan_keys(r, out.chunk_ids);
+        scan_keys(r, out.chunk_ids, cache);
       } else if (name == "spec") {
         Wrapped w{{}, r};
-        if (!read_wrapper(r, w)) r.fail("spec is not a codec wrapper");
-        uint32_t n = w.payload.read_map_header();
+        MsgpackReader* p = &r;
+        std::string_view tag;
+        if (!enter_wrapper_in_place(r, tag)) {
+          if (!read_wrapper(r, w)) r.fail("spec is not a codec wrapper");
+          p = &w.payload;
+        }
+        uint32_t n = p->read_map_header();
         for (uint32_t j = 0; j < n; ++j) {
-          std::string_view f = w.payload.read_str();
-          if (f == "keys") scan_keys(w.payload, out.chunk_ids);
-          else w.payload.skip();
+          std::string_view f = p->read_str();
+          if (f == "keys") scan_keys(*p, out.chunk_ids, cache);
+          else p->skip();
         }
       } else {
         r.skip();

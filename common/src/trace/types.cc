@@ -51,9 +51,15 @@ size_t ObjectKeyHash::operator()(const ObjectKey& k) const noexcept {
 }
 
 uint64_t chunk_identity_hash(std::string_view model_name, std::string_view chunk_hash) {
-  uint64_t h = fnv1a(kFnvOffset, model_name);
-  h = fnv1a(h ^ 0xff, chunk_hash);
-  return h;
+  return chunk_identity_hash_continue(chunk_identity_model_state(model_name), chunk_hash);
+}
+
+uint64_t chunk_identity_model_state(std::string_view model_name) {
+  return fnv1a(kFnvOffset, model_name);
+}
+
+uint64_t chunk_identity_hash_continue(uint64_t model_state, std::string_view chunk_hash) {
+  return fnv1a(model_state ^ 0xff, chunk_hash);
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {

@@ -5,7 +5,7 @@
 
 namespace fleet::util {
 
-bool is_valid_utf8(std::string_view s) {
+bool is_valid_utf8_slow(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const unsigned char* end = p + s.size();
   while (p < end) {

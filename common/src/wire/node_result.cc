@@ -78,7 +78,7 @@ NodeResult decode_node_result(std::string_view bytes) {
     r.config_digest = j.value("config_digest", "");
     r.engine_config = j.value("engine_config", nlohmann::json::object());
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
-    r.l2_windows = j.value("l2_windows", nlohmann::json::array());
+    r.l2_windows = j.value("l2_windows", nlohmann::json::object());
     r.clock_offset_ns = j.value("clock_offset_ns", int64_t{0});
     r.clock_uncertainty_ns = j.value("clock_uncertainty_ns", int64_t{0});
     r.start_skew_ns = j.value("start_skew_ns", int64_t{0});

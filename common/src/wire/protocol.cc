@@ -10,8 +10,10 @@ Envelope decode(const void* data, size_t size) {
   Envelope env;
   try {
     // array, map, str, bin, ext element limits and nesting depth bound what a peer can make us
-    // allocate.
-    msgpack::unpack_limit limit(1u << 24, 4096, kMaxMessageBytes, kMaxMessageBytes, 0, 16);
+    // allocate. msgpack-c allocates a declared array before its elements arrive, so 5 bytes
+    // declaring 2^24 elements cost 400 MB; no message has a large array (bulk data travels as
+    // bytes), hence the small array limit.
+    msgpack::unpack_limit limit(1u << 16, 4096, kMaxMessageBytes, kMaxMessageBytes, 0, 16);
     env.handle = msgpack::unpack(static_cast<const char*>(data), size, nullptr, nullptr, limit);
   } catch (const std::exception& e) {
     throw ProtocolError(std::string("undecodable message: ") + e.what());

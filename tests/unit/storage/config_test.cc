@@ -190,15 +190,11 @@ TEST(Validate, ErrorsNameTheFlag) {
   c = base;
   c.engine_name = "python";
   ExpectInvalid(c, "--engine");
-  EXPECT_THROW(
-      {
-        EngineConfig bad;
-        CLI::App app;
-        add_engine_flags(app, bad);
-        const char* argv[] = {"x", "--eviction-policy", "FIFO"};
-        app.parse(3, argv);
-      },
-      CLI::ParseError);
+  EngineConfig bad;
+  CLI::App app;
+  add_engine_flags(app, bad);
+  const char* argv[] = {"x", "--eviction-policy", "FIFO"};
+  EXPECT_THROW(app.parse(3, argv), CLI::ParseError);
 }
 
 TEST(Factory, NativeAndNoop) {

@@ -2,6 +2,7 @@
 // three policies side by side, sliding windows with world_size > 1, and argument errors.
 #include <gtest/gtest.h>
 
+#include "fleet/storage/fold.h"
 #include "fleet/storage/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
@@ -105,6 +106,7 @@ TEST(Policies, PrefixVsSparseVsWarm) {
     cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
     auto sm = std::make_unique<StorageManager>(cfg, clock);
     PutAt(*sm, k, {0, 2});
+    Advance(*sm, clock, 1'000'000);  // their L2 stores complete (store locks released)
     return sm;
   };
   {
@@ -136,7 +138,8 @@ TEST(Policies, PrefixVsSparseVsWarm) {
     EXPECT_EQ(h.l1_hit_chunks, 0u);
     EXPECT_EQ(h.l2_orig_indices, Idx({0, 1, 2, 3}));
     EXPECT_EQ(ReadCount(*sm, k[0]), 0);  // WARM takes no SM-side locks
-    // The controller locks L1 keys, finds nothing in L2 and releases them all.
+    // The controller locks L1 keys; L2 has only those same keys, so there is nothing to load,
+    // and a WARM request releases every L1 lock it took.
     sm->run_until(clock.now_ns());
     EXPECT_EQ(ReadCount(*sm, k[0]), 0);
     EXPECT_EQ(ReadCount(*sm, k[2]), 0);

@@ -21,6 +21,11 @@ struct Wrapped {
   MsgpackReader payload;
 };
 bool read_wrapper(MsgpackReader& r, Wrapped& out);
+// Fast path for the form LMCache always writes, fixmap(2) {"__t__": tag, "v": payload} in that
+// order: positions `r` at the payload, so reading the payload leaves `r` at the wrapper's end
+// (no second walk). Returns false, consuming nothing, for any other form (then use
+// read_wrapper). An unknown tag throws DecodeError, as read_wrapper does.
+bool enter_wrapper_in_place(MsgpackReader& r, std::string_view& tag);
 
 ObjectKey decode_object_key(MsgpackReader& r);
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out);
@@ -31,6 +36,13 @@ AttnWindowDesc decode_attn(MsgpackReader& r);
 PrefetchSpec decode_prefetch_spec(MsgpackReader& r);
 // Validates any value: every wrapper's tag must be known (the generic decode of §4.2).
 void validate_value(MsgpackReader& r, uint32_t depth = 0);
+
+// The same decoders writing into existing objects, reusing their strings and vectors: the
+// replay decodes millions of records, and this keeps the steady state free of allocations.
+void decode_object_key_into(MsgpackReader& r, ObjectKey& out);
+void decode_layout_into(MsgpackReader& r, MemoryLayout& out);
+void decode_attn_into(MsgpackReader& r, AttnWindowDesc& out);
+void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& out);
 
 void encode_object_key(const ObjectKey& k, MsgpackWriter& w, int64_t schema = 2);
 void encode_object_keys(const std::vector<ObjectKey>& keys, MsgpackWriter& w, int64_t schema = 2);

@@ -73,3 +73,5 @@ class MsgpackReader {
 };
 
 }  // namespace fleet::trace
+
+#include "fleet/trace/msgpack_reader_inl.h"  // IWYU pragma: export

@@ -31,6 +31,10 @@ struct ObjectKeyHash {
 // 64-bit hash of (model_name, chunk_hash): the chunk identity used for key sharding. Stable
 // across builds and hosts (FNV-1a), unlike std::hash.
 uint64_t chunk_identity_hash(std::string_view model_name, std::string_view chunk_hash);
+// The same hash in two steps, so a scan hashes a record's shared model name once:
+// chunk_identity_hash(m, h) == chunk_identity_hash_continue(chunk_identity_model_state(m), h).
+uint64_t chunk_identity_model_state(std::string_view model_name);
+uint64_t chunk_identity_hash_continue(uint64_t model_state, std::string_view chunk_hash);
 
 // torch dtypes LMCache records as `str(torch.dtype)`.
 enum class DType : uint8_t {

@@ -26,7 +26,7 @@ struct NodeResult {
   std::string config_digest;
   nlohmann::json engine_config;
   nlohmann::json engine_counters = nlohmann::json::object();
-  nlohmann::json l2_windows = nlohmann::json::array();  // per 1-s window L2 ops / latency
+  nlohmann::json l2_windows = nlohmann::json::object();  // contention view (l2_windows.h)
   int64_t clock_offset_ns = 0;
   int64_t clock_uncertainty_ns = 0;
   int64_t start_skew_ns = 0;  // first dispatch - T0 on the node's clock

@@ -13,6 +13,7 @@ namespace fleet::session {
 struct FleetOptions {
   ReplayOptions replay;           // trace, speed, clock, engine config, outputs
   bool send_engine_config = false;  // engine flags / --config-from-trace given to the coordinator
+  bool send_engine_name = false;    // --engine given: otherwise each worker keeps its own default
   std::string workers_spec;       // --workers
   int local = 0;                  // --local N
   int expect_workers = 0;         // 0 = as many as resolved

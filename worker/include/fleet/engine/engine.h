@@ -29,6 +29,16 @@ struct ReadContext {
   bool all_good = false;
 };
 
+// One completed L2 operation, for the contention view (per-window op rates and latency).
+struct L2Op {
+  int adapter = 0;
+  const char* kind = "";  // "store", "lookup", "load"
+  int64_t end_ns = 0;     // on the engine's clock
+  int64_t latency_ns = 0;
+  uint64_t bytes = 0;
+  bool ok = true;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -63,6 +73,11 @@ class Engine {
   virtual std::string config_digest() const = 0;
   // Every counter of spec/storage-manager.md §6 that the engine keeps.
   virtual nlohmann::json counters() const = 0;
+
+  // L2 operations completed since the last call (recording starts with the first call to
+  // enable_l2_ops(true)); engines without L2 return nothing.
+  virtual void enable_l2_ops(bool /*on*/) {}
+  virtual std::vector<L2Op> take_l2_ops() { return {}; }
 };
 
 }  // namespace fleet::engine

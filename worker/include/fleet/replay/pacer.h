@@ -4,6 +4,7 @@
 // virtual one), so lateness stays in microseconds.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -31,8 +32,21 @@ class Pacer {
   }
 
   // Waits until `target_ns` if it is still ahead; never runs ahead, never skips.
-  void wait_until(int64_t target_ns) {
-    if (paced() && clock_.now_ns() < target_ns) clock_.sleep_until(target_ns);
+  void wait_until(int64_t target_ns, const std::atomic<bool>* stop = nullptr) {
+    if (paced()) wait_for_instant(clock_, target_ns, stop);
+  }
+
+  // Waits for an absolute instant whatever the speed. A real-clock wait is cut into slices so
+  // that a stop request (ABORT, lost coordinator) ends it within ~50 ms: a trace with a long
+  // idle gap must not keep a worker busy, or its network thread blocked joining the session.
+  static void wait_for_instant(util::Clock& clock, int64_t target_ns,
+                               const std::atomic<bool>* stop = nullptr) {
+    constexpr int64_t kSliceNs = 50'000'000;
+    for (int64_t now = clock.now_ns(); now < target_ns; now = clock.now_ns()) {
+      if (stop && stop->load(std::memory_order_relaxed)) return;
+      const bool last = clock.is_virtual() || target_ns - now <= kSliceNs;
+      clock.sleep_until(last ? target_ns : now + kSliceNs);
+    }
   }
 
  private:

@@ -65,6 +65,7 @@ struct SessionResult {
   std::string engine_digest;
   nlohmann::json engine_config;
   nlohmann::json engine_counters;
+  nlohmann::json l2;  // contention view: see l2_windows.h
 };
 
 // Live numbers another thread may read while run() is going (progress line, heartbeats).

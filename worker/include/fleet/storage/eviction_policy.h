@@ -66,6 +66,10 @@ class EvictionBridge final : public L1Listener {
  public:
   EvictionBridge(EvictionPolicy& policy, bool reserved_write_creates)
       : policy_(policy), reserved_write_creates_(reserved_write_creates) {}
+  unsigned interests() const override {
+    return kWriteFinished | kFinishWriteAndReserveRead | kAccessed | kDeletedByManager |
+           (reserved_write_creates_ ? kReservedWrite : 0u);
+  }
   void on_l1_keys_reserved_write(const KeyList& k) override {
     if (reserved_write_creates_) policy_.on_keys_created(k);
   }

@@ -58,7 +58,10 @@ class L1Manager {
   L1Manager(const L1Manager&) = delete;
   L1Manager& operator=(const L1Manager&) = delete;
 
-  void add_listener(L1Listener* l) { listeners_.push_back(l); }
+  void add_listener(L1Listener* l) {
+    listeners_.push_back(l);
+    interests_ |= l->interests();
+  }
 
   std::vector<L1Status> reserve_write(const KeyList& keys, bool is_temporary,
                                       const trace::MemoryLayout& layout, trace::WriteMode mode);
@@ -96,6 +99,8 @@ class L1Manager {
   AddressAllocator alloc_;
   Table table_;
   std::vector<L1Listener*> listeners_;
+  unsigned interests_ = 0;
+  bool wants(unsigned bit) const { return (interests_ & bit) != 0; }
   L1Stats stats_;
   std::vector<uint64_t> addr_scratch_;
 };

@@ -58,11 +58,15 @@ class RespL2Adapter final : public L2Adapter {
   void drop(Conn& c);
   void run(std::function<void(size_t)> fn);
   uint64_t next_id();
-  L2Completion do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
-                        const std::vector<uint64_t>& sizes);
-  L2Completion do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys);
-  L2Completion do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
-                       const std::vector<uint64_t>& sizes);
+  void run_split(L2OpKind kind, uint64_t id, std::vector<trace::ObjectKey> keys,
+                 std::vector<uint64_t> sizes);
+  // Work on keys[begin, end) on one connection; false on a connection or protocol failure.
+  bool do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
+                const std::vector<uint64_t>& sizes, size_t begin, size_t end, L2Completion& out);
+  bool do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys, size_t begin, size_t end,
+                 L2Completion& out);
+  bool do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
+               const std::vector<uint64_t>& sizes, size_t begin, size_t end, L2Completion& out);
 
   RespL2Config cfg_;
   uint64_t capacity_;

@@ -22,6 +22,7 @@ class StoreController final : public L1Listener {
   StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
                   EngineCounters& counters, bool skip_l1);
 
+  unsigned interests() const override { return kWriteFinished; }
   void on_l1_keys_write_finished(const KeyList& keys) override;
   void on_store_completed(size_t adapter_index, const L2Completion& c);
 

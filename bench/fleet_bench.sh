@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fleet throughput benchmark (figures go to docs/benchmarks.md, "Fleet"):
+#   bench/fleet_bench.sh [BUILD_DIR] [RECORDS]
+# Replays a synthetic trace with --speed 0 and noop engines on --local 2 and --local 4, for
+# --shard time (each record once) and --shard none (N copies), and prints aggregate records/s,
+# the coordinator's CPU per routed record and what that projects to for 256 workers; then the
+# cost of merging 4 nodes' DONE messages of 100k samples each.
+set -euo pipefail
+build="${1:-$(cd "$(dirname "$0")/.." && pwd)/build}"
+records="${2:-200000}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+"$build/bench/fleet_bench" gen "$work/bench.lct" "$records"
+printf '%-8s %-6s %10s %9s %12s %12s %14s %16s\n' local shard records wall_s agg_rec/s \
+  coord_cpu_s cpu_us/record 1core_max_rec/s
+for n in 2 4; do
+  for shard in time none; do
+    out="$work/out-$n-$shard"
+    start=$(date +%s.%N)
+    "$build/coordinator/coordinator" "$work/bench.lct" --local "$n" --shard "$shard" \
+      --window 1 --engine noop --speed 0 --start-delay 0 -q --progress never \
+      --output-dir "$out" 2>"$out.log"
+    end=$(date +%s.%N)
+    python3 - "$out/fleet_summary.json" "$n" "$shard" "$start" "$end" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+n, shard, start, end = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+c = s["coordinator"]
+recs = s["records"]["total"]          # records replayed by all workers together
+wall = end - start                    # whole process: spawn, handshake, stream, merge
+cpu = c["cpu_user_s"] + c["cpu_system_s"]
+per = cpu / c["records_sent"] * 1e6   # coordinator CPU per routed record
+print(f"{n:<8} {shard:<6} {recs:>10} {wall:>9.2f} {recs / wall:>12.0f} {cpu:>12.2f} "
+      f"{per:>14.2f} {1e6 / per:>16.0f}")
+EOF
+  done
+done
+echo "256 workers: one coordinator core feeds at most 1core_max_rec/s in total, i.e."
+echo "1core_max_rec/s / 256 records/s per worker (the per-record cost is independent of N)."
+"$build/bench/fleet_bench" merge 4 100000

@@ -1,0 +1,151 @@
+// The wire protocol against real processes: a version mismatch is refused with a clear message
+// on both sides, and garbage on a worker's port during a run is rejected without harming it.
+#include <random>
+
+#include <zmq.hpp>
+
+#include "fleet/wire/protocol.h"
+#include "fleet_fixture.h"
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::optional<zmq::message_t> recv_within(zmq::socket_t& s, std::chrono::milliseconds t) {
+  zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
+  if (zmq::poll(&item, 1, t) <= 0) return std::nullopt;
+  zmq::message_t m;
+  if (!s.recv(m, zmq::recv_flags::dontwait)) return std::nullopt;
+  return m;
+}
+
+TEST(ProtocolVersion, WorkerRefusesAHelloOfAnotherVersion) {
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w");
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  zmq::context_t ctx(1);
+  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(w.endpoint());
+  wire::Hello h;
+  h.v = 99;
+  h.build_id = "future";
+  std::string bytes = wire::encode(h);
+  dealer.send(zmq::buffer(bytes));
+  auto reply = recv_within(dealer, 5s);
+  ASSERT_TRUE(reply) << "no answer; worker stderr:\n" << w.proc().err();
+  auto env = wire::decode(reply->data(), reply->size());
+  ASSERT_EQ(env.type, "welcome");
+  EXPECT_EQ(env.version, wire::kProtocolVersion);
+  auto welcome = env.as<wire::Welcome>();
+  EXPECT_NE(welcome.reject.find("protocol version 99"), std::string::npos) << welcome.reject;
+  EXPECT_NE(welcome.reject.find("version " + std::to_string(wire::kProtocolVersion)),
+            std::string::npos)
+      << welcome.reject;
+  EXPECT_TRUE(w.proc().wait_stderr("protocol version 99", 2s));
+  EXPECT_TRUE(w.proc().running());
+}
+
+TEST(ProtocolVersion, CoordinatorRefusesAWorkerOfAnotherVersion) {
+  TempDir dir;
+  zmq::context_t ctx(1);
+  zmq::socket_t router(ctx, zmq::socket_type::router);
+  router.set(zmq::sockopt::linger, 0);
+  router.bind("tcp://127.0.0.1:0");
+  std::string ep = router.get(zmq::sockopt::last_endpoint);
+  std::string host_port = ep.substr(ep.find("//") + 2);
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), synthetic_trace("small", 300), "-q", "--workers", host_port,
+                 "--connect-timeout", "5000", "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  // Play a worker from the future: answer the hello with a version-99 welcome.
+  bool answered = false;
+  auto deadline = Clock::now() + 10s;
+  while (!answered && Clock::now() < deadline && coord.running()) {
+    zmq::pollitem_t item{router.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, 50ms) <= 0) continue;
+    zmq::message_t id, body;
+    ASSERT_TRUE(router.recv(id));
+    ASSERT_TRUE(id.more());
+    ASSERT_TRUE(router.recv(body));
+    auto env = wire::decode(body.data(), body.size());
+    if (env.type != "hello") continue;
+    wire::Welcome w;
+    w.v = 99;
+    w.build_id = "future";
+    w.hostname = "fake";
+    std::string bytes = wire::encode(w);
+    router.send(id, zmq::send_flags::sndmore);
+    router.send(zmq::buffer(bytes));
+    answered = true;
+  }
+  ASSERT_TRUE(answered) << coord.err();
+  auto code = coord.wait_exit(10s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_EQ(*code, 2);
+  EXPECT_NE(coord.err().find("protocol version 99"), std::string::npos) << coord.err();
+  EXPECT_NE(coord.err().find(host_port), std::string::npos) << "the message names the worker";
+}
+
+// Everything a confused or hostile peer might send; none of it may disturb the run.
+std::vector<std::string> garbage() {
+  std::vector<std::string> g;
+  std::mt19937_64 rng(3);
+  std::string random(4096, '\0');
+  for (auto& c : random) c = static_cast<char>(rng());
+  g.push_back(random);
+  g.push_back(std::string("\x93\x01\x02\x03", 4));                 // [1,2,3]: not a map
+  g.push_back(std::string("\xdd\xff\xff\xff\xff", 5));             // array of 2^32-1, no data
+  g.push_back(std::string("\xdd\x00\xff\xff\xff", 5));             // array of 2^24-1, no data
+  g.push_back(std::string("\xdf\x7f\xff\xff\xff", 5));             // map of 2^31-1, no data
+  g.push_back(std::string("\xc6\x7f\xff\xff\xff", 5));             // bin of 2 GiB, no data
+  g.push_back(std::string("\x81\xa1t\xa5" "batch", 8));             // map without "v"
+  g.push_back(std::string("\x82\xa1v\x01\xa1t\xa5" "batch", 11));   // a v1 "batch" from a stranger
+  g.push_back(std::string());                                       // empty
+  std::string deep;
+  for (int i = 0; i < 200; ++i) deep += '\x91';                     // nesting 200 deep
+  deep += '\x01';
+  g.push_back(deep);
+  return g;
+}
+
+TEST(Garbage, RejectedWithoutHarmingARunningReplay) {
+  const std::string path = synthetic_trace("long", 1800, 1, 50.0);
+  const TraceCounts tc = count_trace(path);
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w", {"--engine", "noop"});
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--workers", w.host_port(),
+                 "--speed", "3", "--start-delay", "0.2", "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  ASSERT_TRUE(w.proc().wait_stderr("run started", 15s)) << coord.err();
+
+  zmq::context_t ctx(1);
+  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(w.endpoint());
+  for (int round = 0; round < 20; ++round) {
+    for (const auto& g : garbage()) dealer.send(zmq::buffer(g));
+    // Multi-frame junk too (a ROUTER expects identity + one body).
+    dealer.send(zmq::str_buffer("a"), zmq::send_flags::sndmore);
+    dealer.send(zmq::str_buffer("b"));
+  }
+  auto code = coord.wait_exit(30s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_EQ(*code, 0) << coord.err();
+  auto summary = nlohmann::json::parse(read_file(dir / "run/fleet_summary.json"));
+  EXPECT_EQ(summary["records"]["total"].get<uint64_t>(), tc.records);
+  EXPECT_EQ(summary["records"]["failed"], 0);
+  EXPECT_EQ(summary["nodes"][0]["status"], "ok");
+  const std::string log = w.proc().err();
+  EXPECT_NE(log.find("rejected message"), std::string::npos);
+  EXPECT_TRUE(w.proc().running());
+  const uint64_t hwm = vm_hwm_bytes(w.proc().pid());
+  std::cout << "[ measured ] worker VmHWM after garbage: " << hwm / 1024 << " KiB\n";
+  EXPECT_LT(hwm, 256ull << 20) << "garbage must not make the worker allocate what it declares";
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -1,0 +1,239 @@
+// ShardRouter: time windows (dependency-closed, moved counting, stacked timelines), key
+// ownership (rendezvous stability, splits that keep key order and chunk-major layout), none.
+#include "fleet/plan/shard_router.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "fleet/trace/op_decoder.h"
+#include "fleet/trace/types.h"
+#include "plan_test_util.h"
+
+namespace fleet::plan {
+namespace {
+
+using plantest::key;
+using plantest::op;
+using plantest::Records;
+using trace::OpKind;
+
+RouterOptions opts(ShardMode mode, int workers, double window = 1.0) {
+  RouterOptions o;
+  o.mode = mode;
+  o.window_s = window;
+  for (int i = 0; i < workers; ++i) o.worker_names.push_back("w" + std::to_string(i));
+  return o;
+}
+
+// Routes one op and returns the single destination worker (time mode never fans out).
+int route_one(ShardRouter& r, Records& recs, const trace::Op& o, double* shift = nullptr) {
+  const auto& routes = r.route(recs.add(o));
+  EXPECT_EQ(routes.size(), 1u);
+  if (shift) *shift = routes.at(0).t_shift;
+  return routes.at(0).worker;
+}
+
+TEST(TimeSharding, WindowsGoRoundRobin) {
+  ShardRouter r(opts(ShardMode::Time, 2));
+  Records recs;
+  std::vector<int> got;
+  for (double t : {100.0, 100.5, 101.2, 102.9, 103.0, 104.99}) {
+    got.push_back(route_one(r, recs, op(OpKind::ReserveWrite, t, {key("x" + std::to_string(t))})));
+  }
+  // Windows relative to the first record: 0,0,1,2,3,4 -> workers 0,0,1,0,1,0.
+  EXPECT_EQ(got, (std::vector<int>{0, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(r.plan()[0].moved + r.plan()[1].moved, 0u);
+}
+
+TEST(TimeSharding, WriteSpanningABoundaryMovesWholeAndIsCounted) {
+  ShardRouter r(opts(ShardMode::Time, 2));
+  Records recs;
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 10.0, {key("a")})), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 10.9, {key("b")})), 0);
+  // finish_write at t=1.3 belongs to window 1 but its write is open in window 0.
+  EXPECT_EQ(route_one(r, recs, op(OpKind::FinishWrite, 11.3, {key("b")})), 0);
+  // Unrelated records of window 1 are not dragged along.
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 11.4, {key("c")})), 1);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::FinishWrite, 11.5, {key("c")})), 1);
+  // Once finished, the chunk is free: its next write follows its own window.
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 12.1, {key("b")})), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::FinishWrite, 13.2, {key("b")})), 0);  // window 3 -> moved
+  EXPECT_EQ(r.plan()[0].moved, 2u);
+  EXPECT_EQ(r.plan()[1].moved, 0u);
+  auto j = r.plan_json();
+  EXPECT_EQ(j["workers"][0]["moved"], 2);
+  EXPECT_EQ(j["workers"][0]["ops"]["finish_write"], 2);
+  EXPECT_EQ(j["records"], 7);
+}
+
+TEST(TimeSharding, ReadLifecycleStaysTogether) {
+  ShardRouter r(opts(ShardMode::Time, 2));
+  Records recs;
+  std::vector<trace::ObjectKey> k = {key("r1"), key("r2")};
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 0.0, {key("z")})), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::SubmitPrefetch, 0.95, k)), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReadEnter, 1.05, k)), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReadExit, 1.10, k)), 0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::FinishRead, 1.20, k)), 0);
+  // Every lock released: a later read of the same chunks starts fresh in its own window.
+  EXPECT_EQ(route_one(r, recs, op(OpKind::SubmitPrefetch, 1.30, k)), 1);
+  EXPECT_EQ(r.plan()[0].moved, 3u);
+}
+
+TEST(TimeSharding, StackTimelineShiftsEveryWindowToItsWorkersOwnClock) {
+  auto o = opts(ShardMode::Time, 2);
+  o.timeline = Timeline::Stack;
+  ShardRouter r(o);
+  Records recs;
+  double shift = -1;
+  // window 0 -> w0 slot 0; window 1 -> w1 slot 0; window 2 -> w0 slot 1; window 3 -> w1 slot 1.
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 0.0, {key("a")}), &shift), 0);
+  EXPECT_DOUBLE_EQ(shift, 0.0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 1.5, {key("b")}), &shift), 1);
+  EXPECT_DOUBLE_EQ(shift, 1.0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 2.5, {key("c")}), &shift), 0);
+  EXPECT_DOUBLE_EQ(shift, 1.0);
+  EXPECT_EQ(route_one(r, recs, op(OpKind::ReserveWrite, 3.5, {key("d")}), &shift), 1);
+  EXPECT_DOUBLE_EQ(shift, 2.0);
+  EXPECT_EQ(r.plan_json()["timeline"], "stack");
+}
+
+std::vector<trace::ObjectKey> keys_of(std::string_view body) {
+  trace::RecordView v;
+  trace::parse_record(reinterpret_cast<const uint8_t*>(body.data()), body.size(), v);
+  trace::Op o;
+  trace::decode_op(v, o);
+  return o.op_keys();
+}
+
+TEST(KeySharding, SplitKeepsKeyOrderAndChunkMajorLayout) {
+  ShardRouter r(opts(ShardMode::Key, 3));
+  Records recs;
+  std::vector<trace::ObjectKey> keys;
+  for (int c = 0; c < 24; ++c)
+    for (int rank = 0; rank < 2; ++rank) keys.push_back(key("chunk" + std::to_string(c), rank));
+  for (auto kind : {OpKind::ReserveWrite, OpKind::SubmitPrefetch, OpKind::FinishRead}) {
+    const auto& routes = r.route(recs.add(op(kind, 5.0, keys)));
+    ASSERT_GT(routes.size(), 1u) << "24 chunks over 3 workers must split";
+    std::vector<trace::ObjectKey> all;
+    std::set<int> seen;
+    for (const auto& rt : routes) {
+      EXPECT_TRUE(seen.insert(rt.worker).second) << "one sub-call per owner";
+      auto sub = keys_of(rt.body);
+      ASSERT_FALSE(sub.empty());
+      for (size_t i = 0; i < sub.size(); ++i) {
+        EXPECT_EQ(r.owner_of(trace::chunk_identity_hash(sub[i].model_name, sub[i].chunk_hash)),
+                  rt.worker);
+        // Chunk-major: both ranks of a chunk travel together, rank 0 first.
+        EXPECT_EQ(sub[i].kv_rank, static_cast<int64_t>(i % 2));
+        if (i % 2) {
+          EXPECT_EQ(sub[i].chunk_hash, sub[i - 1].chunk_hash);
+        }
+      }
+      all.insert(all.end(), sub.begin(), sub.end());
+    }
+    // Every key exactly once, and each sub-call's keys are in the original relative order.
+    std::vector<trace::ObjectKey> sorted_all = all, sorted_keys = keys;
+    std::sort(sorted_all.begin(), sorted_all.end());
+    std::sort(sorted_keys.begin(), sorted_keys.end());
+    EXPECT_EQ(sorted_all, sorted_keys);
+    for (const auto& rt : routes) {
+      auto sub = keys_of(rt.body);
+      size_t pos = 0;
+      for (const auto& k : sub) {
+        while (pos < keys.size() && !(keys[pos] == k)) ++pos;
+        EXPECT_LT(pos, keys.size()) << "sub-call order differs from the original";
+      }
+    }
+  }
+  EXPECT_EQ(r.split_calls(), 3u);
+}
+
+TEST(KeySharding, PrefetchSplitKeepsTheRestOfTheSpec) {
+  ShardRouter r(opts(ShardMode::Key, 4));
+  Records recs;
+  std::vector<trace::ObjectKey> keys;
+  for (int c = 0; c < 16; ++c) keys.push_back(key("p" + std::to_string(c)));
+  trace::Op o = op(OpKind::SubmitPrefetch, 1.0, keys);
+  o.spec.num_kv_readers = 3;
+  o.external_request_id = "req-7";
+  const auto& routes = r.route(recs.add(o));
+  ASSERT_GT(routes.size(), 1u);
+  for (const auto& rt : routes) {
+    trace::RecordView v;
+    trace::parse_record(reinterpret_cast<const uint8_t*>(rt.body.data()), rt.body.size(), v);
+    trace::Op sub;
+    trace::decode_op(v, sub);
+    EXPECT_EQ(sub.kind, OpKind::SubmitPrefetch);
+    EXPECT_EQ(sub.spec.num_kv_readers, 3);
+    EXPECT_EQ(sub.external_request_id, "req-7");
+    EXPECT_EQ(sub.spec.group_layouts, o.spec.group_layouts);
+    EXPECT_DOUBLE_EQ(sub.t_mono, 1.0);
+  }
+}
+
+TEST(KeySharding, EachChunkHasOneOwnerAcrossRecords) {
+  ShardRouter r(opts(ShardMode::Key, 4));
+  Records recs;
+  std::map<std::string, std::set<int>> owners;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<trace::ObjectKey> keys;
+    for (int c = i % 7; c < i % 7 + 5; ++c) keys.push_back(key("c" + std::to_string(c % 9)));
+    auto kind = i % 2 ? OpKind::FinishWrite : OpKind::ReserveWrite;
+    for (const auto& rt : r.route(recs.add(op(kind, i * 0.01, keys)))) {
+      for (const auto& k : keys_of(rt.body)) owners[k.chunk_hash].insert(rt.worker);
+    }
+  }
+  EXPECT_EQ(owners.size(), 9u);
+  for (const auto& [chunk, ws] : owners) EXPECT_EQ(ws.size(), 1u) << chunk;
+}
+
+TEST(KeySharding, RendezvousMovesOnlyTheNewWorkersShareWhenOneIsAdded) {
+  ShardRouter four(opts(ShardMode::Key, 4));
+  ShardRouter five(opts(ShardMode::Key, 5));
+  const int n = 20000;
+  int moved = 0;
+  std::vector<int> per_worker(4);
+  for (int i = 0; i < n; ++i) {
+    uint64_t id = trace::chunk_identity_hash("model", "chunk-" + std::to_string(i));
+    int a = four.owner_of(id), b = five.owner_of(id);
+    ++per_worker[static_cast<size_t>(a)];
+    if (a != b) {
+      ++moved;
+      EXPECT_EQ(b, 4) << "a chunk may only move to the new worker";
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(moved) / n, 1.0 / 5, 0.02);
+  for (int c : per_worker) EXPECT_NEAR(static_cast<double>(c) / n, 0.25, 0.02);
+}
+
+TEST(KeySharding, RemovingAWorkerMovesOnlyItsChunks) {
+  auto all = opts(ShardMode::Key, 4);
+  auto fewer = all;
+  fewer.worker_names.erase(fewer.worker_names.begin() + 2);  // w0 w1 w3
+  ShardRouter a(all), b(fewer);
+  for (int i = 0; i < 5000; ++i) {
+    uint64_t id = trace::chunk_identity_hash("model", "k" + std::to_string(i));
+    const std::string& before = all.worker_names[static_cast<size_t>(a.owner_of(id))];
+    const std::string& after = fewer.worker_names[static_cast<size_t>(b.owner_of(id))];
+    if (before != "w2") {
+      EXPECT_EQ(before, after);
+    }
+  }
+}
+
+TEST(NoneSharding, EveryWorkerGetsEveryRecord) {
+  ShardRouter r(opts(ShardMode::None, 3));
+  Records recs;
+  const auto& routes = r.route(recs.add(op(OpKind::ReserveWrite, 0.0, {key("a"), key("b")})));
+  ASSERT_EQ(routes.size(), 3u);
+  for (int w = 0; w < 3; ++w) {
+    EXPECT_EQ(routes[static_cast<size_t>(w)].worker, w);
+    EXPECT_EQ(r.plan()[static_cast<size_t>(w)].records, 1u);
+  }
+}
+
+}  // namespace
+}  // namespace fleet::plan
