@@ -33,7 +33,8 @@ engine::CallResult Dispatcher::enter(const trace::Op& op) {
   engine::ReadContext ctx;
   engine::CallResult r = engine_.read_enter(op.keys, ctx);
   if (r.failed) return r;
-  auto [it, inserted] = open_.try_emplace(op.keys);
+  if (ctx.keys.size() != op.keys.size()) ctx.keys = op.keys;  // pairing compares recorded keys
+  auto [it, inserted] = open_.try_emplace(KeyTupleHash{}(op.keys));
   if (inserted) it->second.seq = next_seq_++;
   it->second.queue.push_back(std::move(ctx));
   ++open_count_;
@@ -41,7 +42,13 @@ engine::CallResult Dispatcher::enter(const trace::Op& op) {
 }
 
 engine::CallResult Dispatcher::exit(const trace::Op& op) {
-  auto it = open_.find(op.keys);
+  auto it = open_.find(KeyTupleHash{}(op.keys));
+  std::deque<engine::ReadContext>::iterator match;
+  if (it != open_.end()) {
+    auto& q = it->second.queue;
+    match = std::find_if(q.begin(), q.end(), [&](const engine::ReadContext& c) { return c.keys == op.keys; });
+    if (match == q.end()) it = open_.end();
+  }
   if (it == open_.end()) {
     ++counters_.exits_without_enter;
     if (counters_.exits_without_enter <= 10) {
@@ -51,8 +58,8 @@ engine::CallResult Dispatcher::exit(const trace::Op& op) {
     }
     return engine::CallResult::ok();
   }
-  engine::ReadContext ctx = std::move(it->second.queue.front());
-  it->second.queue.pop_front();
+  engine::ReadContext ctx = std::move(*match);
+  it->second.queue.erase(match);
   if (it->second.queue.empty()) open_.erase(it);
   --open_count_;
   return engine_.read_exit(ctx);

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "fleet/storage/fold.h"
+#include "fleet/storage/key_hash.h"
 #include "fleet/storage/l2_adapter_factory.h"
 
 namespace fleet::storage {
@@ -333,7 +334,7 @@ engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadC
   ctx.good_keys.clear();
   ctx.all_good = true;
   // The L1 result is a dict: a duplicate key collapses to its first position.
-  std::unordered_set<trace::ObjectKey, trace::ObjectKeyHash> seen;
+  std::unordered_set<trace::ObjectKey, KeyHash> seen;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys.size() > 1 && !seen.insert(keys[i]).second) continue;
     if (st[i] == L1Status::Success) {

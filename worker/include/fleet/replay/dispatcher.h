@@ -43,13 +43,15 @@ class Dispatcher {
   engine::CallResult exit(const trace::Op& op);
 
   engine::Engine& engine_;
-  // Open contexts per key tuple; `seq` orders tuples by first insertion for the final close.
-  // Emptied tuples are erased so memory follows the open contexts, not the trace length.
+  // Open contexts grouped by the hash of their key tuple (no tuple copy on the hot path); an
+  // exit takes the oldest context whose keys equal its own, so pairing is FIFO per exact tuple
+  // even when two tuples share a hash. `seq` orders groups by first insertion for the final
+  // close; emptied groups are erased so memory follows the open contexts, not the trace.
   struct OpenTuple {
     uint64_t seq = 0;
     std::deque<engine::ReadContext> queue;
   };
-  std::unordered_map<std::vector<trace::ObjectKey>, OpenTuple, KeyTupleHash> open_;
+  std::unordered_map<uint64_t, OpenTuple> open_;
   uint64_t next_seq_ = 0;
   size_t open_count_ = 0;
   DispatchCounters counters_;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fleet/storage/key_hash.h"
 #include "fleet/storage/l1_listener.h"
 
 namespace fleet::storage {
@@ -43,7 +44,7 @@ class LruPolicy final : public EvictionPolicy {
  private:
   using Order = std::list<const trace::ObjectKey*>;  // points at index_'s stable node keys
   Order order_;                                     // front = LRU, back = MRU
-  std::unordered_map<trace::ObjectKey, Order::iterator, trace::ObjectKeyHash> index_;
+  std::unordered_map<trace::ObjectKey, Order::iterator, KeyHash> index_;
 };
 
 class NoopPolicy final : public EvictionPolicy {

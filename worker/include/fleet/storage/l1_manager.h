@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/storage/key_hash.h"
 #include "fleet/storage/address_allocator.h"
 #include "fleet/storage/l1_listener.h"
 #include "fleet/storage/status.h"
@@ -90,7 +91,7 @@ class L1Manager {
   static int64_t clamp_read_locks(int64_t n) { return n < 1 ? 1 : (n > 128 ? 128 : n); }
 
  private:
-  using Table = std::unordered_map<trace::ObjectKey, L1Object, trace::ObjectKeyHash>;
+  using Table = std::unordered_map<trace::ObjectKey, L1Object, KeyHash>;
   void free_object(Table::iterator it);
   void notify_deleted(const KeyList& keys);
 

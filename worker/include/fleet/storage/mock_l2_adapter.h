@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fleet/storage/key_hash.h"
 #include "fleet/storage/l2_adapter.h"
 
 namespace fleet::storage {
@@ -46,7 +47,7 @@ class MockL2Adapter final : public L2Adapter {
   uint64_t bandwidth_;
   uint64_t current_ = 0;
   uint64_t next_task_ = 0;
-  std::unordered_map<trace::ObjectKey, Entry, trace::ObjectKeyHash> objects_;
+  std::unordered_map<trace::ObjectKey, Entry, KeyHash> objects_;
 };
 
 }  // namespace fleet::storage
