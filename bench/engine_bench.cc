@@ -66,10 +66,12 @@ EngineConfig base_config(uint64_t l1_bytes) {
   return c;
 }
 
-void bench_reserve_finish(size_t n_keys, size_t batch) {
+void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
   util::VirtualClock clock;
   // 4 KiB objects, L1 of 64 Ki objects: eviction ticks keep it below the watermark.
-  StorageManager sm(base_config(256ull << 20), clock);
+  EngineConfig cfg = base_config(256ull << 20);
+  if (!with_l2) cfg.l2_adapters.clear();
+  StorageManager sm(cfg, clock);
   const trace::MemoryLayout lay = layout_bytes(4096);
   std::vector<std::vector<trace::ObjectKey>> batches;
   for (size_t i = 0; i < n_keys; i += batch) {
@@ -94,10 +96,10 @@ void bench_reserve_finish(size_t n_keys, size_t batch) {
   const double cpu = thread_cpu() - c0;
   auto c = sm.counters();
   std::printf(
-      "reserve+finish (mock L2, batch %zu): %zu key ops in %.3f s wall / %.3f s CPU = %.2f M key "
+      "reserve+finish (%s, batch %zu): %zu key ops in %.3f s wall / %.3f s CPU = %.2f M key "
       "ops/s wall, %.2f M per CPU-s (%.0f calls/s); stored %s keys, evicted %s, OOM keys %s\n",
-      batch, key_ops, secs(t0, t1), cpu, key_ops / secs(t0, t1) / 1e6, key_ops / cpu / 1e6,
-      calls / secs(t0, t1),
+      with_l2 ? "L1 + store to mock L2" : "L1 only", batch, key_ops, secs(t0, t1), cpu,
+      key_ops / secs(t0, t1) / 1e6, key_ops / cpu / 1e6, calls / secs(t0, t1),
       c["l2_store_keys_submitted"].dump().c_str(), c["l1_evicted_keys"].dump().c_str(),
       c["reserve_write_oom_keys"].dump().c_str());
 }
@@ -238,10 +240,15 @@ void bench_resp(size_t ops, size_t payload) {
                 c["l2_load_bytes"].get<double>() / s / 1e6);
     sm.close(false);
   }
+  // Same shape as the engine's traffic: `ops` distinct keys (-r), on an emptied server.
+  if (redisContext* rc = redisConnect("127.0.0.1", port); rc && !rc->err) {
+    freeReplyObject(redisCommand(rc, "FLUSHALL"));
+    redisFree(rc);
+  }
   char cmd[256];
   std::snprintf(cmd, sizeof(cmd),
-                "redis-benchmark -h 127.0.0.1 -p %d -t set,get -d %zu -n %zu -c 8 -P 16 -q", port,
-                payload, ops);
+                "redis-benchmark -h 127.0.0.1 -p %d -t set,get -d %zu -n %zu -r %zu -c 8 -P 16 -q",
+                port, payload, ops, ops);
   std::printf("compare with: %s\n", cmd);
   if (::access("/usr/bin/redis-benchmark", X_OK) == 0) {
     std::fflush(stdout);
@@ -271,8 +278,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  bench_reserve_finish(keys, batch);
-  bench_reserve_finish(keys / 4, 1);
+  bench_reserve_finish(keys, batch, false);
+  bench_reserve_finish(keys, batch, true);
+  bench_reserve_finish(keys / 4, 1, true);
   bench_prefetch_hits(keys / 4, batch, false);
   bench_prefetch_hits(keys / 8, batch, true);
   if (resp) bench_resp(resp_ops, payload);

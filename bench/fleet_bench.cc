@@ -1,5 +1,7 @@
 // Fleet benchmark helper (driven by bench/fleet_bench.sh, figures in docs/benchmarks.md):
-//   fleet_bench gen PATH RECORDS   writes a deterministic era-3 synthetic trace
+//   fleet_bench gen PATH RECORDS [MAX_CONTEXT_TOKENS]
+//       writes a deterministic era-3 synthetic trace (fewer context tokens = fewer keys per
+//       record = smaller records)
 //   fleet_bench merge [NODES] [SAMPLES]
 //       times what the coordinator does with DONE messages: decode_node_result + add_node for
 //       NODES synthetic NodeResults of SAMPLES latency samples each, then the merged summary.
@@ -22,12 +24,13 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-int gen(const char* path, uint64_t records) {
+int gen(const char* path, uint64_t records, int max_context_tokens) {
   fleet::trace::SyntheticOptions o;
   o.seed = 11;
   o.records = records;
   o.rate = 200.0;
   o.duration_s = 1e9;
+  o.max_context_tokens = max_context_tokens;
   auto s = fleet::trace::write_synthetic_trace(path, o);
   std::printf("wrote %s: %llu records, %llu bytes\n", path,
               static_cast<unsigned long long>(s.records), static_cast<unsigned long long>(s.bytes));
@@ -85,7 +88,9 @@ int merge(int nodes, int samples) {
 
 int main(int argc, char** argv) {
   std::string cmd = argc > 1 ? argv[1] : "";
-  if (cmd == "gen" && argc == 4) return gen(argv[2], std::strtoull(argv[3], nullptr, 10));
+  if (cmd == "gen" && (argc == 4 || argc == 5)) {
+    return gen(argv[2], std::strtoull(argv[3], nullptr, 10), argc == 5 ? std::atoi(argv[4]) : 32768);
+  }
   if (cmd == "merge") {
     return merge(argc > 2 ? std::atoi(argv[2]) : 4, argc > 3 ? std::atoi(argv[3]) : 100000);
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fleet throughput benchmark (figures go to docs/benchmarks.md, "Fleet"):
-#   bench/fleet_bench.sh [BUILD_DIR] [RECORDS]
+#   bench/fleet_bench.sh [BUILD_DIR] [RECORDS] [MAX_CONTEXT_TOKENS]
 # Replays a synthetic trace with --speed 0 and noop engines on --local 2 and --local 4, for
 # --shard time (each record once) and --shard none (N copies), and prints aggregate records/s,
 # the coordinator's CPU per routed record and what that projects to for 256 workers; then the
@@ -8,10 +8,11 @@
 set -euo pipefail
 build="${1:-$(cd "$(dirname "$0")/.." && pwd)/build}"
 records="${2:-200000}"
+context="${3:-32768}"  # 32768: ~1 KiB records (long chats); 2048: ~0.2 KiB records
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-"$build/bench/fleet_bench" gen "$work/bench.lct" "$records"
+"$build/bench/fleet_bench" gen "$work/bench.lct" "$records" "$context"
 printf '%-8s %-6s %10s %9s %12s %12s %14s %16s\n' local shard records wall_s agg_rec/s \
   coord_cpu_s cpu_us/record 1core_max_rec/s
 for n in 2 4; do

@@ -139,10 +139,12 @@ std::vector<L1Status> L1Manager::unsafe_read(const KeyList& keys) const {
   return out;
 }
 
-std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_locks) {
+std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_locks,
+                                              std::vector<uint64_t>* logical_sizes) {
   const int64_t n = clamp_read_locks(read_locks);
   const int64_t now = now_ms();
   std::vector<L1Status> out(keys.size(), L1Status::Success);
+  if (logical_sizes) logical_sizes->assign(keys.size(), 0);
   KeyList ok;
   for (size_t i = 0; i < keys.size(); ++i) {
     auto it = table_.find(keys[i]);
@@ -156,6 +158,7 @@ std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_
       continue;
     }
     for (int64_t k = 0; k < n; ++k) o.read_lock.lock(now);
+    if (logical_sizes) (*logical_sizes)[i] = o.logical_size;
     if (wants(L1Listener::kReservedRead)) ok.push_back(keys[i]);
   }
   if (!ok.empty())

@@ -38,13 +38,14 @@ void StoreController::step() {
   }
   for (const KeyList& group : groups) {
     for (size_t a = 0; a < adapters_.size(); ++a) {
-      std::vector<L1Status> st = l1_.reserve_read(group, 1);
+      std::vector<uint64_t> logical;
+      std::vector<L1Status> st = l1_.reserve_read(group, 1, &logical);
       KeyList ok;
       std::vector<uint64_t> sizes;
       for (size_t i = 0; i < group.size(); ++i) {
         if (st[i] == L1Status::Success) {
           ok.push_back(group[i]);
-          sizes.push_back(l1_.find(group[i])->logical_size);
+          sizes.push_back(logical[i]);
         } else if (st[i] == L1Status::KeyNotExist) {
           counters_.l2_store_read_failed_not_found++;
         } else {

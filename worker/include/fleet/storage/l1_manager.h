@@ -69,7 +69,9 @@ class L1Manager {
   std::vector<L1Status> finish_write(const KeyList& keys);
   // No locks taken: Success iff present and read-locked.
   std::vector<L1Status> unsafe_read(const KeyList& keys) const;
-  std::vector<L1Status> reserve_read(const KeyList& keys, int64_t read_locks);
+  // `logical_sizes`, if given, receives each key's logical size (0 where not Success).
+  std::vector<L1Status> reserve_read(const KeyList& keys, int64_t read_locks,
+                                     std::vector<uint64_t>* logical_sizes = nullptr);
   std::vector<L1Status> finish_read(const KeyList& keys, int64_t read_locks);
   std::vector<L1Status> finish_write_and_reserve_read(const KeyList& keys, int64_t read_locks);
   std::vector<L1Status> finish_write_and_delete(const KeyList& keys);
