@@ -308,7 +308,11 @@ void WorkerService::serve() {
         send_to(peer, wire::encode(d));
         ++runs_done;
         reset("result sent");
-        if (options_.max_runs > 0 && runs_done >= options_.max_runs) break;
+        if (options_.max_runs > 0 && runs_done >= options_.max_runs) {
+          // The socket's linger is 0; give the DONE just queued time to leave before exit.
+          sock.set(zmq::sockopt::linger, 5000);
+          break;
+        }
         continue;
       }
     }

@@ -473,6 +473,21 @@ void StorageManager::enable_l2_op_samples(bool on) {
   samples_on_ = on;
 }
 
+std::vector<engine::L2Op> StorageManager::take_l2_ops() {
+  std::vector<engine::L2Op> out;
+  for (const L2OpSample& s : take_l2_op_samples()) {
+    engine::L2Op op;
+    op.adapter = static_cast<int>(s.adapter_index);
+    op.kind = s.kind == L2OpKind::Store ? "store" : s.kind == L2OpKind::Lookup ? "lookup" : "load";
+    op.end_ns = s.end_ns;
+    op.latency_ns = s.latency_ns;
+    op.bytes = s.bytes;
+    op.ok = s.success;
+    out.push_back(op);
+  }
+  return out;
+}
+
 std::vector<L2OpSample> StorageManager::take_l2_op_samples() {
   std::lock_guard<std::mutex> g(mu_);
   std::vector<L2OpSample> out;

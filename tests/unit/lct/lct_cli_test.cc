@@ -1,6 +1,7 @@
 // The `lct` binary end to end: `info` byte-identical to LMCache's on the fixture, lint verdicts
 // and exit codes, cat's JSON lines, gen determinism, and clear errors for unusable input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,7 +30,7 @@ struct LctRun {
 
 // Runs `lct ARGS` in `dir` through the shell, capturing stdout, stderr and the exit code.
 LctRun lct(const std::string& args, const std::string& dir = ".") {
-  std::string base = ::testing::TempDir() + "/lct_run";
+  std::string base = ::testing::TempDir() + "/lct_run_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid()));
   std::string cmd = "cd '" + dir + "' && '" + kLct + "' " + args + " >" + base + ".out 2>" + base + ".err";
   int st = std::system(cmd.c_str());
   LctRun r;
@@ -39,7 +40,10 @@ LctRun lct(const std::string& args, const std::string& dir = ".") {
   return r;
 }
 
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "/lct_" + name; }
+// Unique per test and process: ctest runs the tests of this file in parallel.
+std::string tmp(const std::string& name) {
+  return ::testing::TempDir() + "/lct_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) + "_" + name;
+}
 
 TEST(LctInfo, ByteIdenticalToLmcacheOnFixture) {
   LctRun r = lct("info era3_small.lct", FLEET_SHARED_FIXTURES);

@@ -1,5 +1,6 @@
 // Engine config: LMCache flags, validation messages, the StorageManagerConfig dict and digests.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -125,7 +126,7 @@ TEST(Flags, ParseEveryFlag) {
 }
 
 TEST(Flags, ConfigFileThenOverrides) {
-  const std::string path = ::testing::TempDir() + "/engine_cfg.json";
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_engine_cfg.json";
   {
     std::ofstream out(path);
     out << R"({"l1-size-gb": 2, "eviction-ratio": 0.3, "l2_adapter": [{"type":"mock","max_size_gb":1,"mock_bandwidth_gb":2}], "engine": "noop"})";

@@ -2,6 +2,7 @@
 // a clear message, header problems are TraceErrors, record problems are counted and skipped, a
 // truncated tail stops quietly, and nothing crashes, hangs or allocates from a corrupt count.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -32,7 +33,10 @@ class Collect final : public Reporter {
 
 class BadInput : public ::testing::Test {
  protected:
-  std::string path(const std::string& name) { return ::testing::TempDir() + "/bad_" + name; }
+  // Unique per test and process: ctest runs the tests of this file in parallel.
+  std::string path(const std::string& name) {
+    return ::testing::TempDir() + "/bad_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) + "_" + name;
+  }
 
   // Opening must fail with a TraceError whose message contains `needle`.
   void expect_open_error(const std::string& bytes, const std::string& needle) {

@@ -1,6 +1,7 @@
 // lct gen's generator: what it writes reads back as exactly the ops it generated (eras 1, 3, 4),
 // the same seed gives the same bytes, and its header config is LMCache-shaped.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/op_decoder.h"
@@ -53,7 +54,7 @@ class SyntheticRoundTrip : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyntheticRoundTrip, ReadsBackAsGenerated) {
   SyntheticOptions o = small(static_cast<Era>(GetParam()));
-  std::string path = ::testing::TempDir() + "/synth_" + std::to_string(GetParam()) + ".lct";
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_synth_" + std::to_string(GetParam()) + ".lct";
   SyntheticStats stats = write_synthetic_trace(path, o);
   ASSERT_GT(stats.records, 100u);
   EXPECT_GT(stats.hit_chunks, 0u);
@@ -102,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Eras, SyntheticRoundTrip, ::testing::Values(1, 3, 4));
 
 TEST(SyntheticTrace, SameSeedSameBytesOtherSeedOtherBytes) {
   SyntheticOptions o = small(Era::Three);
-  std::string a = ::testing::TempDir() + "/seed_a.lct", b = ::testing::TempDir() + "/seed_b.lct";
+  std::string a = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_a.lct", b = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_b.lct";
   write_synthetic_trace(a, o);
   write_synthetic_trace(b, o);
   std::string ba = testing::read_bytes(a);

@@ -1,6 +1,7 @@
 // The byte-exact worked example of spec/trace-format.md §7, written by our writer and read by
 // our reader, against the fixture produced by an independent encoder.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
@@ -29,7 +30,7 @@ TEST(WorkedExample, WriterReproducesFixtureBytes) {
   Header h;
   h.t_mono_start = 1000.0;
   h.t_wall_start = 1700000000.0;
-  std::string path = ::testing::TempDir() + "/worked.lct";
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_worked.lct";
   {
     TraceWriter w(path, h);
     Op reserve;

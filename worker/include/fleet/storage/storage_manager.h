@@ -77,6 +77,9 @@ class StorageManager final : public engine::Engine {
   nlohmann::json config_json() const override { return cfg_.to_lmcache_json(); }
   std::string config_digest() const override { return digest_; }
   nlohmann::json counters() const override;
+  // The contention view's feed: the L2 op samples below, in the engine-neutral form.
+  void enable_l2_ops(bool on) override { enable_l2_op_samples(on); }
+  std::vector<engine::L2Op> take_l2_ops() override;
 
   // ---- introspection (callers must not race with a real-clock driver thread) ----
   const EngineConfig& config() const { return cfg_; }
