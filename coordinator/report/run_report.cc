@@ -5,6 +5,17 @@
 
 namespace fleet::report {
 
+TraceInfo trace_info(const trace::FrameReader& reader) {
+  TraceInfo t;
+  t.path = reader.path();
+  t.level = reader.header().level;
+  t.schema = reader.header().trace_schema_version;
+  t.header_digest = reader.header().sm_config_digest;
+  t.malformed_skipped = reader.counters().malformed_skipped;
+  t.truncated_tail = reader.counters().truncated_tail;
+  return t;
+}
+
 void add_node(RunReport& report, NodeReport node) {
   report.total += node.total;
   report.replayed += node.replayed;

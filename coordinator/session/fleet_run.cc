@@ -203,14 +203,6 @@ int run_fleet(FleetOptions o) {
   try {
     reader = std::make_unique<trace::FrameReader>(r.trace_path, ro);
     check_replayable(r.trace_path, reader->header().level, reader->header().trace_schema_version);
-    if (r.config_from_trace) {
-      const std::string& text = reader->header().sm_config_json;
-      if (text.empty()) throw std::runtime_error(r.trace_path + ": --config-from-trace: the header has no sm_config_json");
-      auto name = r.engine.engine_name;
-      r.engine = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
-      r.engine.engine_name = name;
-      o.send_engine_config = true;
-    }
     if (o.send_engine_config) r.engine.validate();
     if (o.local > 0) {
       for (int i = 0; i < o.local; ++i) addresses.push_back({"local", i});
@@ -406,12 +398,7 @@ int run_fleet(FleetOptions o) {
   rep.mode = "fleet";
   rep.speed = r.speed;
   rep.clock = r.virtual_clock ? "virtual" : "real";
-  rep.trace.path = r.trace_path;
-  rep.trace.level = reader->header().level;
-  rep.trace.schema = reader->header().trace_schema_version;
-  rep.trace.header_digest = reader->header().sm_config_digest;
-  rep.trace.malformed_skipped = reader->counters().malformed_skipped;
-  rep.trace.truncated_tail = reader->counters().truncated_tail;
+  rep.trace = report::trace_info(*reader);
   rep.plan = router.plan_json();
   bool lost = false;
   uint64_t records_sent = 0;

@@ -75,17 +75,6 @@ int run_local(ReplayOptions o) {
   try {
     reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
     check_replayable(o.trace_path, reader->header().level, reader->header().trace_schema_version);
-    if (o.config_from_trace) {
-      const std::string& text = reader->header().sm_config_json;
-      if (text.empty()) throw std::runtime_error(o.trace_path + ": --config-from-trace: the header has no sm_config_json");
-      std::string engine_name = o.engine.engine_name;
-      auto tick = o.engine.eviction_tick_ms;
-      bool drain = o.engine.drain_on_close;
-      o.engine = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
-      o.engine.engine_name = engine_name;
-      o.engine.eviction_tick_ms = tick;
-      o.engine.drain_on_close = drain;
-    }
     o.engine.validate();
     report::prepare_output_dir(o.output.output_dir);
     if (!o.jsonl_out.empty()) {
@@ -185,12 +174,7 @@ int run_local(ReplayOptions o) {
   rep.mode = "embedded";
   rep.speed = o.speed;
   rep.clock = o.virtual_clock ? "virtual" : "real";
-  rep.trace.path = o.trace_path;
-  rep.trace.level = reader->header().level;
-  rep.trace.schema = reader->header().trace_schema_version;
-  rep.trace.header_digest = reader->header().sm_config_digest;
-  rep.trace.malformed_skipped = reader->counters().malformed_skipped;
-  rep.trace.truncated_tail = reader->counters().truncated_tail;
+  rep.trace = report::trace_info(*reader);
   report::add_node(rep, replay::to_node_result(result, "local"));
   rep.duration_s = result.duration_s;
   int status;

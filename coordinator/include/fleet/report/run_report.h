@@ -11,6 +11,7 @@
 
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
+#include "fleet/trace/frame_reader.h"
 #include "fleet/wire/node_result.h"
 
 namespace fleet::report {
@@ -47,6 +48,8 @@ struct RunReport {
   std::string digest_comparison() const;
 };
 
+// The report's trace section from a reader that has read the whole file.
+TraceInfo trace_info(const trace::FrameReader& reader);
 // Adds a node and folds it into the merged totals, stats and lateness.
 void add_node(RunReport& report, NodeReport node);
 

@@ -14,7 +14,7 @@ namespace fleet::session {
 struct ReplayOptions {
   std::string trace_path;
   storage::EngineConfig engine;
-  bool config_from_trace = false;
+  bool config_from_trace = false;  // applied by main (header config + flag overrides)
   double speed = 1.0;
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
@@ -29,7 +29,7 @@ struct ReplayOptions {
 // 130 interrupted (partial report still written).
 int run_local(ReplayOptions options);
 
-// Applies --config-from-trace and the trace's level/schema gates shared by local and fleet
+// The trace's level/schema gates (LMCache's replay-safety check), shared by local and fleet
 // runs. Throws std::runtime_error with a message naming the file or flag.
 void check_replayable(const std::string& path, const std::string& level, int64_t schema);
 
