@@ -8,6 +8,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "fleet/util/build_info.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
@@ -26,7 +27,7 @@ struct CliExtras {
 // command line override it.
 void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   using namespace fleet;
-  app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
+  app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
   session::ReplayOptions& o = fleet.replay;
   std::string& clock = x.clock;
   std::string& progress = x.progress;

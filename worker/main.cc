@@ -6,6 +6,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "fleet/util/build_info.h"
 #include "fleet/service/worker_service.h"
 
 namespace {
@@ -18,7 +19,7 @@ void on_signal(int) {
 int main(int argc, char** argv) {
   using namespace fleet;
   CLI::App app{"Fleet Replay worker: replays the shards a coordinator streams to it"};
-  app.set_version_flag("--version", std::string("fleet-replay ") + FLEET_BUILD_ID);
+  app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
   service::WorkerOptions o;
   std::string log_level = "info";
   app.add_option("--listen", o.listen, "ZeroMQ endpoint to bind (tcp://HOST:PORT; port 0 = any)")

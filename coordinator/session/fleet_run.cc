@@ -1,3 +1,4 @@
+#include "fleet/util/build_info.h"
 #include "fleet/session/fleet_run.h"
 
 #include <sys/resource.h>
@@ -99,7 +100,7 @@ void abort_all(Links& links, const std::string& reason) {
 // own message.
 bool handshake(Links& links, int timeout_ms, std::string& error) {
   wire::Hello h;
-  h.build_id = FLEET_BUILD_ID;
+  h.build_id = util::build_id();
   h.run_id = std::to_string(getpid()) + "-" + std::to_string(now_ns());
   std::string hello = wire::encode(h);
   for (auto& l : links) l->send(hello);
@@ -121,9 +122,9 @@ bool handshake(Links& links, int timeout_ms, std::string& error) {
       l.welcome = w;
       l.state_ = WorkerLink::State::Ready;
       ++ready;
-      if (w.build_id != FLEET_BUILD_ID) {
+      if (w.build_id != util::build_id()) {
         spdlog::warn("worker {} runs build {}, coordinator {}", l.address().name(), w.build_id,
-                     FLEET_BUILD_ID);
+                     util::build_id());
       }
     });
     for (auto& l : links) {

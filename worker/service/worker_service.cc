@@ -1,3 +1,4 @@
+#include "fleet/util/build_info.h"
 #include "fleet/service/worker_service.h"
 
 #include <unistd.h>
@@ -141,10 +142,10 @@ void WorkerService::serve() {
       if (env.version != wire::kProtocolVersion) {
         std::string why = "protocol version " + std::to_string(env.version) +
                           " is not supported: this worker speaks version " +
-                          std::to_string(wire::kProtocolVersion) + " (build " + FLEET_BUILD_ID + ")";
+                          std::to_string(wire::kProtocolVersion) + " (build " + util::build_id() + ")";
         spdlog::error("peer {}: {}", peer_hex(parts[0]), why);
         wire::Welcome w;
-        w.build_id = FLEET_BUILD_ID;
+        w.build_id = util::build_id();
         w.hostname = options_.name;
         w.reject = why;
         send_to(id, wire::encode(w));
@@ -153,7 +154,7 @@ void WorkerService::serve() {
       if (!peer.empty() && id != peer) {
         if (env.type == "hello") {
           wire::Welcome w;
-          w.build_id = FLEET_BUILD_ID;
+          w.build_id = util::build_id();
           w.hostname = options_.name;
           w.reject = "busy: running another coordinator's replay";
           send_to(id, wire::encode(w));
@@ -170,7 +171,7 @@ void WorkerService::serve() {
           if (run) reset("the coordinator opened a new run");
           peer = id;
           wire::Welcome w;
-          w.build_id = FLEET_BUILD_ID;
+          w.build_id = util::build_id();
           w.hostname = options_.name;
           w.cores = static_cast<int>(std::thread::hardware_concurrency());
           w.engine_digest = default_digest;
