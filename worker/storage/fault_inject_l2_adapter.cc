@@ -6,19 +6,13 @@
 
 #include "fleet/storage/blake2b.h"
 
+#include "fleet/trace/msgpack_value.h"
+
 namespace fleet::storage {
 
 namespace {
-std::string hex(std::string_view bytes) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(d[c >> 4]);
-    out.push_back(d[c & 15]);
-  }
-  return out;
-}
+// Lowercase hex of raw bytes: the trace library's helper.
+std::string hex(std::string_view bytes) { return trace::to_hex(bytes); }
 }  // namespace
 
 FaultInjectConfig FaultInjectConfig::from_json(const nlohmann::json& j) {

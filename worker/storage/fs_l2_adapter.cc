@@ -11,21 +11,15 @@
 
 #include "fleet/storage/payload.h"
 
+#include "fleet/trace/msgpack_value.h"
+
 namespace fleet::storage {
 
 namespace fs = std::filesystem;
 
 namespace {
-std::string hex(std::string_view bytes) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(d[c >> 4]);
-    out.push_back(d[c & 15]);
-  }
-  return out;
-}
+// Lowercase hex of raw bytes: the trace library's helper.
+std::string hex(std::string_view bytes) { return trace::to_hex(bytes); }
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
