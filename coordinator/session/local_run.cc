@@ -71,6 +71,7 @@ void check_replayable(const std::string& path, const std::string& level, int64_t
 int run_local(ReplayOptions o) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = o.max_frame_bytes;
+  ro.defer_args_check = true;  // the session decodes every record and validates as it goes
   std::unique_ptr<trace::FrameReader> reader;
   try {
     reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);

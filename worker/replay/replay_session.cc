@@ -50,6 +50,19 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   std::string error_text;
 
   while (!stop_.load(std::memory_order_relaxed) && source.next(rec)) {
+    bool decoded = true;
+    try {
+      trace::decode_op(rec, op);
+    } catch (const trace::MalformedRecord& e) {
+      source.reject_malformed(rec, e.what());
+      continue;
+    } catch (const trace::DecodeError& e) {
+      decoded = false;
+      if (res.skipped < 10) {
+        spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec.file_offset,
+                     e.what());
+      }
+    }
     ++res.total;
     if (!have_origin) {
       pacer.set_origin(rec.t_mono);
@@ -58,17 +71,6 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
     RecordEvent ev;
     ev.n = res.total;
     ev.qualname = rec.qualname;
-
-    bool decoded = true;
-    try {
-      trace::decode_op(rec, op);
-    } catch (const trace::DecodeError& e) {
-      decoded = false;
-      if (res.skipped < 10) {
-        spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec.file_offset,
-                     e.what());
-      }
-    }
     const int64_t target = pacer.target_ns(rec.t_mono);
     if (!decoded || op.kind == trace::OpKind::Unknown) {
       // LMCache waits for the record's time before it decodes; pacing skipped records keeps

@@ -72,7 +72,7 @@ std::string resp_key_name(const trace::ObjectKey& k) {
   char group[32];
   std::snprintf(group, sizeof(group), "%llx",
                 static_cast<unsigned long long>(static_cast<uint64_t>(k.object_group_id)));
-  std::string s = k.model_name + "@" + rank + "@" + group + "@" + hex(k.chunk_hash);
+  std::string s = k.model_name.str() + "@" + rank + "@" + group + "@" + hex(k.chunk_hash);
   if (!k.cache_salt.empty()) s += "@" + k.cache_salt;
   return s;
 }

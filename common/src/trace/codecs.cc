@@ -123,7 +123,7 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   MsgpackReader& p = *payload_of(r, w, "ObjectKey", "expected an ObjectKey");
   uint32_t n = p.read_map_header();
   k.object_group_id = 0;
-  k.cache_salt.clear();
+  k.cache_salt = Symbol();
   bool hash = false, model = false, rank = false;
   for (uint32_t i = 0; i < n; ++i) {
     std::string_view key = p.read_str();
@@ -131,7 +131,7 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
       k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
       hash = true;
     } else if (key == "model_name") {
-      k.model_name.assign(p.read_str());
+      if (!k.model_name.try_assign(p.read_str())) p.fail("too many distinct model names");
       model = true;
     } else if (key == "kv_rank") {
       k.kv_rank = p.read_int();
@@ -139,7 +139,7 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
     } else if (key == "object_group_id") {
       k.object_group_id = p.read_int();
     } else if (key == "cache_salt") {
-      k.cache_salt.assign(p.read_str());
+      if (!k.cache_salt.try_assign(p.read_str())) p.fail("too many distinct cache salts");
     } else {
       p.skip();
     }
@@ -149,22 +149,7 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
   uint32_t n = read_sequence(r);
-  // Key counts change from record to record; shrinking a vector would free its keys' string
-  // buffers and growing it would allocate them again. Parking surplus keys (with their buffers)
-  // in a per-thread spare list keeps the steady state of a long decode free of malloc/free.
-  thread_local std::vector<ObjectKey> spare;
-  if (n < out.size()) {
-    for (size_t i = n; i < out.size(); ++i) spare.push_back(std::move(out[i]));
-    out.resize(n);
-  }
-  while (out.size() < n) {
-    if (spare.empty()) {
-      out.emplace_back();
-    } else {
-      out.push_back(std::move(spare.back()));
-      spare.pop_back();
-    }
-  }
+  out.resize(n);  // keys own no heap memory: the vector's capacity is all that is reused
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
 }
 

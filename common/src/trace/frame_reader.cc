@@ -155,7 +155,7 @@ bool FrameReader::next(RecordView& out) {
     uint32_t size;
     if (read_frame(offset, body, size) != FrameStatus::Ok) return false;
     try {
-      parse_record(body, size, out, options_.limits);
+      parse_record(body, size, out, options_.limits, options_.defer_args_check);
     } catch (const DecodeError& e) {
       ++counters_.malformed_skipped;
       warn(offset, std::string("skipping malformed record: ") + e.what() + " of the frame body");
@@ -165,6 +165,12 @@ bool FrameReader::next(RecordView& out) {
     ++counters_.records;
     return true;
   }
+}
+
+void FrameReader::reject_malformed(const RecordView& rec, const std::string& why) {
+  --counters_.records;
+  ++counters_.malformed_skipped;
+  warn(rec.file_offset, "skipping malformed record: " + why + " of the frame body");
 }
 
 }  // namespace fleet::trace

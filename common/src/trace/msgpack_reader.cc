@@ -24,7 +24,7 @@ const char* to_string(MsgType t) {
 
 void MsgpackReader::fail(const char* what) const { throw DecodeError(offset(), what); }
 
-void MsgpackReader::skip(bool check_utf8) { skip_depth(0, check_utf8); }
+void MsgpackReader::skip(bool check_utf8) { skip_depth(0, check_utf8 || check_utf8_); }
 
 // Iterative (an explicit stack of values still to skip per nesting level): this is the hottest
 // loop of the reader, and a hostile nesting depth can never reach the C++ stack.

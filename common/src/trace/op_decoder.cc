@@ -112,29 +112,54 @@ void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
 
 }  // namespace
 
+namespace {
+
+void decode_args(MsgpackReader& r, Op& op) {
+  uint32_t nargs = r.read_map_header();
+  switch (op.kind) {
+    case OpKind::ReserveWrite: decode_reserve_write(r, nargs, op); break;
+    case OpKind::FinishWrite:
+    case OpKind::AbortWrite:
+    case OpKind::ReadEnter:
+    case OpKind::ReadExit: decode_keys_only(r, nargs, op); break;
+    case OpKind::FinishRead: decode_finish_read(r, nargs, op); break;
+    case OpKind::SubmitPrefetch: decode_submit_prefetch(r, nargs, op); break;
+    case OpKind::Unknown: break;
+  }
+}
+
+// The deferred Record check, run only when something failed or was never decoded: a frame
+// msgspec would reject becomes MalformedRecord with the strict parser's own message.
+void check_record_strictly(const RecordView& rec) {
+  RecordView strict;
+  try {
+    parse_record(rec.body, rec.body_size, strict);
+  } catch (const DecodeError& e) {
+    throw MalformedRecord(e.offset(), std::string(e.what()).substr(
+                                          0, std::string(e.what()).rfind(" at byte ")));
+  }
+}
+
+}  // namespace
+
 void decode_op(const RecordView& rec, Op& op) {
   op.kind = op_kind_from_qualname(rec.qualname);
   op.t_mono = rec.t_mono;
   op.t_wall = rec.t_wall;
-  op.keys.clear();
+  if (op.kind == OpKind::SubmitPrefetch) op.keys.clear();  // its keys live in op.spec
   if (op.kind == OpKind::Unknown) {
+    if (!rec.args_checked) check_record_strictly(rec);
     op.unknown_qualname = std::string(rec.qualname);
     return;
   }
   MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
+  // Deferred check: validate every string while decoding, and the frame's end after args.
+  if (!rec.args_checked) r.check_all_strings(true);
   try {
-    uint32_t nargs = r.read_map_header();
-    switch (op.kind) {
-      case OpKind::ReserveWrite: decode_reserve_write(r, nargs, op); break;
-      case OpKind::FinishWrite:
-      case OpKind::AbortWrite:
-      case OpKind::ReadEnter:
-      case OpKind::ReadExit: decode_keys_only(r, nargs, op); break;
-      case OpKind::FinishRead: decode_finish_read(r, nargs, op); break;
-      case OpKind::SubmitPrefetch: decode_submit_prefetch(r, nargs, op); break;
-      case OpKind::Unknown: break;
-    }
+    decode_args(r, op);
+    if (!rec.args_checked && !r.at_end()) r.fail("trailing bytes after the record object");
   } catch (const DecodeError& e) {
+    if (!rec.args_checked) check_record_strictly(rec);
     // Rebase the offset onto the frame body so messages point into the file.
     throw DecodeError(rec.args_offset + e.offset(), std::string(op_kind_name(op.kind)) +
                                                         " args: " + e.what());

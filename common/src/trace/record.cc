@@ -4,11 +4,13 @@
 
 namespace fleet::trace {
 
-void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits) {
+void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits,
+                  bool defer_args_check) {
   MsgpackReader r(body, size, limits);
   if (r.peek() != MsgType::Map) r.fail("record is not a msgpack map");
   uint32_t n = r.read_map_header();
   bool mono = false, wall = false, qual = false, args = false;
+  out.args_checked = true;
   for (uint32_t i = 0; i < n; ++i) {
     if (r.peek() != MsgType::Str) r.fail("record key is not a str");
     std::string_view key = r.read_str();
@@ -22,6 +24,14 @@ void parse_record(const uint8_t* body, size_t size, RecordView& out, const Msgpa
       qual = true;
     } else if (key == "args") {
       out.args_offset = r.offset();
+      if (defer_args_check && i + 1 == n) {
+        if (r.peek() != MsgType::Map) r.fail("record args is not a map");
+        out.args_size = size - out.args_offset;
+        out.args_checked = false;
+        r = r.at(size);
+        args = true;
+        continue;
+      }
       uint32_t nargs = r.read_map_header();
       for (uint32_t a = 0; a < nargs; ++a) {
         if (r.peek() != MsgType::Str) r.fail("args key is not a str");

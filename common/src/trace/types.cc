@@ -45,12 +45,13 @@ constexpr std::array<DTypeInfo, 12> kDTypes = {{
 size_t ObjectKeyHash::operator()(const ObjectKey& k) const noexcept {
   // In-process only (never persisted or sent): libstdc++'s word-at-a-time string hash is
   // several times faster than byte-wise FNV on 16-byte hashes and long model names.
+  // Symbols are interned: their addresses identify them within the process.
   std::hash<std::string_view> sh;
   uint64_t h = sh(k.chunk_hash) * 0x9e3779b97f4a7c15ull;
-  h ^= sh(k.model_name) + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
+  h ^= reinterpret_cast<uintptr_t>(k.model_name.id()) * 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
   h ^= static_cast<uint64_t>(k.kv_rank) * 0x9e3779b97f4a7c15ull;
   h ^= static_cast<uint64_t>(k.object_group_id) * 0xc2b2ae3d27d4eb4full;
-  if (!k.cache_salt.empty()) h = fnv1a(h, k.cache_salt);
+  h ^= reinterpret_cast<uintptr_t>(k.cache_salt.id()) * 0xff51afd7ed558ccdull;
   return static_cast<size_t>(h ^ (h >> 29));
 }
 

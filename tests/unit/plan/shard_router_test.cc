@@ -183,7 +183,7 @@ TEST(KeySharding, EachChunkHasOneOwnerAcrossRecords) {
     for (int c = i % 7; c < i % 7 + 5; ++c) keys.push_back(key("c" + std::to_string(c % 9)));
     auto kind = i % 2 ? OpKind::FinishWrite : OpKind::ReserveWrite;
     for (const auto& rt : r.route(recs.add(op(kind, i * 0.01, keys)))) {
-      for (const auto& k : keys_of(rt.body)) owners[k.chunk_hash].insert(rt.worker);
+      for (const auto& k : keys_of(rt.body)) owners[std::string(k.chunk_hash)].insert(rt.worker);
     }
   }
   EXPECT_EQ(owners.size(), 9u);

@@ -127,7 +127,7 @@ TEST(SyntheticTrace, RecordsLimitAndSharedPrefixes) {
   std::vector<std::string> first_hashes;
   while (g.next(op)) {
     ++n;
-    if (op.kind == OpKind::SubmitPrefetch) first_hashes.push_back(op.spec.keys.front().chunk_hash);
+    if (op.kind == OpKind::SubmitPrefetch) first_hashes.emplace_back(op.spec.keys.front().chunk_hash);
   }
   EXPECT_GE(n, 500u);
   EXPECT_LT(n, 520u);  // in-flight requests finish, nothing more

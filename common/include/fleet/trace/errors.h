@@ -20,6 +20,13 @@ class DecodeError : public std::runtime_error {
   uint64_t offset_;
 };
 
+// A frame that is not a valid Record under msgspec's rules (found late, while decoding args
+// whose validation was deferred): the reader's "malformed, skipped" case, not an args error.
+class MalformedRecord : public DecodeError {
+ public:
+  using DecodeError::DecodeError;
+};
+
 // The file cannot be used at all: unreadable path, bad header, oversized frame prefix.
 class TraceError : public std::runtime_error {
  public:

@@ -38,6 +38,9 @@ struct ReaderOptions {
   MsgpackLimits limits;
   Reporter* reporter = nullptr;  // null: LogReporter for the path
   size_t buffer_bytes = 1u << 20;
+  // parse_record's defer_args_check: for consumers that decode every record's args (the
+  // replay) and report what decode_op finds malformed through reject_malformed().
+  bool defer_args_check = false;
 };
 
 struct ReaderCounters {
@@ -68,6 +71,9 @@ class FrameReader {
   // Next valid record, or false at the end (clean or truncated tail). Throws TraceError for a
   // length prefix above the frame limit.
   bool next(RecordView& out);
+  // The record last returned turned out malformed (deferred args check): count and report it
+  // exactly as next() would have.
+  void reject_malformed(const RecordView& rec, const std::string& why);
 
  private:
   enum class FrameStatus { Ok, End, Truncated };

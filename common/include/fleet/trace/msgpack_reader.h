@@ -53,6 +53,9 @@ class MsgpackReader {
   // Skips one complete value of any type, enforcing the depth limit. With check_utf8, every
   // str inside must be valid UTF-8 (msgspec decodes them as Python str and rejects the frame).
   void skip(bool check_utf8 = false);
+  // From now on every str read or skipped must be valid UTF-8 (msgspec's rule for a Record),
+  // for callers that validate while they decode instead of in a separate pass.
+  void check_all_strings(bool on) { check_utf8_ = on; }
   // True and consumed if the next value is nil.
   bool try_nil();
 
@@ -70,6 +73,7 @@ class MsgpackReader {
   const uint8_t* p_;
   const uint8_t* end_;
   MsgpackLimits limits_;
+  bool check_utf8_ = false;
 };
 
 }  // namespace fleet::trace

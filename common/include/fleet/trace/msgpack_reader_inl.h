@@ -134,6 +134,10 @@ inline std::string_view MsgpackReader::read_str() {
   else if (b == 0xda) n = be(2);
   else if (b == 0xdb) n = be(4);
   else { --p_; fail("expected str"); }
+  if (check_utf8_) {
+    take_str(n, true);
+    return {reinterpret_cast<const char*>(p_ - n), static_cast<size_t>(n)};
+  }
   const uint8_t* s = take(n);
   return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
 }

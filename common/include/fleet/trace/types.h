@@ -10,15 +10,18 @@
 #include <string_view>
 #include <vector>
 
+#include "fleet/trace/key_parts.h"
+
 namespace fleet::trace {
 
 // One chunk of KV cache as LMCache names it. Equality is over all fields (as Python's).
+// Copying, comparing and hashing a key never allocates (key_parts.h).
 struct ObjectKey {
-  std::string chunk_hash;  // raw bytes
-  std::string model_name;
+  ChunkHash chunk_hash;  // raw bytes
+  Symbol model_name;
   int64_t kv_rank = 0;
   int64_t object_group_id = 0;
-  std::string cache_salt;
+  Symbol cache_salt;
 
   bool operator==(const ObjectKey&) const = default;
   auto operator<=>(const ObjectKey&) const = default;

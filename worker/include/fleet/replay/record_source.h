@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/record.h"
@@ -15,6 +16,9 @@ class RecordSource {
   virtual ~RecordSource() = default;
   // The next record, valid until the next call; false at the end.
   virtual bool next(trace::RecordView& out) = 0;
+  // decode_op found the record last returned malformed (its args check was deferred): the
+  // source counts and reports it as it would have when reading it.
+  virtual void reject_malformed(const trace::RecordView& rec, const std::string& why) = 0;
   // Fraction of the input consumed in [0,1], or a negative value when unknown (progress).
   virtual double progress_fraction() const { return -1.0; }
 };
@@ -24,6 +28,9 @@ class FileRecordSource final : public RecordSource {
  public:
   explicit FileRecordSource(trace::FrameReader& reader) : reader_(reader) {}
   bool next(trace::RecordView& out) override { return reader_.next(out); }
+  void reject_malformed(const trace::RecordView& rec, const std::string& why) override {
+    reader_.reject_malformed(rec, why);
+  }
   double progress_fraction() const override {
     uint64_t size = reader_.file_size();
     return size ? static_cast<double>(reader_.counters().bytes_consumed) / size : -1.0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,7 @@ class BatchQueue final : public replay::RecordSource {
   uint64_t malformed() const { return malformed_; }
 
   bool next(trace::RecordView& out) override;
+  void reject_malformed(const trace::RecordView& rec, const std::string& why) override;
 
  private:
   struct Item {

@@ -1,0 +1,252 @@
+// The replay's one-pass decode (parse_record with defer_args_check, then decode_op validating as
+// it goes) must classify every frame exactly as the strict two-pass path does: malformed
+// (dropped by the reader), args that do not decode (skipped) or a decoded op — the same op.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fleet/trace/codecs.h"
+#include "fleet/trace/format.h"
+#include "fleet/trace/frame_reader.h"
+#include "fleet/trace/op_decoder.h"
+#include "trace_test_bytes.h"
+
+namespace fleet::trace {
+namespace {
+
+using testing::record_body_with_args;
+using testing::test_key;
+using testing::test_op;
+
+enum class Outcome { Malformed, ArgsError, Decoded };
+
+struct Result {
+  Outcome outcome;
+  Op op;
+};
+
+Result classify(const std::string& body, bool deferred) {
+  RecordView rec;
+  Result res{Outcome::Decoded, {}};
+  const auto* p = reinterpret_cast<const uint8_t*>(body.data());
+  try {
+    parse_record(p, body.size(), rec, {}, deferred);
+  } catch (const DecodeError&) {
+    res.outcome = Outcome::Malformed;
+    return res;
+  }
+  try {
+    decode_op(rec, res.op);
+  } catch (const MalformedRecord&) {
+    res.outcome = Outcome::Malformed;
+  } catch (const DecodeError&) {
+    res.outcome = Outcome::ArgsError;
+  }
+  return res;
+}
+
+using Fill = std::function<void(MsgpackWriter&, std::string&)>;
+
+// One ObjectKey whose model name (and optionally one extra field) the case chooses.
+void key_with(MsgpackWriter& w, std::string_view model, std::string_view extra_key = {},
+              std::string_view extra_value = {}) {
+  w.wrapper("ObjectKey");
+  w.map(extra_key.empty() ? 3 : 4);
+  w.str("chunk_hash");
+  w.bin("abcd");
+  w.str("model_name");
+  w.str(model);
+  w.str("kv_rank");
+  w.integer(0);
+  if (!extra_key.empty()) {
+    w.str(extra_key);
+    w.str(extra_value);
+  }
+}
+
+struct Case {
+  const char* name;
+  std::string body;
+  Outcome expected;
+};
+
+std::vector<Case> corpus() {
+  std::vector<Case> cases;
+  auto finish_write = [&](const char* name, Outcome expected, Fill fill) {
+    cases.push_back({name, record_body_with_args(kQualFinishWrite, fill), expected});
+  };
+  for (auto kind : {OpKind::ReserveWrite, OpKind::FinishWrite, OpKind::SubmitPrefetch,
+                    OpKind::ReadEnter, OpKind::ReadExit, OpKind::FinishRead, OpKind::AbortWrite}) {
+    Op op = test_op(kind, 0.5, {test_key(1), test_key(2, "llama"), test_key(3)});
+    op.external_request_id = "req-\xc3\xa9";  // valid non-ASCII
+    cases.push_back({"valid op", encode_record_body(op, Era::Three), Outcome::Decoded});
+  }
+  finish_write("bad UTF-8 in a model name", Outcome::Malformed, [](MsgpackWriter& w, std::string&) {
+    w.map(1);
+    w.str("keys");
+    w.array(1);
+    key_with(w, "llama\xc3");
+  });
+  finish_write("bad UTF-8 in an unknown key field", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string&) {
+                 w.map(1);
+                 w.str("keys");
+                 w.array(1);
+                 key_with(w, "m", "note", "\xff");
+               });
+  finish_write("bad UTF-8 in an unknown argument's value", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string&) {
+                 w.map(2);
+                 w.str("keys");
+                 w.array(1);
+                 key_with(w, "m");
+                 w.str("extra");
+                 w.array(1);
+                 w.str("ok\xed\xa0\x80");  // surrogate
+               });
+  finish_write("bad UTF-8 in an argument name", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string&) {
+                 w.map(2);
+                 w.str("keys");
+                 w.array(1);
+                 key_with(w, "m");
+                 w.str("ex\xfftra");
+                 w.integer(1);
+               });
+  finish_write("an argument name that is not a str", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string&) {
+                 w.map(2);
+                 w.str("keys");
+                 w.array(1);
+                 key_with(w, "m");
+                 w.integer(7);
+                 w.integer(1);
+               });
+  finish_write("args not a map", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string&) { w.array(0); });
+  finish_write("trailing bytes after args", Outcome::Malformed,
+               [](MsgpackWriter& w, std::string& out) {
+                 w.map(1);
+                 w.str("keys");
+                 w.array(1);
+                 key_with(w, "m");
+                 out += '\xc0';
+               });
+  finish_write("args cut short", Outcome::Malformed, [](MsgpackWriter& w, std::string&) {
+    w.map(2);
+    w.str("keys");
+    w.array(1);
+    key_with(w, "m");
+  });
+  finish_write("unknown codec tag (decodes as msgpack, not as an op)", Outcome::ArgsError,
+               [](MsgpackWriter& w, std::string&) {
+                 w.map(1);
+                 w.str("keys");
+                 w.array(1);
+                 w.wrapper("ObjectKeyV9");
+                 w.integer(1);
+               });
+  finish_write("missing keys argument", Outcome::ArgsError, [](MsgpackWriter& w, std::string&) {
+    w.map(1);
+    w.str("other");
+    w.integer(1);
+  });
+  cases.push_back({"unknown qualname, valid args",
+                   record_body_with_args("pkg.Other.method",
+                                         [](MsgpackWriter& w, std::string&) {
+                                           w.map(1);
+                                           w.str("x");
+                                           w.str("fine");
+                                         }),
+                   Outcome::Decoded});
+  cases.push_back({"unknown qualname, bad UTF-8 in args",
+                   record_body_with_args("pkg.Other.method",
+                                         [](MsgpackWriter& w, std::string&) {
+                                           w.map(1);
+                                           w.str("x");
+                                           w.str("\xc0\xaf");
+                                         }),
+                   Outcome::Malformed});
+  return cases;
+}
+
+TEST(DeferredArgsCheck, ClassifiesEveryFrameAsTheStrictPathDoes) {
+  for (const Case& c : corpus()) {
+    SCOPED_TRACE(c.name);
+    Result strict = classify(c.body, /*deferred=*/false);
+    Result deferred = classify(c.body, /*deferred=*/true);
+    EXPECT_EQ(strict.outcome, c.expected);
+    EXPECT_EQ(deferred.outcome, strict.outcome);
+    if (strict.outcome == Outcome::Decoded && deferred.outcome == Outcome::Decoded) {
+      EXPECT_EQ(deferred.op.kind, strict.op.kind);
+      EXPECT_EQ(deferred.op.op_keys(), strict.op.op_keys());
+      EXPECT_EQ(deferred.op.spec, strict.op.spec);
+      EXPECT_EQ(deferred.op.layout, strict.op.layout);
+      EXPECT_EQ(deferred.op.external_request_id, strict.op.external_request_id);
+    }
+  }
+}
+
+TEST(DeferredArgsCheck, ArgsBeforeOtherFieldsAreCheckedAtOnce) {
+  // Only an `args` that ends the frame is deferred; elsewhere the walk happens as before.
+  std::string body;
+  MsgpackWriter w(body);
+  w.map(4);
+  w.str("args");
+  w.map(1);
+  w.str("keys");
+  w.array(1);
+  key_with(w, "llama\xc3");
+  w.str("t_mono");
+  w.float64(1.0);
+  w.str("t_wall");
+  w.float64(2.0);
+  w.str("qualname");
+  w.str(kQualFinishWrite);
+  RecordView rec;
+  EXPECT_THROW(parse_record(reinterpret_cast<const uint8_t*>(body.data()), body.size(), rec, {},
+                            /*defer_args_check=*/true),
+               DecodeError);
+}
+
+TEST(DeferredArgsCheck, ReaderCountsRejectedRecordsAsMalformed) {
+  std::string bad = record_body_with_args(kQualFinishWrite, [](MsgpackWriter& w, std::string&) {
+    w.map(1);
+    w.str("keys");
+    w.array(1);
+    key_with(w, "llama\xc3");
+  });
+  std::string good = encode_record_body(test_op(OpKind::FinishWrite, 1.0, {test_key(1)}), Era::Three);
+  std::string path = ::testing::TempDir() + "/deferred_check.lct";
+  testing::write_bytes(path, testing::header_frame() + frame_bytes(bad) + frame_bytes(good));
+  struct Collect : Reporter {
+    std::vector<std::string> messages;
+    void warning(uint64_t, std::string_view what) override { messages.emplace_back(what); }
+  } collect;
+  ReaderOptions o;
+  o.reporter = &collect;
+  o.defer_args_check = true;
+  FrameReader reader(path, o);
+  RecordView rec;
+  Op op;
+  int decoded = 0;
+  while (reader.next(rec)) {
+    try {
+      decode_op(rec, op);
+      ++decoded;
+    } catch (const MalformedRecord& e) {
+      reader.reject_malformed(rec, e.what());
+    }
+  }
+  EXPECT_EQ(decoded, 1);
+  EXPECT_EQ(reader.counters().records, 1u);
+  EXPECT_EQ(reader.counters().malformed_skipped, 1u);
+  ASSERT_EQ(collect.messages.size(), 1u);
+  EXPECT_NE(collect.messages[0].find("skipping malformed record"), std::string::npos);
+  EXPECT_NE(collect.messages[0].find("UTF-8"), std::string::npos) << collect.messages[0];
+}
+
+}  // namespace
+}  // namespace fleet::trace
