@@ -120,13 +120,23 @@ ObjectKey decode_object_key(MsgpackReader& r) {
 
 void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   Wrapped w{{}, r};
-  MsgpackReader& p = *payload_of(r, w, "ObjectKey", "expected an ObjectKey");
+  // Keys are most of a trace's bytes: LMCache's canonical wrapper and field names are matched
+  // as raw bytes, anything else takes the general path.
+  MsgpackReader& p = r.try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v")
+                         ? r
+                         : *payload_of(r, w, "ObjectKey", "expected an ObjectKey");
   uint32_t n = p.read_map_header();
   k.object_group_id = 0;
   k.cache_salt = Symbol();
   bool hash = false, model = false, rank = false;
   for (uint32_t i = 0; i < n; ++i) {
-    std::string_view key = p.read_str();
+    std::string_view key;
+    if (p.try_literal("\xaa" "chunk_hash")) key = "chunk_hash";
+    else if (p.try_literal("\xaamodel_name")) key = "model_name";
+    else if (p.try_literal("\xa7kv_rank")) key = "kv_rank";
+    else if (p.try_literal("\xafobject_group_id")) key = "object_group_id";
+    else if (p.try_literal("\xaa" "cache_salt")) key = "cache_salt";
+    else key = p.read_str();
     if (key == "chunk_hash") {
       k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
       hash = true;

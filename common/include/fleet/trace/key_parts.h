@@ -15,6 +15,21 @@
 
 namespace fleet::trace {
 
+// Equality of two short byte ranges without a libc call (model names are ~10–40 bytes).
+inline bool same_bytes(const char* a, const char* b, size_t n) {
+  if (n > 32) return std::memcmp(a, b, n) == 0;
+  uint64_t diff = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    diff |= x ^ y;
+  }
+  for (; i < n; ++i) diff |= static_cast<uint64_t>(static_cast<unsigned char>(a[i] ^ b[i]));
+  return diff == 0;
+}
+
 class Symbol {
  public:
   // Distinct strings a process may intern; a hostile trace that names more model names or
@@ -28,7 +43,7 @@ class Symbol {
   // Interns `v` unless the table is full; false then (and *this unchanged). Re-assigning the
   // value a key already holds (the decoder reuses its keys record after record) is one compare.
   bool try_assign(std::string_view v) {
-    if (s_->size() == v.size() && std::memcmp(s_->data(), v.data(), v.size()) == 0) return true;
+    if (s_->size() == v.size() && same_bytes(s_->data(), v.data(), v.size())) return true;
     return try_assign_slow(v);
   }
 

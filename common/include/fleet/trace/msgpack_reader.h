@@ -56,6 +56,15 @@ class MsgpackReader {
   // From now on every str read or skipped must be valid UTF-8 (msgspec's rule for a Record),
   // for callers that validate while they decode instead of in a separate pass.
   void check_all_strings(bool on) { check_utf8_ = on; }
+  // True and consumed if the next bytes are exactly `encoded` (a pre-encoded msgpack value such
+  // as a field name): the canonical encodings LMCache writes skip the generic read and check.
+  template <size_t N>
+  bool try_literal(const char (&encoded)[N]) {
+    constexpr size_t n = N - 1;
+    if (static_cast<size_t>(end_ - p_) < n || __builtin_memcmp(p_, encoded, n) != 0) return false;
+    p_ += n;
+    return true;
+  }
   // True and consumed if the next value is nil.
   bool try_nil();
 
