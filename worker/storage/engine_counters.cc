@@ -17,7 +17,12 @@ nlohmann::json L2AdapterCounters::to_json() const {
           {"load_bytes", load_bytes},
           {"used_bytes", used_bytes},
           {"peak_used_bytes", peak_used_bytes},
-          {"capacity_bytes", capacity_bytes}};
+          {"capacity_bytes", capacity_bytes},
+          {"eviction_enabled", eviction_enabled},
+          {"eviction_ticks", eviction_ticks},
+          {"eviction_ticks_triggered", eviction_ticks_triggered},
+          {"evicted_keys", evicted_keys},
+          {"eviction_locked_skips", eviction_locked_skips}};
 }
 
 nlohmann::json EngineCounters::to_json() const {

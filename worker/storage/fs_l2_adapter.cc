@@ -159,6 +159,7 @@ L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectK
   uint64_t max_size = 0;
   for (auto s : sizes) max_size = std::max(max_size, s);
   auto payload = zero_payload(max_size);
+  if (ctx_.report_keys) c.bitmap.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
     const std::string name = fs_object_file_name(keys[i]);
     if (name.empty()) {
@@ -169,7 +170,10 @@ L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectK
     }
     const fs::path final_path = fs::path(cfg_.base_path) / name;
     std::error_code ec;
-    if (fs::exists(final_path, ec)) continue;  // exists-skip, no bytes
+    if (fs::exists(final_path, ec)) {  // exists-skip, no bytes
+      if (ctx_.report_keys) c.bitmap[i] = 1;
+      continue;
+    }
     const fs::path tmp = cfg_.relative_tmp_dir
                              ? fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir / name
                              : fs::path(cfg_.base_path) / fs_temp_file_name(keys[i]);
@@ -183,6 +187,7 @@ L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectK
       continue;
     }
     c.bytes += sizes[i];
+    if (ctx_.report_keys) c.bitmap[i] = 1;
     if (capacity_ > 0) {
       std::lock_guard<std::mutex> g(mu_);
       if (sizes_.emplace(name, sizes[i]).second) used_ += sizes[i];
@@ -251,6 +256,7 @@ uint64_t FsL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
   const int64_t t0 = ctx_.clock->now_ns();
   run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)] {
     L2Completion c = do_store(id, keys, sizes);
+    if (ctx_.report_keys) c.keys = keys;
     c.submit_ns = t0;
     c.end_ns = std::max(t0, ctx_.clock->now_ns());
     ctx_.deliver(c.end_ns, std::move(c));
@@ -284,6 +290,7 @@ uint64_t FsL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
   const int64_t t0 = ctx_.clock->now_ns();
   run([this, id, t0, keys = std::move(keys), sizes = std::move(sizes)] {
     L2Completion c = do_load(id, keys, sizes);
+    if (ctx_.report_keys) c.keys = keys;
     c.submit_ns = t0;
     c.end_ns = std::max(t0, ctx_.clock->now_ns());
     ctx_.deliver(c.end_ns, std::move(c));
@@ -300,7 +307,8 @@ void FsL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   }
 }
 
-void FsL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+std::vector<trace::ObjectKey> FsL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+  std::vector<trace::ObjectKey> deleted;
   for (const auto& k : keys) {
     const std::string name = fs_object_file_name(k);
     if (name.empty()) continue;
@@ -313,8 +321,9 @@ void FsL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
         sizes_.erase(it);
       }
     }
-    ::unlink((fs::path(cfg_.base_path) / name).c_str());
+    if (::unlink((fs::path(cfg_.base_path) / name).c_str()) == 0) deleted.push_back(k);
   }
+  return deleted;
 }
 
 }  // namespace fleet::storage

@@ -4,6 +4,7 @@
 
 #include "fleet/storage/fault_inject_l2_adapter.h"
 #include "fleet/storage/fs_l2_adapter.h"
+#include "fleet/storage/l2_eviction.h"
 #include "fleet/storage/mock_l2_adapter.h"
 #include "fleet/storage/resp_l2_adapter.h"
 
@@ -21,6 +22,7 @@ std::string type_of(const nlohmann::json& spec) {
 nlohmann::json normalize_l2_adapter_json(const nlohmann::json& spec) {
   const std::string type = type_of(spec);
   nlohmann::json out = spec;
+  L2EvictionConfig::from_adapter_json(spec);  // validates the optional `eviction` block
   if (type == "mock") {
     MockL2Config c = MockL2Config::from_json(spec);
     out["max_size_gb"] = c.max_size_gb;  // floats, as LMCache's config holds them

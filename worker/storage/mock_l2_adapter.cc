@@ -55,6 +55,7 @@ uint64_t MockL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
   const uint64_t id = next_task_++;
   const int64_t now = ctx_.clock->now_ns();
   uint64_t stored = 0;
+  std::vector<uint8_t> now_stored(ctx_.report_keys ? keys.size() : 0, 0);
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t size = sizes[i];
     if (size > capacity_) continue;
@@ -63,14 +64,19 @@ uint64_t MockL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
     objects_.emplace(keys[i], Entry{size, 0});
     current_ += size;
     stored += size;
+    if (ctx_.report_keys) now_stored[i] = 1;  // LMCache notifies only the keys it stored
   }
   L2Completion c;
+  c.num_keys = keys.size();
+  if (ctx_.report_keys) {
+    c.keys = std::move(keys);
+    c.bitmap = std::move(now_stored);
+  }
   c.kind = L2OpKind::Store;
   c.task_id = id;
   c.bytes = stored;
   c.submit_ns = now;
   c.end_ns = now + transfer_ns(stored);
-  c.num_keys = keys.size();
   ctx_.deliver(c.end_ns, std::move(c));
   return id;
 }
@@ -111,6 +117,7 @@ uint64_t MockL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
   c.submit_ns = now;
   c.end_ns = now + transfer_ns(c.bytes);
   c.num_keys = keys.size();
+  if (ctx_.report_keys) c.keys = std::move(keys);
   ctx_.deliver(c.end_ns, std::move(c));
   return id;
 }
@@ -122,13 +129,16 @@ void MockL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   }
 }
 
-void MockL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+std::vector<trace::ObjectKey> MockL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+  std::vector<trace::ObjectKey> deleted;
   for (const auto& k : keys) {
     auto it = objects_.find(k);
     if (it == objects_.end()) continue;  // locks are ignored
     current_ -= std::min(current_, it->second.size);
     objects_.erase(it);
+    deleted.push_back(k);
   }
+  return deleted;
 }
 
 }  // namespace fleet::storage

@@ -173,6 +173,14 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
       }
       if (r->type == REDIS_REPLY_STATUS && std::string_view(r->str, r->len) == "OK") {
         stored += sizes[i];
+        if (capacity_ > 0) {  // a bounded adapter counts each key once (SET overwrites)
+          std::lock_guard<std::mutex> g(mu_);
+          std::string k = resp_key_name(keys[i]);
+          auto [it, fresh] = sizes_.try_emplace(std::move(k), sizes[i]);
+          if (!fresh) used_ -= std::min(used_, it->second);
+          it->second = sizes[i];
+          used_ += sizes[i];
+        }
       } else {
         ok = false;
       }
@@ -180,8 +188,10 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
     w = we;
   }
   out.bytes += stored;
-  std::lock_guard<std::mutex> g(mu_);
-  used_ += stored;
+  if (capacity_ == 0) {  // unbounded: a gauge of bytes written
+    std::lock_guard<std::mutex> g(mu_);
+    used_ += stored;
+  }
   return ok;
 }
 
@@ -260,7 +270,7 @@ void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::Obj
   sh->c.task_id = id;
   sh->c.num_keys = n;
   sh->c.submit_ns = ctx_.clock->now_ns();
-  if (kind != L2OpKind::Store) sh->c.bitmap.assign(n, 0);
+  if (kind != L2OpKind::Store || ctx_.report_keys) sh->c.bitmap.assign(n, 0);
   sh->keys = std::move(keys);
   sh->sizes = std::move(sizes);
   size_t parts = 1;
@@ -282,8 +292,11 @@ void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::Obj
         sh->c.success = sh->c.success && ok;
         sh->c.bytes += part.bytes;
         for (size_t i = b; i < e && !part.bitmap.empty(); ++i) sh->c.bitmap[i] = part.bitmap[i];
+        if (kind == L2OpKind::Store && ctx_.report_keys && ok)
+          for (size_t i = b; i < e; ++i) sh->c.bitmap[i] = 1;  // a part succeeds as a whole
         if (--sh->remaining > 0) return;
         done = std::move(sh->c);
+        if (ctx_.report_keys && kind != L2OpKind::Lookup) done.keys = sh->keys;
       }
       done.end_ns = std::max(done.submit_ns, ctx_.clock->now_ns());
       ctx_.deliver(done.end_ns, std::move(done));
@@ -319,20 +332,37 @@ void RespL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   }
 }
 
-void RespL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
-  run([this, keys](size_t w) {
-    Conn& c = conn(w);
-    if (!ensure_connected(c)) return;
+std::vector<trace::ObjectKey> RespL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+  // Accounting changes at once (the DELs are pipelined on a worker): a lookup-locked key is
+  // about to be loaded and is skipped, as the fs adapter does.
+  std::vector<trace::ObjectKey> deleted;
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> g(mu_);
     for (const auto& key : keys) {
       std::string k = resp_key_name(key);
-      redisAppendCommand(c.ctx, "DEL %b", k.data(), k.size());
+      if (locks_.count(k)) continue;
+      auto it = sizes_.find(k);
+      if (it != sizes_.end()) {
+        used_ -= std::min(used_, it->second);
+        sizes_.erase(it);
+      }
+      deleted.push_back(key);
+      names.push_back(std::move(k));
     }
-    for (size_t i = 0; i < keys.size(); ++i)
+  }
+  if (names.empty()) return deleted;
+  run([this, names = std::move(names)](size_t w) {
+    Conn& c = conn(w);
+    if (!ensure_connected(c)) return;
+    for (const auto& k : names) redisAppendCommand(c.ctx, "DEL %b", k.data(), k.size());
+    for (size_t i = 0; i < names.size(); ++i)
       if (!get_reply(c.ctx)) {
         drop(c);
         return;
       }
   });
+  return deleted;
 }
 
 L2Usage RespL2Adapter::usage() const {

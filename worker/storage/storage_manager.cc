@@ -52,15 +52,21 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
   std::vector<L2Adapter*> raw;
   for (size_t i = 0; i < cfg_.l2_adapters.size(); ++i) {
     adapters_.push_back(make_l2_adapter(cfg_.l2_adapters[i]));
+    std::optional<L2EvictionConfig> ev = L2EvictionConfig::from_adapter_json(cfg_.l2_adapters[i]);
+    const bool wired = ev && l2_eviction_wired(*ev, *adapters_.back());
+    l2_eviction_.push_back(wired ? std::make_unique<L2EvictionController>(*adapters_.back(), *ev)
+                                 : nullptr);
     L2AdapterContext ctx;
     ctx.clock = &loop_clock_;
     ctx.synchronous = clock_.is_virtual();
+    ctx.report_keys = wired;
     ctx.deliver = [this, i](int64_t at, L2Completion c) {
       loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });
     };
     adapters_.back()->attach(std::move(ctx));
     L2AdapterCounters ac;
     ac.type = std::string(adapters_.back()->type());
+    ac.eviction_enabled = wired;
     counters_.adapters.push_back(ac);
     raw.push_back(adapters_.back().get());
   }
@@ -90,6 +96,9 @@ void StorageManager::schedule_tick(int64_t at) {
 }
 
 void StorageManager::tick() {
+  // The L2 controller shares the period (LMCache: its own 1 s thread for all adapters).
+  for (size_t i = 0; i < l2_eviction_.size(); ++i)
+    if (l2_eviction_[i]) l2_eviction_[i]->tick(counters_.adapters[i]);
   counters_.eviction_ticks++;
   auto [used, total] = l1_->memory_usage();
   const double usage = total == 0 ? 0.0 : static_cast<double>(used) / static_cast<double>(total);
@@ -455,6 +464,7 @@ void StorageManager::on_l2_completion(size_t i, L2Completion c) {
     if (observer_) observer_(s);
     if (samples_on_) samples_.push_back(s);
   }
+  if (l2_eviction_[i]) l2_eviction_[i]->on_completion(c);
   switch (c.kind) {
     case L2OpKind::Store: store_->on_store_completed(i, c); break;
     case L2OpKind::Lookup: prefetch_->on_lookup_completed(i, c); break;

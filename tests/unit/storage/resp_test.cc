@@ -192,3 +192,48 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
 
 }  // namespace
 }  // namespace fleet::storage
+
+namespace fleet::storage {
+namespace {
+using namespace testing;
+
+// A bounded resp adapter with an `eviction` block: the L2 controller deletes LRU keys from the
+// real Redis once used/capacity reaches the watermark (era3-reference.md §3.5).
+TEST_F(RespTest, L2EvictionDeletesFromRedis) {
+  util::VirtualClock clock;
+  EngineConfig cfg = ExampleConfig(1 << 20);
+  cfg.l2_adapters.push_back({{"type", "resp"},
+                             {"host", "127.0.0.1"},
+                             {"port", server_.port()},
+                             {"num_workers", 1},
+                             {"max_capacity_gb", 20000.0 / (1 << 30)},  // exactly 20000 bytes
+                             {"eviction", {{"eviction_ratio", 0.5}}}});
+  StorageManager sm(cfg, clock);
+  Put(sm, Keys({"A", "B", "C", "D"}));  // 4 x 4000 bytes = 0.8 of capacity
+  sm.run_until(clock.now_ns());
+  EXPECT_DOUBLE_EQ(sm.adapter(0).usage().usage_fraction(), 0.8);
+  // Storing A again (SET overwrites) must not count its bytes twice.
+  sm.adapter(0).submit_store(Keys({"A"}), {4000});
+  sm.run_until(clock.now_ns());
+  EXPECT_DOUBLE_EQ(sm.adapter(0).usage().usage_fraction(), 0.8);
+  Advance(sm, clock, 1'000'000'000);  // tick: int(4 * 0.5) = 2 victims. A's restore made it
+                                      // most recent: LRU order was D, C, B, A
+  redisContext* rc = redisConnect("127.0.0.1", server_.port());
+  ASSERT_TRUE(rc && !rc->err);
+  auto exists = [&](const char* name) {
+    auto* r = static_cast<redisReply*>(redisCommand(rc, "EXISTS m@00000000@0@%s", name));
+    long long v = r ? r->integer : -1;
+    if (r) freeReplyObject(r);
+    return v;
+  };
+  EXPECT_EQ(exists("44"), 0);  // "D" = 0x44
+  EXPECT_EQ(exists("43"), 0);  // "C"
+  EXPECT_EQ(exists("42"), 1);  // "B"
+  EXPECT_EQ(exists("41"), 1);  // "A"
+  redisFree(rc);
+  EXPECT_DOUBLE_EQ(sm.adapter(0).usage().usage_fraction(), 0.4);
+  EXPECT_EQ(sm.counters()["l2_adapters"][0]["evicted_keys"], 2);
+}
+
+}  // namespace
+}  // namespace fleet::storage

@@ -19,6 +19,10 @@ struct L2AdapterCounters {
   uint64_t lookup_tasks = 0, lookup_keys = 0, lookup_found_keys = 0;
   uint64_t load_tasks = 0, load_keys = 0, load_hit_keys = 0, load_bytes = 0;
   uint64_t used_bytes = 0, peak_used_bytes = 0, capacity_bytes = 0;
+  // L2 eviction controller (only when the adapter JSON has an `eviction` block)
+  bool eviction_enabled = false;
+  uint64_t eviction_ticks = 0, eviction_ticks_triggered = 0, evicted_keys = 0;
+  uint64_t eviction_locked_skips = 0;  // victims the adapter kept (lookup-locked)
   nlohmann::json to_json() const;
 };
 

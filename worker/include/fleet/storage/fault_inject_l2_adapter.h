@@ -41,7 +41,9 @@ class FaultInjectL2Adapter final : public L2Adapter {
   void submit_unlock(std::vector<trace::ObjectKey> keys) override {
     inner_->submit_unlock(std::move(keys));
   }
-  void delete_keys(const std::vector<trace::ObjectKey>& keys) override { inner_->delete_keys(keys); }
+  std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override {
+    return inner_->delete_keys(keys);
+  }
   L2Usage usage() const override { return inner_->usage(); }
   void close() override { inner_->close(); }
 

@@ -45,7 +45,7 @@ class FsL2Adapter final : public L2Adapter {
   uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) override;
   uint64_t submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) override;
   void submit_unlock(std::vector<trace::ObjectKey> keys) override;
-  void delete_keys(const std::vector<trace::ObjectKey>& keys) override;
+  std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
   L2Usage usage() const override;
   void close() override;
 

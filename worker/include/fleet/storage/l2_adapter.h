@@ -23,7 +23,11 @@ struct L2Completion {
   uint64_t task_id = 0;
   bool success = true;           // store: whole-task success
   uint64_t bytes = 0;            // store: bytes actually written; load: bytes read
-  std::vector<uint8_t> bitmap;   // lookup/load: one entry per submitted key
+  // lookup/load: one entry per submitted key; store: per key "in L2 now" when `keys` is set
+  std::vector<uint8_t> bitmap;
+  // Store/load only, and only when the context asks (report_keys): the submitted keys, which
+  // the L2 eviction policy learns from (stored -> created, loaded -> touched).
+  std::vector<trace::ObjectKey> keys;
   int64_t submit_ns = 0;         // engine clock
   int64_t end_ns = 0;            // engine clock when the result was known
   size_t num_keys = 0;
@@ -34,6 +38,8 @@ struct L2AdapterContext {
   util::Clock* clock = nullptr;
   // Run I/O inline on the calling thread (virtual clock: determinism) instead of on workers.
   bool synchronous = false;
+  // Fill L2Completion::keys (and a store bitmap): an eviction policy tracks this adapter.
+  bool report_keys = false;
   // Thread-safe: deliver a completion at engine time `at_ns` (>= now for real adapters).
   std::function<void(int64_t at_ns, L2Completion)> deliver;
 };
@@ -63,7 +69,11 @@ class L2Adapter {
                                std::vector<uint64_t> sizes) = 0;
   // Fire-and-forget release of lookup locks.
   virtual void submit_unlock(std::vector<trace::ObjectKey> keys) = 0;
-  virtual void delete_keys(const std::vector<trace::ObjectKey>&) {}
+  // Deletes what it may and returns the keys it deleted (fs and resp skip lookup-locked keys;
+  // the mock ignores locks), so an eviction policy forgets exactly those.
+  virtual std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>&) {
+    return {};
+  }
   virtual L2Usage usage() const { return {}; }
   // Stops worker threads; pending completions may still be delivered before it returns.
   virtual void close() {}

@@ -28,7 +28,7 @@ class MockL2Adapter final : public L2Adapter {
   uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) override;
   uint64_t submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) override;
   void submit_unlock(std::vector<trace::ObjectKey> keys) override;
-  void delete_keys(const std::vector<trace::ObjectKey>& keys) override;
+  std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
   L2Usage usage() const override { return {current_, capacity_}; }
 
   bool contains(const trace::ObjectKey& k) const { return objects_.count(k) != 0; }

@@ -44,7 +44,7 @@ class RespL2Adapter final : public L2Adapter {
   uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) override;
   uint64_t submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) override;
   void submit_unlock(std::vector<trace::ObjectKey> keys) override;
-  void delete_keys(const std::vector<trace::ObjectKey>& keys) override;
+  std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
   L2Usage usage() const override;
   void close() override;
 
@@ -77,6 +77,7 @@ class RespL2Adapter final : public L2Adapter {
   uint64_t used_ = 0;
   uint64_t conn_errors_ = 0;
   std::unordered_map<std::string, int64_t> locks_;
+  std::unordered_map<std::string, uint64_t> sizes_;  // bounded adapters only: bytes per key
 };
 
 }  // namespace fleet::storage

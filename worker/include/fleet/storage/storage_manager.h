@@ -23,6 +23,7 @@
 #include "fleet/storage/eviction_policy.h"
 #include "fleet/storage/l1_manager.h"
 #include "fleet/storage/l2_adapter.h"
+#include "fleet/storage/l2_eviction.h"
 #include "fleet/storage/prefetch_controller.h"
 #include "fleet/storage/store_controller.h"
 
@@ -119,6 +120,7 @@ class StorageManager final : public engine::Engine {
   std::unique_ptr<EvictionPolicy> policy_;
   std::unique_ptr<EvictionBridge> bridge_;
   std::vector<std::unique_ptr<L2Adapter>> adapters_;
+  std::vector<std::unique_ptr<L2EvictionController>> l2_eviction_;  // null: not wired
   std::unique_ptr<StoreController> store_;
   std::unique_ptr<PrefetchController> prefetch_;
   int64_t tick_period_ns_;
