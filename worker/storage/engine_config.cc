@@ -165,7 +165,7 @@ EngineConfig EngineConfig::from_config_file_json(const json& j) {
 }
 
 void EngineConfig::validate() const {
-  static const std::set<std::string> kPolicies{"LRU", "IsolatedLRU", "noop"};
+  static const std::set<std::string> kPolicies{"LRU", "IsolatedLRU", "ARC", "noop"};
   if (engine_name != "native" && engine_name != "noop")
     bad("--engine: unknown engine '" + engine_name + "' (choices: native, noop)");
   if (engine_name == "native" && l1_size_in_bytes == 0)
@@ -176,7 +176,7 @@ void EngineConfig::validate() const {
   if (l1_read_ttl_seconds <= 0) bad("--l1-read-ttl-seconds: must be > 0");
   if (!kPolicies.count(eviction_policy))
     bad("--eviction-policy: unknown policy '" + eviction_policy +
-        "' (choices: LRU, IsolatedLRU, noop)");
+        "' (choices: LRU, IsolatedLRU, ARC, noop)");
   if (!(eviction_trigger_watermark >= 0 && eviction_trigger_watermark <= 1))
     bad("--eviction-trigger-watermark: must be in [0, 1]");
   if (!(eviction_ratio >= 0 && eviction_ratio <= 1)) bad("--eviction-ratio: must be in [0, 1]");
@@ -282,8 +282,8 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
   app.add_option("--l1-align-bytes", cfg.l1_align_bytes, "L1 allocation alignment (default 4096)");
   app.add_option("--l1-write-ttl-seconds", cfg.l1_write_ttl_seconds, "write-lock TTL (600)");
   app.add_option("--l1-read-ttl-seconds", cfg.l1_read_ttl_seconds, "read-lock TTL (300)");
-  app.add_option("--eviction-policy", cfg.eviction_policy, "LRU | IsolatedLRU | noop (LRU)")
-      ->check(CLI::IsMember({"LRU", "IsolatedLRU", "noop"}));
+  app.add_option("--eviction-policy", cfg.eviction_policy, "LRU | IsolatedLRU | ARC | noop (LRU)")
+      ->check(CLI::IsMember({"LRU", "IsolatedLRU", "ARC", "noop"}));
   app.add_option("--eviction-trigger-watermark", cfg.eviction_trigger_watermark,
                  "L1 usage fraction that triggers eviction (0.8)")
       ->check(CLI::Range(0.0, 1.0));

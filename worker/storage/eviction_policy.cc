@@ -1,5 +1,7 @@
 #include "fleet/storage/eviction_policy.h"
 
+#include "fleet/storage/arc_policy.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -57,8 +59,9 @@ KeyList LruPolicy::order() const {
 std::unique_ptr<EvictionPolicy> make_eviction_policy(std::string_view name) {
   if (name == "LRU" || name == "IsolatedLRU") return std::make_unique<LruPolicy>();
   if (name == "noop") return std::make_unique<NoopPolicy>();
+  if (name == "ARC") return std::make_unique<ArcPolicy>();
   throw std::invalid_argument("--eviction-policy: unknown policy '" + std::string(name) +
-                              "' (choices: LRU, IsolatedLRU, noop)");
+                              "' (choices: LRU, IsolatedLRU, ARC, noop)");
 }
 
 }  // namespace fleet::storage

@@ -28,9 +28,9 @@ std::optional<L2EvictionConfig> L2EvictionConfig::from_adapter_json(const nlohma
     c.eviction_policy = block["eviction_policy"].get<std::string>();
   }
   if (c.eviction_policy != "LRU" && c.eviction_policy != "IsolatedLRU" &&
-      c.eviction_policy != "noop")
-    throw std::invalid_argument("adapter 'eviction': 'eviction_policy' must be LRU, IsolatedLRU "
-                                "or noop, not '" + c.eviction_policy + "'");
+      c.eviction_policy != "ARC" && c.eviction_policy != "noop")
+    throw std::invalid_argument("adapter 'eviction': 'eviction_policy' must be LRU, IsolatedLRU, "
+                                "ARC or noop, not '" + c.eviction_policy + "'");
   c.trigger_watermark = fraction_field(block, "trigger_watermark", c.trigger_watermark);
   c.eviction_ratio = fraction_field(block, "eviction_ratio", c.eviction_ratio);
   return c;
