@@ -64,6 +64,7 @@ nlohmann::ordered_json node_json(const NodeReport& n) {
   j["status"] = n.status;
   j["records"] = {{"total", n.total}, {"replayed", n.replayed}, {"skipped", n.skipped},
                   {"failed", n.failed}};
+  j["records_received"] = n.records_received;  // fleet: records the coordinator sent it
   j["duration_s"] = n.duration_s;
   j["lateness_us"] = lateness_json(n.lateness, n.feed_late, n.engine_late);
   j["ops"] = ops_json(n.stats);

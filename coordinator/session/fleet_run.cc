@@ -22,6 +22,7 @@
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/pyjson.h"
+#include "fleet/wire/poll.h"
 
 namespace fleet::session {
 
@@ -48,7 +49,7 @@ void poll_links(Links& links, int timeout_ms, Fn&& fn) {
     std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
     return;
   }
-  zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout_ms));
+  wire::poll_sockets(items.data(), items.size(), std::chrono::milliseconds(timeout_ms));
   for (size_t i = 0; i < items.size(); ++i) {
     if (!(items[i].revents & ZMQ_POLLIN)) continue;
     while (auto env = owners[i]->receive_one()) {
@@ -159,7 +160,7 @@ void estimate_clocks(Links& links) {
       bool got = false;
       while (!got && now_ns() < deadline) {
         zmq::pollitem_t item{l->socket().handle(), 0, ZMQ_POLLIN, 0};
-        zmq::poll(&item, 1, std::chrono::milliseconds(20));
+        wire::poll_sockets(&item, 1, std::chrono::milliseconds(20));
         while (auto env = l->receive_one()) {
           int64_t t1 = now_ns();
           l->heard(t1);
@@ -343,7 +344,7 @@ int run_fleet(FleetOptions o) {
     while (have_first && !check_abort()) {
       for (const auto& route : router.route(rec)) {
         auto& link = links[static_cast<size_t>(route.worker)];
-        if (!link->finished()) link->add_record(route.body, route.t_shift);
+        if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset);
       }
       bool blocked = false;
       for (auto& l : links) {
@@ -414,8 +415,15 @@ int run_fleet(FleetOptions o) {
       node.status = "lost";
       node.total = static_cast<uint64_t>(l->progress.records);
       node.failed = static_cast<uint64_t>(l->progress.failed);
-      node.engine_counters = {{"lost_reason", l->lost_reason},
-                              {"records_finished_at_last_heartbeat", l->progress.records}};
+      // Exactly where it got to, as far as anyone can know: its records are dispatched in the
+      // order they were sent, and PROGRESS confirmed the first `records_confirmed` of them.
+      node.engine_counters = {
+          {"lost_reason", l->lost_reason},
+          {"records_finished_at_last_heartbeat", l->progress.records},
+          {"records_confirmed_finished", l->records_confirmed},
+          {"last_confirmed_trace_offset", l->last_confirmed_offset},
+          {"records_unconfirmed", l->records_sent - l->records_confirmed},
+          {"first_unconfirmed_trace_offset", l->first_unconfirmed_offset()}};
     }
     node.address = l->address().name();
     node.records_received = l->records_sent;
@@ -435,6 +443,12 @@ int run_fleet(FleetOptions o) {
   }
   if (local) local->stop();
   if (g_interrupt.load()) return 130;
+  for (const auto& l : links) {
+    if (l->abort_kind == "config") {
+      spdlog::error("run stopped: worker {} refused the engine config (exit 2)", l->address().name());
+      return 2;
+    }
+  }
   if (lost || aborted) {
     spdlog::error("run incomplete: {}", abort_reason.empty() ? "a worker was lost" : abort_reason);
     return 3;

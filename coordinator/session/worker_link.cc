@@ -37,12 +37,16 @@ void WorkerLink::handle(const wire::Envelope& env) {
       if (in_flight_ < 0) in_flight_ = 0;
     } else if (env.type == "progress") {
       progress = env.as<wire::Progress>();
+      confirm(static_cast<uint64_t>(std::max<int64_t>(0, progress.records)));
     } else if (env.type == "done") {
       auto d = env.as<wire::Done>();
       result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size));
       state_ = State::Done;
+      confirm(records_sent);
     } else if (env.type == "abort") {
-      abort_reason = env.as<wire::Abort>().reason;
+      auto a = env.as<wire::Abort>();
+      abort_reason = a.reason;
+      abort_kind = a.kind;
       spdlog::error("worker {} aborted: {}", address_.name(), abort_reason);
       mark_lost(abort_reason);
     }
@@ -51,7 +55,16 @@ void WorkerLink::handle(const wire::Envelope& env) {
   }
 }
 
-void WorkerLink::add_record(std::string_view body, double t_shift) {
+void WorkerLink::confirm(uint64_t records) {
+  while (records_confirmed < records && !unconfirmed_.empty()) {
+    last_confirmed_offset = static_cast<int64_t>(unconfirmed_.front());
+    unconfirmed_.pop_front();
+    ++records_confirmed;
+  }
+}
+
+void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset) {
+  unconfirmed_.push_back(file_offset);
   if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
   builder_shift_ = t_shift;
   builder_.add(body);

@@ -25,6 +25,14 @@ int64_t lost_after_ms(const nlohmann::json& node) {
   return std::stoll(m[1]);
 }
 
+std::vector<int64_t> record_offsets(const std::string& path) {
+  std::vector<int64_t> out;
+  trace::FrameReader reader(path);
+  trace::RecordView rec;
+  while (reader.next(rec)) out.push_back(static_cast<int64_t>(rec.file_offset));
+  return out;
+}
+
 class WorkerLoss : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
@@ -45,6 +53,7 @@ TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
   ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
   ASSERT_TRUE(w1.proc().wait_stderr("run started", 15s)) << coord.err();
   ASSERT_TRUE(coord.running());
+  std::this_thread::sleep_for(700ms);  // at least one PROGRESS (every 500 ms) confirms records
   w0.proc().signal(SIGKILL);
   const auto killed = Clock::now();
 
@@ -63,6 +72,21 @@ TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
             << " ms of silence; coordinator exited " << exit_after_s << " s after the kill\n";
   EXPECT_GT(detected_ms, 0) << lost.dump();
   EXPECT_LE(detected_ms, 2000);
+  // Exactly where it got to: with --shard none the node was sent the trace in order, so the
+  // confirmed records are the trace's first N and the offsets name the N-th and the next one.
+  const auto& lc = lost["engine"]["counters"];
+  const auto offsets = record_offsets(path);
+  const uint64_t confirmed = lc["records_confirmed_finished"].get<uint64_t>();
+  std::cout << "[ measured ] lost node confirmed " << confirmed << " of "
+            << lost["records_received"] << " records sent\n";
+  ASSERT_GT(confirmed, 0u) << lc.dump();
+  ASSERT_LT(confirmed, offsets.size()) << lc.dump();
+  EXPECT_EQ(lc["last_confirmed_trace_offset"].get<int64_t>(), offsets[confirmed - 1]) << lc.dump();
+  EXPECT_EQ(lc["records_confirmed_finished"].get<uint64_t>() + lc["records_unconfirmed"].get<uint64_t>(),
+            lost["records_received"].get<uint64_t>()) << lost.dump();
+  if (lc["records_unconfirmed"].get<uint64_t>() > 0) {
+    EXPECT_EQ(lc["first_unconfirmed_trace_offset"].get<int64_t>(), offsets[confirmed]) << lc.dump();
+  }
   EXPECT_TRUE(summary["stopped_early"].get<bool>() || policy == "continue");
   if (policy == "abort") {
     EXPECT_EQ(other["status"], "aborted");
@@ -171,6 +195,104 @@ TEST(CoordinatorLoss, LocalWorkersDoNotOutliveTheirCoordinator) {
   EXPECT_TRUE(gone) << "orphaned --local workers";
   EXPECT_LT(after_s, 2.0);
   for (pid_t p : workers) kill(p, SIGKILL);  // bounded cleanup if the assertion failed
+}
+
+}  // namespace
+}  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A worker that cannot build its engine from the run's config (here: an fs base_path it cannot
+// create) refuses the run with ABORT kind "config": the coordinator names the worker and the
+// reason, stops the others, and exits 2 (configuration error), not 3 (failed run).
+TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
+  TempDir dir;
+  const std::string path = synthetic_trace("cfg_refusal", 200);
+  WorkerProcess w0(dir.path().string(), "w0");
+  WorkerProcess w1(dir.path().string(), "w1");
+  ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
+  RunResult r = run_coordinator(
+      {path, "-q", "--workers", w0.host_port() + "," + w1.host_port(), "--start-delay", "0.2",
+       "--l1-size-gb", "1", "--l2-adapter",
+       R"({"type": "fs", "base_path": "/proc/fleet-cannot-create-this"})"},
+      dir / "run", 20s);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("base_path"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("refused the engine config"), std::string::npos) << r.err;
+  ASSERT_TRUE(r.summary.is_object()) << "the partial report is still written";
+  EXPECT_TRUE(r.summary["stopped_early"].get<bool>());
+  EXPECT_TRUE(w0.proc().running() && w1.proc().running()) << "workers stay up for the next run";
+}
+
+}  // namespace
+}  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Ctrl-C mid-run: the coordinator stops every worker, still writes a partial report (marked
+// stopped early, nodes "aborted") and exits 130; the workers stay up for the next run.
+TEST(Interrupt, CtrlCStopsTheFleetAndWritesAPartialReport) {
+  TempDir dir;
+  const std::string path = long_trace();
+  const TraceCounts tc = count_trace(path);
+  WorkerProcess w0(dir.path().string(), "w0", {"--engine", "noop"});
+  WorkerProcess w1(dir.path().string(), "w1", {"--engine", "noop"});
+  ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--workers",
+                 w0.host_port() + "," + w1.host_port(), "--shard", "time", "--window", "1",
+                 "--start-delay", "0.3", "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
+  ASSERT_TRUE(w1.proc().wait_stderr("run started", 15s)) << coord.err();
+  std::this_thread::sleep_for(500ms);
+  coord.signal(SIGINT);
+  const auto sent = Clock::now();
+  auto code = coord.wait_exit(5s);
+  ASSERT_TRUE(code) << "coordinator ignored SIGINT; stderr:\n" << coord.err();
+  const double exit_after_s = std::chrono::duration<double>(Clock::now() - sent).count();
+  std::cout << "[ measured ] coordinator exited " << exit_after_s << " s after SIGINT\n";
+  EXPECT_EQ(*code, 130) << coord.err();
+  EXPECT_LT(exit_after_s, 3.0);
+  auto summary = nlohmann::json::parse(read_file(dir / "run/fleet_summary.json"));
+  EXPECT_TRUE(summary["stopped_early"].get<bool>());
+  ASSERT_EQ(summary["nodes"].size(), 2u);
+  uint64_t done = 0;
+  for (const auto& n : summary["nodes"]) {
+    EXPECT_EQ(n["status"], "aborted") << n.dump();
+    done += n["records"]["total"].get<uint64_t>();
+  }
+  EXPECT_GT(done, 0u);
+  EXPECT_LT(done, tc.records) << "a partial run, not a complete one";
+  EXPECT_EQ(summary["records"]["total"].get<uint64_t>(), done);
+  EXPECT_TRUE(std::filesystem::exists(dir / "run/trace_replay_ops.csv"));
+  EXPECT_TRUE(w0.proc().running() && w1.proc().running());
+}
+
+// The embedded replay too: SIGINT ends the loop, the partial outputs are written, exit 130.
+TEST(Interrupt, CtrlCInAnEmbeddedReplayWritesAPartialReport) {
+  TempDir dir;
+  const std::string path = long_trace();
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--engine", "noop",
+                 "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(coord.running()) << coord.err();
+  coord.signal(SIGINT);
+  auto code = coord.wait_exit(5s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_EQ(*code, 130) << coord.err();
+  auto summary = nlohmann::json::parse(read_file(dir / "run/fleet_summary.json"));
+  EXPECT_TRUE(summary["stopped_early"].get<bool>());
+  EXPECT_GT(summary["records"]["total"].get<uint64_t>(), 0u);
+  EXPECT_LT(summary["records"]["total"].get<uint64_t>(), count_trace(path).records);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/node_result.h"
+#include "fleet/wire/poll.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::service {
@@ -117,7 +118,7 @@ void WorkerService::serve() {
 
   while (!stop_.load()) {
     zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 1, std::chrono::milliseconds(10));
+    wire::poll_sockets(items, 1, std::chrono::milliseconds(10));
     if (items[0].revents & ZMQ_POLLIN) {
       std::vector<zmq::message_t> parts;
       while (true) {
@@ -204,6 +205,7 @@ void WorkerService::serve() {
           } catch (const std::exception& e) {
             wire::Abort a;
             a.reason = "worker " + options_.name + ": engine config from the coordinator: " + e.what();
+            a.kind = "config";
             spdlog::error("{}", a.reason);
             send_to(id, wire::encode(a));
             reset("engine config rejected");
@@ -299,6 +301,7 @@ void WorkerService::serve() {
         spdlog::error("{}", failure);
         wire::Abort a;
         a.reason = failure;
+        a.kind = "config";
         send_to(peer, wire::encode(a));
         reset("engine could not be built");
         continue;

@@ -103,6 +103,9 @@ FsL2Adapter::FsL2Adapter(const FsL2Config& cfg, size_t io_threads)
       io_threads_(io_threads) {
   std::error_code ec;
   fs::create_directories(cfg_.base_path, ec);
+  if (!fs::is_directory(cfg_.base_path))  // every store would fail: say so before the replay
+    throw std::runtime_error("fs adapter: base_path '" + cfg_.base_path + "' is not a usable directory" +
+                             (ec ? " (" + ec.message() + ")" : std::string()));
   if (cfg_.relative_tmp_dir) fs::create_directories(fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir, ec);
   if (capacity_ > 0 && cfg_.recover_on_start) {
     for (const auto& e : fs::directory_iterator(cfg_.base_path, ec)) {

@@ -141,7 +141,10 @@ struct Abort {
   int v = kProtocolVersion;
   std::string t = "abort";
   std::string reason;
-  MSGPACK_DEFINE_MAP(v, t, reason);
+  // "config": the worker cannot build its engine from the run's config (the coordinator exits
+  // 2, a configuration error, rather than 3 for a failed run); empty otherwise.
+  std::string kind;
+  MSGPACK_DEFINE_MAP(v, t, reason, kind);
 };
 
 template <class T>

@@ -38,7 +38,9 @@ class WorkerLink {
   void handle(const wire::Envelope& env);  // credit, progress, heartbeat, done, abort
 
   // Batching with flow control.
-  void add_record(std::string_view body, double t_shift);
+  // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
+  // the record finished (a lost node's report then says exactly where it got to).
+  void add_record(std::string_view body, double t_shift, uint64_t file_offset);
   void flush_builder();
   void pump(int credit_window);  // sends queued batches while credit allows
   size_t queued_batches() const { return pending_.size(); }
@@ -61,6 +63,14 @@ class WorkerLink {
   uint64_t records_sent = 0;
   uint64_t batches_sent = 0;
   std::string abort_reason;  // the worker's own ABORT (e.g. engine config rejected)
+  std::string abort_kind;    // its kind ("config": the run's engine config was refused)
+  // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
+  // trace offsets of the last confirmed and the first unconfirmed record (-1: none).
+  uint64_t records_confirmed = 0;
+  int64_t last_confirmed_offset = -1;
+  int64_t first_unconfirmed_offset() const {
+    return unconfirmed_.empty() ? -1 : static_cast<int64_t>(unconfirmed_.front());
+  }
   State state_ = State::Connecting;
 
  private:
@@ -79,6 +89,10 @@ class WorkerLink {
   bool end_sent_ = false;
   int64_t last_heard_ns_ = 0;
   std::string rx_;  // keeps the last received payload alive for raw_ref fields
+  // Offsets of records sent but not yet confirmed: bounded by the credit window and the
+  // pending queue, since the worker confirms as it dispatches.
+  std::deque<uint64_t> unconfirmed_;
+  void confirm(uint64_t records);
 };
 
 }  // namespace fleet::session
