@@ -162,7 +162,7 @@ TEST(Validate, ErrorsNameTheFlag) {
   c.l1_size_in_bytes = 0;
   ExpectInvalid(c, "--l1-size-gb");
   c = base;
-  c.eviction_policy = "ARC";
+  c.eviction_policy = "S3FIFO";  // in LMCache's tree, not in its factory
   ExpectInvalid(c, "--eviction-policy");
   c = base;
   c.eviction_ratio = 1.5;
