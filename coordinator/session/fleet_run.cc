@@ -210,6 +210,17 @@ int run_fleet(FleetOptions o) {
       for (int i = 0; i < o.local; ++i) addresses.push_back({"local", i});
     } else {
       addresses = resolve_workers(o.workers_spec);
+      // A headless service lists replicas as they become ready: with --expect-workers, keep
+      // resolving until they are all there or --connect-timeout passes.
+      const bool dns = o.workers_spec.rfind("dns:", 0) == 0;
+      const int64_t until = now_ns() + int64_t{o.connect_timeout_ms} * 1'000'000;
+      while (dns && o.expect_workers > 0 && static_cast<int>(addresses.size()) < o.expect_workers &&
+             now_ns() < until) {
+        spdlog::info("{}: {} of {} workers resolved; waiting", o.workers_spec, addresses.size(),
+                     o.expect_workers);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        addresses = resolve_workers(o.workers_spec);
+      }
     }
     if (o.expect_workers > 0 && static_cast<int>(addresses.size()) != o.expect_workers) {
       throw std::runtime_error("--expect-workers " + std::to_string(o.expect_workers) + ": found " +

@@ -10,6 +10,7 @@ WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::st
   sock_.set(zmq::sockopt::linger, 0);
   sock_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
   sock_.set(zmq::sockopt::sndhwm, 0);  // our own credit window bounds what is queued
+  sock_.set(zmq::sockopt::ipv6, 1);    // [addr]:port workers (hosts files, dns: AAAA records)
   sock_.connect(address_.endpoint());
 }
 

@@ -149,3 +149,49 @@ TEST(Garbage, RejectedWithoutHarmingARunningReplay) {
 
 }  // namespace
 }  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A worker listening on IPv6 loopback and a coordinator given "[::1]:port": a complete run.
+TEST(Ipv6, WorkerOnIpv6LoopbackCompletesARun) {
+  if (::system("ip -6 addr show lo 2>/dev/null | grep -q '::1'") != 0)
+    GTEST_SKIP() << "no IPv6 loopback on this host: IPv6 test SKIPPED";
+  TempDir dir;
+  Process w({worker_bin(), "--listen", "tcp://[::1]:0", "--announce", "--name", "v6",
+             "--engine", "noop"},
+            dir.path().string(), "w6");
+  auto line = w.wait_stdout_line("LISTENING ", 20s);
+  ASSERT_TRUE(line) << w.err();
+  ASSERT_NE(line->find("[::1]"), std::string::npos) << *line;
+  const std::string host_port = line->substr(line->find("//") + 2);
+  const std::string path = synthetic_trace("ipv6", 300);
+  RunResult r = run_coordinator({path, "-q", "--workers", host_port, "--start-delay", "0.2",
+                                 "--speed", "0"},
+                                dir / "run");
+  EXPECT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(r.summary.is_object()) << r.err;
+  EXPECT_EQ(r.summary["records"]["total"].get<uint64_t>(), count_trace(path).records);
+  EXPECT_EQ(r.summary["nodes"][0]["address"], host_port);
+}
+
+// dns: with --expect-workers larger than what the name lists: re-resolved until
+// --connect-timeout, then a clear error (exit 2) that names what was found.
+TEST(DnsWorkers, ExpectWorkersWaitsForTheNameThenFailsClearly) {
+  TempDir dir;
+  const std::string path = synthetic_trace("dns_wait", 50);
+  const auto start = Clock::now();
+  RunResult r = run_coordinator({path, "-q", "--workers", "dns:localhost:5999", "--expect-workers",
+                                 "9", "--connect-timeout", "1200"},
+                                dir / "run");
+  const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--expect-workers 9"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dns:localhost:5999"), std::string::npos) << r.err;
+  EXPECT_GE(waited, 1.0) << "the name was resolved once instead of until the timeout";
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -77,6 +77,7 @@ void WorkerService::serve() {
   zmq::socket_t sock(ctx, zmq::socket_type::router);
   sock.set(zmq::sockopt::linger, 0);
   sock.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
+  sock.set(zmq::sockopt::ipv6, 1);  // tcp://[::]:P and tcp://*:P are dual-stack
   try {
     sock.bind(options_.listen);
   } catch (const zmq::error_t& e) {
