@@ -81,7 +81,7 @@ void WorkerLink::flush_builder() {
   b.raw_bytes = static_cast<int64_t>(builder_.raw_bytes());
   b.t_shift = builder_shift_;
   uint64_t records = builder_.records();
-  std::string z = builder_.finish_compressed();
+  std::string_view z = builder_.finish_compressed();
   b.zstd = msgpack::type::raw_ref(z.data(), static_cast<uint32_t>(z.size()));
   pending_.push_back({wire::encode(b), records});
 }

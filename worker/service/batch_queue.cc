@@ -6,7 +6,7 @@
 
 namespace fleet::service {
 
-void BatchQueue::push(std::vector<uint8_t> raw, std::vector<std::string_view> frames,
+void BatchQueue::push(wire::RawBatch raw, std::vector<std::string_view> frames,
                       double t_shift) {
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -84,6 +84,11 @@ void WorkerService::serve() {
     throw std::runtime_error("--listen " + options_.listen + ": cannot bind: " + e.what());
   }
   std::string endpoint = sock.get(zmq::sockopt::last_endpoint);
+  // An IPv4 bind on a dual-stack socket reports "[::ffff:a.b.c.d]": announce the plain address.
+  if (auto p = endpoint.find("[::ffff:"); p != std::string::npos) {
+    if (auto q = endpoint.find(']', p); q != std::string::npos)
+      endpoint = endpoint.substr(0, p) + endpoint.substr(p + 8, q - p - 8) + endpoint.substr(q + 1);
+  }
   spdlog::info("worker {} listening on {}", options_.name, endpoint);
   if (options_.announce) {
     std::printf("LISTENING %s\n", endpoint.c_str());

@@ -15,17 +15,21 @@ void BatchBuilder::add(std::string_view body) {
   ++records_;
 }
 
-std::string BatchBuilder::finish_compressed(int level) {
-  std::string out(ZSTD_compressBound(raw_.size()), '\0');
-  size_t n = ZSTD_compress(out.data(), out.size(), raw_.data(), raw_.size(), level);
+void BatchBuilder::FreeCCtx::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
+
+std::string_view BatchBuilder::finish_compressed(int level) {
+  if (!cctx_) cctx_.reset(ZSTD_createCCtx());
+  const size_t bound = ZSTD_compressBound(raw_.size());
+  if (zbuf_.size() < bound) zbuf_.resize(bound);  // grows to the largest batch, then stays
+  size_t n = ZSTD_compressCCtx(cctx_.get(), zbuf_.data(), zbuf_.size(), raw_.data(), raw_.size(),
+                               level);
   if (ZSTD_isError(n)) throw ProtocolError(std::string("zstd compress: ") + ZSTD_getErrorName(n));
-  out.resize(n);
   raw_.clear();
   records_ = 0;
-  return out;
+  return {zbuf_.data(), n};
 }
 
-std::vector<uint8_t> decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes) {
+RawBatch decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes) {
   if (declared_raw_bytes > kMaxBatchRawBytes) {
     throw ProtocolError("batch declares " + std::to_string(declared_raw_bytes) +
                         " raw bytes, above the limit of " + std::to_string(kMaxBatchRawBytes));
@@ -34,8 +38,14 @@ std::vector<uint8_t> decompress_batch(std::string_view zstd, uint64_t declared_r
   if (content == ZSTD_CONTENTSIZE_ERROR || content != declared_raw_bytes) {
     throw ProtocolError("batch is not a zstd frame of the declared size");
   }
-  std::vector<uint8_t> raw(declared_raw_bytes);
-  size_t n = ZSTD_decompress(raw.data(), raw.size(), zstd.data(), zstd.size());
+  RawBatch raw(declared_raw_bytes);
+  // One decompression context per thread (ZSTD_decompress would build one per call).
+  struct DCtx {
+    ZSTD_DCtx* c = ZSTD_createDCtx();
+    ~DCtx() { ZSTD_freeDCtx(c); }
+  };
+  thread_local DCtx dctx;
+  size_t n = ZSTD_decompressDCtx(dctx.c, raw.data(), raw.size(), zstd.data(), zstd.size());
   if (ZSTD_isError(n) || n != declared_raw_bytes) {
     throw ProtocolError(std::string("corrupt batch: ") +
                         (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
@@ -43,7 +53,7 @@ std::vector<uint8_t> decompress_batch(std::string_view zstd, uint64_t declared_r
   return raw;
 }
 
-std::vector<std::string_view> split_frames(const std::vector<uint8_t>& raw) {
+std::vector<std::string_view> split_frames(const RawBatch& raw) {
   std::vector<std::string_view> frames;
   size_t pos = 0;
   while (pos < raw.size()) {

@@ -12,12 +12,13 @@
 #include <vector>
 
 #include "fleet/replay/record_source.h"
+#include "fleet/wire/batch.h"
 
 namespace fleet::service {
 
 class BatchQueue final : public replay::RecordSource {
  public:
-  void push(std::vector<uint8_t> raw, std::vector<std::string_view> frames, double t_shift = 0.0);
+  void push(wire::RawBatch raw, std::vector<std::string_view> frames, double t_shift = 0.0);
   void close_input();  // no more batches will come
   void abort();        // stop now; next() returns false
   size_t queued() const;
@@ -29,7 +30,7 @@ class BatchQueue final : public replay::RecordSource {
 
  private:
   struct Item {
-    std::vector<uint8_t> raw;
+    wire::RawBatch raw;
     std::vector<std::string_view> frames;
     double t_shift = 0.0;
   };
