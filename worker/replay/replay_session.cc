@@ -93,7 +93,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
       pacer.wait_until(target, &stop_);
       if (fed_late) ++res.feed_late;
     } else {
-      run_engine_events_until(clock_.now_ns());
+      if (clock_.is_virtual()) run_engine_events_until(clock_.now_ns());
     }
 
     const int64_t start = clock_.now_ns();

@@ -1,5 +1,7 @@
 #include "fleet/trace/codecs.h"
 
+#include "fleet/util/utf8.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -141,7 +143,13 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
       k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
       hash = true;
     } else if (key == "model_name") {
-      if (!k.model_name.try_assign(p.read_str())) p.fail("too many distinct model names");
+      // The decoder reuses its keys, so the model name is nearly always the one the key holds,
+      // whose bytes were checked when they were first decoded: only a new name is checked.
+      std::string_view m = p.read_str_unchecked();
+      if (!(k.model_name == m)) {
+        if (p.checks_all_strings() && !util::is_valid_utf8(m)) p.fail("str is not valid UTF-8");
+        if (!k.model_name.try_assign(m)) p.fail("too many distinct model names");
+      }
       model = true;
     } else if (key == "kv_rank") {
       k.kv_rank = p.read_int();

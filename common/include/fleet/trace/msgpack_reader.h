@@ -47,6 +47,8 @@ class MsgpackReader {
   // float32, float64 or any integer, as msgspec accepts for `float` fields.
   double read_double();
   std::string_view read_str();
+  // read_str without the check_all_strings check: the caller checks (or knows) the bytes.
+  std::string_view read_str_unchecked();
   std::string_view read_bin();
   uint32_t read_array_header();
   uint32_t read_map_header();
@@ -56,6 +58,7 @@ class MsgpackReader {
   // From now on every str read or skipped must be valid UTF-8 (msgspec's rule for a Record),
   // for callers that validate while they decode instead of in a separate pass.
   void check_all_strings(bool on) { check_utf8_ = on; }
+  bool checks_all_strings() const { return check_utf8_; }
   // True and consumed if the next bytes are exactly `encoded` (a pre-encoded msgpack value such
   // as a field name): the canonical encodings LMCache writes skip the generic read and check.
   template <size_t N>

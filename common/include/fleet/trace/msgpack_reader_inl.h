@@ -142,6 +142,14 @@ inline std::string_view MsgpackReader::read_str() {
   return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
 }
 
+inline std::string_view MsgpackReader::read_str_unchecked() {
+  const bool saved = check_utf8_;
+  check_utf8_ = false;
+  std::string_view s = read_str();
+  check_utf8_ = saved;
+  return s;
+}
+
 inline std::string_view MsgpackReader::read_bin() {
   uint8_t b = byte();
   uint64_t n;
