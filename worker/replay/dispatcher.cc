@@ -43,7 +43,7 @@ engine::CallResult Dispatcher::enter(const trace::Op& op) {
 
 engine::CallResult Dispatcher::exit(const trace::Op& op) {
   auto it = open_.find(KeyTupleHash{}(op.keys));
-  std::deque<engine::ReadContext>::iterator match;
+  std::vector<engine::ReadContext>::iterator match;
   if (it != open_.end()) {
     auto& q = it->second.queue;
     match = std::find_if(q.begin(), q.end(), [&](const engine::ReadContext& c) { return c.keys == op.keys; });

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,7 +48,7 @@ class Dispatcher {
   // close; emptied groups are erased so memory follows the open contexts, not the trace.
   struct OpenTuple {
     uint64_t seq = 0;
-    std::deque<engine::ReadContext> queue;
+    std::vector<engine::ReadContext> queue;  // FIFO; almost always one context
   };
   std::unordered_map<uint64_t, OpenTuple> open_;
   uint64_t next_seq_ = 0;
