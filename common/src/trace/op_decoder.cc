@@ -188,7 +188,9 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   Wrapped w{{}, r};
   MsgpackReader* pp = &r;
   std::string_view tag;
-  if (enter_wrapper_in_place(r, tag)) {
+  if (r.try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v")) {
+    // LMCache's canonical wrapper, matched as raw bytes (as decode_object_key_into does)
+  } else if (enter_wrapper_in_place(r, tag)) {
     if (tag != "ObjectKey") r.fail("expected an ObjectKey");
   } else {
     if (!read_wrapper(r, w) || w.tag != "ObjectKey") r.fail("expected an ObjectKey");
@@ -198,10 +200,16 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   uint32_t n = p.read_map_header();
   std::string_view hash, model;
   for (uint32_t i = 0; i < n; ++i) {
-    std::string_view key = p.read_str();
-    if (key == "chunk_hash") hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
-    else if (key == "model_name") model = p.read_str();
-    else p.skip();
+    if (p.try_literal("\xaa" "chunk_hash")) {
+      hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
+    } else if (p.try_literal("\xaamodel_name")) {
+      model = p.read_str();
+    } else {
+      std::string_view key = p.read_str();
+      if (key == "chunk_hash") hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
+      else if (key == "model_name") model = p.read_str();
+      else p.skip();
+    }
   }
   ids.push_back(chunk_identity_hash_continue(cache.get(model), hash));
 }
