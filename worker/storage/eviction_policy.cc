@@ -7,21 +7,39 @@
 
 namespace fleet::storage {
 
+void LruPolicy::unlink(Link* l) {
+  (l->prev ? l->prev->next : lru_) = l->next;
+  (l->next ? l->next->prev : mru_) = l->prev;
+  l->prev = l->next = nullptr;
+}
+
+void LruPolicy::push_mru(Link* l) {
+  l->prev = mru_;
+  l->next = nullptr;
+  (mru_ ? mru_->next : lru_) = l;
+  mru_ = l;
+}
+
 void LruPolicy::on_keys_created(const KeyList& keys) {
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
     auto [it, inserted] = index_.try_emplace(*k);
+    Link* l = &it->second;
     if (inserted) {
-      it->second = order_.insert(order_.end(), &it->first);
+      l->key = &it->first;
     } else {
-      order_.splice(order_.end(), order_, it->second);
+      if (l == mru_) continue;
+      unlink(l);
     }
+    push_mru(l);
   }
 }
 
 void LruPolicy::on_keys_touched(const KeyList& keys) {
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
     auto it = index_.find(*k);
-    if (it != index_.end()) order_.splice(order_.end(), order_, it->second);
+    if (it == index_.end() || &it->second == mru_) continue;
+    unlink(&it->second);
+    push_mru(&it->second);
   }
 }
 
@@ -29,7 +47,7 @@ void LruPolicy::on_keys_removed(const KeyList& keys) {
   for (const auto& k : keys) {
     auto it = index_.find(k);
     if (it == index_.end()) continue;
-    order_.erase(it->second);
+    unlink(&it->second);
     index_.erase(it);
   }
 }
@@ -40,19 +58,17 @@ KeyList LruPolicy::get_eviction_victims(double ratio, const KeyFilter& eligible)
   size_t target = static_cast<size_t>(static_cast<double>(index_.size()) * ratio);
   if (target == 0 && ratio > 0) target = 1;
   KeyList out;
-  if (index_.empty()) return out;
-  for (const trace::ObjectKey* k : order_) {
-    if (out.size() >= target) break;
-    if (eligible && !eligible(*k)) continue;
-    out.push_back(*k);
+  for (const Link* l = lru_; l && out.size() < target; l = l->next) {
+    if (eligible && !eligible(*l->key)) continue;
+    out.push_back(*l->key);
   }
   return out;
 }
 
 KeyList LruPolicy::order() const {
   KeyList out;
-  out.reserve(order_.size());
-  for (const auto* k : order_) out.push_back(*k);
+  out.reserve(index_.size());
+  for (const Link* l = lru_; l; l = l->next) out.push_back(*l->key);
   return out;
 }
 

@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <list>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -42,9 +41,19 @@ class LruPolicy final : public EvictionPolicy {
   KeyList order() const override;
 
  private:
-  using Order = std::list<const trace::ObjectKey*>;  // points at index_'s stable node keys
-  Order order_;                                     // front = LRU, back = MRU
-  std::unordered_map<trace::ObjectKey, Order::iterator, KeyHash> index_;
+  // One hash table whose nodes are also the recency list (prev/next point at other nodes'
+  // entries, whose addresses are stable): a touch, create or remove is one lookup and no
+  // allocation besides the table's own node.
+  struct Link {
+    const trace::ObjectKey* key = nullptr;
+    Link* prev = nullptr;
+    Link* next = nullptr;
+  };
+  void unlink(Link* l);
+  void push_mru(Link* l);
+  std::unordered_map<trace::ObjectKey, Link, KeyHash> index_;
+  Link* lru_ = nullptr;  // least recently used end
+  Link* mru_ = nullptr;
 };
 
 class NoopPolicy final : public EvictionPolicy {
