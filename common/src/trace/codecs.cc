@@ -131,26 +131,50 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   k.object_group_id = 0;
   k.cache_salt = Symbol();
   bool hash = false, model = false, rank = false;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string_view key;
-    if (p.try_literal("\xaa" "chunk_hash")) key = "chunk_hash";
-    else if (p.try_literal("\xaamodel_name")) key = "model_name";
-    else if (p.try_literal("\xa7kv_rank")) key = "kv_rank";
-    else if (p.try_literal("\xafobject_group_id")) key = "object_group_id";
-    else if (p.try_literal("\xaa" "cache_salt")) key = "cache_salt";
-    else key = p.read_str();
-    if (key == "chunk_hash") {
-      k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
-      hash = true;
-    } else if (key == "model_name") {
-      // The decoder reuses its keys, so the model name is nearly always the one the key holds,
-      // whose bytes were checked when they were first decoded: only a new name is checked.
-      std::string_view m = p.read_str_unchecked();
-      if (!(k.model_name == m)) {
-        if (p.checks_all_strings() && !util::is_valid_utf8(m)) p.fail("str is not valid UTF-8");
-        if (!k.model_name.try_assign(m)) p.fail("too many distinct model names");
+  auto read_hash = [&] {
+    k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
+    hash = true;
+  };
+  auto read_model = [&] {
+    // The decoder reuses its keys, so the model name is nearly always the one the key holds,
+    // whose bytes were checked when they were first decoded: only a new name is checked.
+    std::string_view m = p.read_str_unchecked();
+    if (!(k.model_name == m)) {
+      if (p.checks_all_strings() && !util::is_valid_utf8(m)) p.fail("str is not valid UTF-8");
+      if (!k.model_name.try_assign(m)) p.fail("too many distinct model names");
+    }
+    model = true;
+  };
+  // LMCache writes the fields in this order: match them as raw bytes one after the other, and
+  // hand whatever does not match (another order, spelling or width) to the general loop.
+  uint32_t i = 0;
+  if (n > 0 && p.try_literal("\xaa" "chunk_hash")) {
+    read_hash();
+    ++i;
+    if (i < n && p.try_literal("\xaamodel_name")) {
+      read_model();
+      ++i;
+      if (i < n && p.try_literal("\xa7kv_rank")) {
+        k.kv_rank = p.read_int();
+        rank = true;
+        ++i;
+        if (i < n && p.try_literal("\xafobject_group_id")) {
+          k.object_group_id = p.read_int();
+          ++i;
+          if (i < n && p.try_literal("\xaa" "cache_salt")) {
+            if (!k.cache_salt.try_assign(p.read_str())) p.fail("too many distinct cache salts");
+            ++i;
+          }
+        }
       }
-      model = true;
+    }
+  }
+  for (; i < n; ++i) {
+    std::string_view key = p.read_str();
+    if (key == "chunk_hash") {
+      read_hash();
+    } else if (key == "model_name") {
+      read_model();
     } else if (key == "kv_rank") {
       k.kv_rank = p.read_int();
       rank = true;
@@ -167,7 +191,10 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
   uint32_t n = read_sequence(r);
-  out.resize(n);  // keys own no heap memory: the vector's capacity is all that is reused
+  // Keys own no heap memory: the vector's capacity is all that is reused. New keys start as
+  // copies of the first one, whose model name the next key most likely shares.
+  if (out.empty()) out.resize(n);
+  else out.resize(n, out.front());
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
 }
 

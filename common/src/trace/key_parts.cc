@@ -20,14 +20,7 @@ SymbolTable& table() {
 
 }  // namespace
 
-const std::string& Symbol::empty_string() {
-  static const std::string* e = [] {
-    SymbolTable& t = table();
-    std::lock_guard lock(t.mu);
-    return &*t.strings.emplace().first;
-  }();
-  return *e;
-}
+constinit const std::string Symbol::kEmpty;
 
 const std::string* Symbol::try_intern(std::string_view v) {
   // Keys of one record (and usually of a whole trace) share their model name: a per-thread

@@ -4,9 +4,38 @@
 
 namespace fleet::trace {
 
+namespace {
+// LMCache's recorder always writes {"type": "record", "t_mono": f64, "t_wall": f64,
+// "qualname": str, "args": {...}} in this order: matched as raw bytes, the deferred path needs
+// no per-key string reads at all. Returns false (nothing consumed that matters) otherwise.
+bool parse_canonical(MsgpackReader r, size_t size, RecordView& out) {
+  if (!r.try_literal("\x85\xa4type\xa6record\xa6t_mono")) return false;
+  if (r.peek() != MsgType::Float) return false;
+  const double t_mono = r.read_double();
+  if (!r.try_literal("\xa6t_wall") || r.peek() != MsgType::Float) return false;
+  const double t_wall = r.read_double();
+  if (!r.try_literal("\xa8qualname") || r.peek() != MsgType::Str) return false;
+  const std::string_view qualname = r.read_str();
+  if (!r.try_literal("\xa4" "args") || r.peek() != MsgType::Map) return false;
+  if (!util::is_valid_utf8(qualname)) r.fail("record qualname is not valid UTF-8");
+  out.t_mono = t_mono;
+  out.t_wall = t_wall;
+  out.qualname = qualname;
+  out.args_offset = r.offset();
+  out.args_size = size - out.args_offset;
+  out.args_checked = false;
+  return true;
+}
+}  // namespace
+
 void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits,
                   bool defer_args_check) {
   MsgpackReader r(body, size, limits);
+  if (defer_args_check && parse_canonical(r, size, out)) {
+    out.body = body;
+    out.body_size = size;
+    return;
+  }
   if (r.peek() != MsgType::Map) r.fail("record is not a msgpack map");
   uint32_t n = r.read_map_header();
   bool mono = false, wall = false, qual = false, args = false;

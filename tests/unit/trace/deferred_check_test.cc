@@ -153,6 +153,15 @@ std::vector<Case> corpus() {
     w.str("other");
     w.integer(1);
   });
+  cases.push_back({"qualname not UTF-8",
+                   record_body_with_args(std::string(kQualFinishWrite) + "\xff",
+                                         [](MsgpackWriter& w, std::string&) {
+                                           w.map(1);
+                                           w.str("keys");
+                                           w.array(1);
+                                           key_with(w, "m");
+                                         }),
+                   Outcome::Malformed});
   cases.push_back({"unknown qualname, valid args",
                    record_body_with_args("pkg.Other.method",
                                          [](MsgpackWriter& w, std::string&) {

@@ -36,7 +36,7 @@ class Symbol {
   // salts than this gets a decode error (the record is skipped), not unbounded memory.
   static constexpr size_t kMaxSymbols = 1u << 20;
 
-  Symbol() : s_(&empty_string()) {}
+  Symbol() : s_(&kEmpty) {}
   Symbol(std::string_view v) : s_(intern(v)) {}  // NOLINT: implicit, like std::string
   Symbol(const char* v) : Symbol(std::string_view(v)) {}  // NOLINT
   Symbol(const std::string& v) : Symbol(std::string_view(v)) {}  // NOLINT
@@ -69,7 +69,8 @@ class Symbol {
 
  private:
   bool try_assign_slow(std::string_view v);
-  static const std::string& empty_string();
+  static const std::string& empty_string() { return kEmpty; }
+  static const std::string kEmpty;  // the interned "" (constant-initialised: no guard per key)
   static const std::string* intern(std::string_view v);  // throws std::length_error when full
   static const std::string* try_intern(std::string_view v);  // nullptr when full
 
