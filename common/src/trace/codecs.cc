@@ -162,7 +162,9 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
           k.object_group_id = p.read_int();
           ++i;
           if (i < n && p.try_literal("\xaa" "cache_salt")) {
-            if (!k.cache_salt.try_assign(p.read_str())) p.fail("too many distinct cache salts");
+            if (!p.try_literal("\xa0") &&  // "" (no salt), as k.cache_salt already is
+                !k.cache_salt.try_assign(p.read_str()))
+              p.fail("too many distinct cache salts");
             ++i;
           }
         }

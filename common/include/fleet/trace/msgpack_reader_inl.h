@@ -78,6 +78,7 @@ inline bool MsgpackReader::read_bool() {
 }
 
 inline int64_t MsgpackReader::read_int() {
+  if (p_ < end_ && *p_ <= 0x7f) return *p_++;  // positive fixint: ranks, group ids, counts
   uint8_t b = byte();
   if (b <= 0x7f) return b;
   if (b >= 0xe0) return static_cast<int8_t>(b);
