@@ -135,8 +135,7 @@ void check_record_strictly(const RecordView& rec) {
   try {
     parse_record(rec.body, rec.body_size, strict);
   } catch (const DecodeError& e) {
-    throw MalformedRecord(e.offset(), std::string(e.what()).substr(
-                                          0, std::string(e.what()).rfind(" at byte ")));
+    throw MalformedRecord(e.offset(), e.message());
   }
 }
 
@@ -162,7 +161,7 @@ void decode_op(const RecordView& rec, Op& op) {
     if (!rec.args_checked) check_record_strictly(rec);
     // Rebase the offset onto the frame body so messages point into the file.
     throw DecodeError(rec.args_offset + e.offset(), std::string(op_kind_name(op.kind)) +
-                                                        " args: " + e.what());
+                                                        " args: " + e.message());
   }
 }
 

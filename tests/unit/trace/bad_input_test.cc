@@ -199,6 +199,10 @@ TEST_F(BadInput, UnknownCodecTagFailsDecodeNotTheFrame) {
   EXPECT_EQ(skipped, 1u);
   EXPECT_EQ(decoded, 1u);
   EXPECT_NE(message.find("unknown codec tag"), std::string::npos) << message;
+  // One offset, rebased onto the frame body (not the inner one repeated).
+  const size_t at = message.find(" at byte ");
+  ASSERT_NE(at, std::string::npos) << message;
+  EXPECT_EQ(message.find(" at byte ", at + 1), std::string::npos) << message;
   ScanInfo info;
   write_bytes(p, header_frame() + frame_bytes(body));
   FrameReader r2(p, o);

@@ -13,11 +13,16 @@ namespace fleet::trace {
 class DecodeError : public std::runtime_error {
  public:
   DecodeError(uint64_t offset, const std::string& what)
-      : std::runtime_error(what + " at byte " + std::to_string(offset)), offset_(offset) {}
+      : std::runtime_error(what + " at byte " + std::to_string(offset)),
+        offset_(offset),
+        message_(what) {}
   uint64_t offset() const { return offset_; }
+  // The problem without the offset (for callers that rethrow with a rebased offset).
+  const std::string& message() const { return message_; }
 
  private:
   uint64_t offset_;
+  std::string message_;
 };
 
 // A frame that is not a valid Record under msgspec's rules (found late, while decoding args
