@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "fleet/storage/blake2b.h"
-
+#include "fleet/storage/json_options.h"
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {
@@ -22,17 +22,9 @@ FaultInjectConfig FaultInjectConfig::from_json(const nlohmann::json& j) {
   if (!j["inner"].contains("type") || !j["inner"]["type"].is_string())
     throw std::invalid_argument("fault_inject: 'inner' adapter spec must include a string 'type'");
   c.inner = j["inner"];
-  if (j.contains("rate")) {
-    const auto& r = j["rate"];
-    if (!r.is_number() || r.get<double>() < 0.0 || r.get<double>() > 1.0)
-      throw std::invalid_argument("fault_inject: 'rate' must be a number in [0, 1]");
-    c.rate = r.get<double>();
-  }
-  if (j.contains("seed")) {
-    if (!j["seed"].is_number_integer())
-      throw std::invalid_argument("fault_inject: 'seed' must be an integer");
-    c.seed = j["seed"].get<int64_t>();
-  }
+  JsonOptions o(j, "fault_inject");
+  o.optional_number("rate", c.rate, 0.0, 1.0);
+  o.optional_int("seed", c.seed, INT64_MIN);
   if (j.contains("gap_indices")) {
     const auto& g = j["gap_indices"];
     if (!g.is_array()) throw std::invalid_argument("fault_inject: 'gap_indices' must be a list");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
 
 #include "fleet/trace/msgpack_value.h"
@@ -36,36 +37,16 @@ bool write_all(int fd, const char* p, size_t n) {
 }  // namespace
 
 FsL2Config FsL2Config::from_json(const nlohmann::json& j) {
+  JsonOptions o(j, "fs adapter");
   FsL2Config c;
-  if (!j.contains("base_path") || !j["base_path"].is_string() ||
-      j["base_path"].get<std::string>().empty())
-    throw std::invalid_argument("fs adapter: 'base_path' (non-empty string) is required");
-  c.base_path = j["base_path"].get<std::string>();
-  if (j.contains("relative_tmp_dir") && !j["relative_tmp_dir"].is_null()) {
-    if (!j["relative_tmp_dir"].is_string())
-      throw std::invalid_argument("fs adapter: 'relative_tmp_dir' must be a string");
-    c.relative_tmp_dir = j["relative_tmp_dir"].get<std::string>();
-  }
-  if (j.contains("read_ahead_size") && !j["read_ahead_size"].is_null()) {
-    if (!j["read_ahead_size"].is_number_integer() || j["read_ahead_size"].get<int64_t>() <= 0)
-      throw std::invalid_argument("fs adapter: 'read_ahead_size' must be an integer > 0");
-    c.read_ahead_size = j["read_ahead_size"].get<int64_t>();
-  }
-  if (j.contains("use_odirect")) {
-    if (!j["use_odirect"].is_boolean())
-      throw std::invalid_argument("fs adapter: 'use_odirect' must be a boolean");
-    c.use_odirect = j["use_odirect"].get<bool>();
-  }
-  if (j.contains("max_capacity_gb")) {
-    if (!j["max_capacity_gb"].is_number() || j["max_capacity_gb"].get<double>() < 0)
-      throw std::invalid_argument("fs adapter: 'max_capacity_gb' must be a number >= 0");
-    c.max_capacity_gb = j["max_capacity_gb"].get<double>();
-  }
-  if (j.contains("recover_on_start")) {
-    if (!j["recover_on_start"].is_boolean())
-      throw std::invalid_argument("fs adapter: 'recover_on_start' must be a boolean");
-    c.recover_on_start = j["recover_on_start"].get<bool>();
-  }
+  c.base_path = o.required_string("base_path", /*non_empty=*/true);
+  o.optional_string("relative_tmp_dir", c.relative_tmp_dir);
+  int64_t read_ahead = 0;
+  o.optional_int("read_ahead_size", read_ahead, 1);
+  if (read_ahead > 0) c.read_ahead_size = read_ahead;
+  o.optional_bool("use_odirect", c.use_odirect);
+  o.optional_number("max_capacity_gb", c.max_capacity_gb, 0);
+  o.optional_bool("recover_on_start", c.recover_on_start);
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
 
 #include "fleet/trace/msgpack_value.h"
@@ -38,25 +39,16 @@ struct RespL2Adapter::Conn {
 };
 
 RespL2Config RespL2Config::from_json(const nlohmann::json& j) {
+  JsonOptions o(j, "resp adapter");
   RespL2Config c;
-  if (!j.contains("host") || !j["host"].is_string())
-    throw std::invalid_argument("resp adapter: 'host' (string) is required");
-  if (!j.contains("port") || !j["port"].is_number_integer())
-    throw std::invalid_argument("resp adapter: 'port' (integer) is required");
-  c.host = j["host"].get<std::string>();
-  c.port = j["port"].get<int>();
-  if (j.contains("num_workers")) {
-    if (!j["num_workers"].is_number_integer() || j["num_workers"].get<int>() < 1)
-      throw std::invalid_argument("resp adapter: 'num_workers' must be an integer >= 1");
-    c.num_workers = j["num_workers"].get<int>();
-  }
-  if (j.contains("username")) c.username = j["username"].get<std::string>();
-  if (j.contains("password")) c.password = j["password"].get<std::string>();
-  if (j.contains("max_capacity_gb")) {
-    if (!j["max_capacity_gb"].is_number() || j["max_capacity_gb"].get<double>() < 0)
-      throw std::invalid_argument("resp adapter: 'max_capacity_gb' must be a number >= 0");
-    c.max_capacity_gb = j["max_capacity_gb"].get<double>();
-  }
+  c.host = o.required_string("host");
+  const int64_t port = o.required_int("port");
+  if (port <= 0 || port > 65535) o.fail("port", "must be in [1, 65535]");
+  c.port = static_cast<int>(port);
+  o.optional_int("num_workers", c.num_workers, 1);
+  o.optional_string("username", c.username);
+  o.optional_string("password", c.password);
+  o.optional_number("max_capacity_gb", c.max_capacity_gb, 0);
   if (const char* e = std::getenv("LMCACHE_RESP_HOST")) c.host = e;
   if (const char* e = std::getenv("LMCACHE_RESP_PORT")) c.port = std::atoi(e);
   if (const char* e = std::getenv("LMCACHE_RESP_USERNAME")) c.username = e;

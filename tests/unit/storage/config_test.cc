@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "fleet/storage/engine_factory.h"
+#include "fleet/storage/l2_adapter_factory.h"
 #include "fleet/storage/noop_engine.h"
 #include "fleet/storage/storage_manager.h"
 #include "fleet/util/pyjson.h"
@@ -213,6 +214,39 @@ TEST(Factory, NativeAndNoop) {
   engine::ReadContext ctx;
   EXPECT_FALSE(noop->read_enter({}, ctx).failed);
   EXPECT_EQ(noop->counters()["calls"], 1);
+}
+
+}  // namespace
+}  // namespace fleet::storage
+
+namespace fleet::storage {
+namespace {
+
+// Every adapter option of the wrong type or range is refused with the adapter and field named
+// (before: a wrong-typed resp username escaped as a JSON library type_error).
+TEST(AdapterOptions, BadValuesNameAdapterAndField) {
+  auto expect = [](nlohmann::json spec, const std::string& needle) {
+    try {
+      normalize_l2_adapter_json(spec);
+      ADD_FAILURE() << "accepted " << spec.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect({{"type", "fs"}}, "fs adapter: 'base_path'");
+  expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"use_odirect", "yes"}}, "'use_odirect' must be a boolean");
+  expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"read_ahead_size", 0}}, "'read_ahead_size'");
+  expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"max_capacity_gb", -1}}, "'max_capacity_gb'");
+  expect({{"type", "resp"}, {"host", "h"}}, "resp adapter: 'port'");
+  expect({{"type", "resp"}, {"host", "h"}, {"port", 70000}}, "'port' must be in [1, 65535]");
+  expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"username", 5}}, "'username' must be a string");
+  expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"num_workers", 0}}, "'num_workers'");
+  expect({{"type", "fault_inject"}, {"inner", {{"type", "mock"}, {"max_size_gb", 1}, {"mock_bandwidth_gb", 1}}},
+          {"rate", 2}},
+         "fault_inject: 'rate' must be a number in [0");
+  // Valid ones pass, and null means "not given".
+  EXPECT_NO_THROW(normalize_l2_adapter_json(
+      {{"type", "fs"}, {"base_path", "/tmp/x"}, {"relative_tmp_dir", nullptr}, {"use_odirect", false}}));
 }
 
 }  // namespace
