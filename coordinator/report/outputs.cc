@@ -137,6 +137,18 @@ std::string render_fleet_block(const RunReport& r) {
     if (!contention["fairness"].is_null()) {
       l2.rows.push_back({"fairness", "Fairness (Jain)", contention["fairness"].get<double>()});
     }
+    // The L2 eviction controller's work, over every node's adapters that have one.
+    bool evicting = false;
+    int64_t evicted = 0;
+    for (const auto& n : r.nodes) {
+      const auto& adapters = n.engine_counters.value("l2_adapters", nlohmann::json::array());
+      for (const auto& a : adapters) {
+        if (!a.value("eviction_enabled", false)) continue;
+        evicting = true;
+        evicted += a.value("evicted_keys", int64_t{0});
+      }
+    }
+    if (evicting) l2.rows.push_back({"evicted", "evicted keys (L2 eviction)", evicted});
     sections.push_back(l2);
   }
   if (r.nodes.size() > 1) {
@@ -146,6 +158,10 @@ std::string render_fleet_block(const RunReport& r) {
                       std::to_string(n.failed) + " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
                       " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " +
                       n.config_digest.substr(0, 8);
+      if (n.status == "lost" && n.engine_counters.contains("records_confirmed_finished")) {
+        v += " confirmed=" + n.engine_counters["records_confirmed_finished"].dump() + "/" +
+             std::to_string(n.records_received);
+      }
       nodes.rows.push_back({n.name, n.name, v});
     }
     sections.push_back(nodes);
