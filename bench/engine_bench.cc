@@ -66,6 +66,17 @@ EngineConfig base_config(uint64_t l1_bytes) {
   return c;
 }
 
+// Keys 0..n_keys-1 in calls of `batch` keys.
+std::vector<std::vector<trace::ObjectKey>> key_batches(size_t n_keys, size_t batch) {
+  std::vector<std::vector<trace::ObjectKey>> batches;
+  for (size_t i = 0; i < n_keys; i += batch) {
+    std::vector<trace::ObjectKey> b;
+    for (size_t j = i; j < i + batch && j < n_keys; ++j) b.push_back(key(j));
+    batches.push_back(std::move(b));
+  }
+  return batches;
+}
+
 void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
   util::VirtualClock clock;
   // 4 KiB objects, L1 of 64 Ki objects: eviction ticks keep it below the watermark.
@@ -73,12 +84,7 @@ void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
   if (!with_l2) cfg.l2_adapters.clear();
   StorageManager sm(cfg, clock);
   const trace::MemoryLayout lay = layout_bytes(4096);
-  std::vector<std::vector<trace::ObjectKey>> batches;
-  for (size_t i = 0; i < n_keys; i += batch) {
-    std::vector<trace::ObjectKey> b;
-    for (size_t j = i; j < i + batch && j < n_keys; ++j) b.push_back(key(j));
-    batches.push_back(std::move(b));
-  }
+  const auto batches = key_batches(n_keys, batch);
   auto t0 = Clk::now();
   const double c0 = thread_cpu();
   size_t key_ops = 0, calls = 0;
@@ -108,12 +114,7 @@ void bench_prefetch_hits(size_t n_keys, size_t batch, bool from_l2) {
   util::VirtualClock clock;
   StorageManager sm(base_config(1ull << 30), clock);
   const trace::MemoryLayout lay = layout_bytes(4096);
-  std::vector<std::vector<trace::ObjectKey>> batches;
-  for (size_t i = 0; i < n_keys; i += batch) {
-    std::vector<trace::ObjectKey> b;
-    for (size_t j = i; j < i + batch && j < n_keys; ++j) b.push_back(key(j));
-    batches.push_back(std::move(b));
-  }
+  const auto batches = key_batches(n_keys, batch);
   for (auto& b : batches) {
     sm.reserve_write_keys(b, lay, trace::WriteMode::New);
     sm.finish_write_keys(b);

@@ -2,18 +2,9 @@
 
 #include <stdexcept>
 
-namespace fleet::storage {
+#include "fleet/storage/json_options.h"
 
-namespace {
-double fraction_field(const nlohmann::json& block, const char* name, double fallback) {
-  if (!block.contains(name) || block[name].is_null()) return fallback;
-  const auto& v = block[name];
-  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
-    throw std::invalid_argument(std::string("adapter 'eviction': '") + name +
-                                "' must be a number in [0, 1]");
-  return v.get<double>();
-}
-}  // namespace
+namespace fleet::storage {
 
 std::optional<L2EvictionConfig> L2EvictionConfig::from_adapter_json(const nlohmann::json& spec) {
   if (!spec.is_object() || !spec.contains("eviction") || spec["eviction"].is_null())
@@ -21,18 +12,14 @@ std::optional<L2EvictionConfig> L2EvictionConfig::from_adapter_json(const nlohma
   const auto& block = spec["eviction"];
   if (!block.is_object())
     throw std::invalid_argument("adapter 'eviction' must be a JSON object or null");
+  JsonOptions o(block, "adapter 'eviction'");
   L2EvictionConfig c;
-  if (block.contains("eviction_policy")) {
-    if (!block["eviction_policy"].is_string())
-      throw std::invalid_argument("adapter 'eviction': 'eviction_policy' must be a string");
-    c.eviction_policy = block["eviction_policy"].get<std::string>();
-  }
+  o.optional_string("eviction_policy", c.eviction_policy);
   if (c.eviction_policy != "LRU" && c.eviction_policy != "IsolatedLRU" &&
       c.eviction_policy != "ARC" && c.eviction_policy != "noop")
-    throw std::invalid_argument("adapter 'eviction': 'eviction_policy' must be LRU, IsolatedLRU, "
-                                "ARC or noop, not '" + c.eviction_policy + "'");
-  c.trigger_watermark = fraction_field(block, "trigger_watermark", c.trigger_watermark);
-  c.eviction_ratio = fraction_field(block, "eviction_ratio", c.eviction_ratio);
+    o.fail("eviction_policy", "must be LRU, IsolatedLRU, ARC or noop, not '" + c.eviction_policy + "'");
+  o.optional_number("trigger_watermark", c.trigger_watermark, 0.0, 1.0);
+  o.optional_number("eviction_ratio", c.eviction_ratio, 0.0, 1.0);
   return c;
 }
 

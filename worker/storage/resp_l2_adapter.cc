@@ -53,7 +53,8 @@ RespL2Config RespL2Config::from_json(const nlohmann::json& j) {
   if (const char* e = std::getenv("LMCACHE_RESP_PORT")) c.port = std::atoi(e);
   if (const char* e = std::getenv("LMCACHE_RESP_USERNAME")) c.username = e;
   if (const char* e = std::getenv("LMCACHE_RESP_PASSWORD")) c.password = e;
-  if (c.port <= 0 || c.port > 65535) throw std::invalid_argument("resp adapter: bad 'port'");
+  if (c.port <= 0 || c.port > 65535)
+    o.fail("port", "(or LMCACHE_RESP_PORT) must be in [1, 65535], got " + std::to_string(c.port));
   return c;
 }
 
@@ -137,6 +138,16 @@ namespace {
 // multi-MiB window costs quadratic copying (measured: 8 MiB windows gave 145 MB/s of SET).
 constexpr size_t kWindowCmds = 64;
 constexpr uint64_t kWindowBytes = 512ull << 10;
+
+// End of the pipelined window that starts at `w`: at most kWindowCmds commands and, past the
+// first, at most kWindowBytes of values.
+size_t window_end(const std::vector<uint64_t>& sizes, size_t w, size_t end) {
+  size_t we = w;
+  uint64_t bytes = 0;
+  while (we < end && we - w < kWindowCmds && (we == w || bytes + sizes[we] <= kWindowBytes))
+    bytes += sizes[we++];
+  return we;
+}
 }  // namespace
 
 bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
@@ -149,13 +160,11 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
   bool ok = true;
   uint64_t stored = 0;
   for (size_t w = begin; w < end;) {
-    size_t we = w;
-    uint64_t bytes = 0;
-    while (we < end && we - w < kWindowCmds && (we == w || bytes + sizes[we] <= kWindowBytes)) {
-      std::string k = resp_key_name(keys[we]);
+    const size_t we = window_end(sizes, w, end);
+    for (size_t i = w; i < we; ++i) {
+      std::string k = resp_key_name(keys[i]);
       redisAppendCommand(c.ctx, "SET %b %b", k.data(), k.size(), payload.get(),
-                         static_cast<size_t>(sizes[we]));
-      bytes += sizes[we++];
+                         static_cast<size_t>(sizes[i]));
     }
     for (size_t i = w; i < we; ++i) {
       Reply r = get_reply(c.ctx);
@@ -220,12 +229,10 @@ bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
   if (!ensure_connected(c)) return false;
   uint64_t loaded = 0;
   for (size_t w = begin; w < end;) {
-    size_t we = w;
-    uint64_t bytes = 0;
-    while (we < end && we - w < kWindowCmds && (we == w || bytes + sizes[we] <= kWindowBytes)) {
-      std::string k = resp_key_name(keys[we]);
+    const size_t we = window_end(sizes, w, end);
+    for (size_t i = w; i < we; ++i) {
+      std::string k = resp_key_name(keys[i]);
       redisAppendCommand(c.ctx, "GET %b", k.data(), k.size());
-      bytes += sizes[we++];
     }
     for (size_t i = w; i < we; ++i) {
       Reply r = get_reply(c.ctx);

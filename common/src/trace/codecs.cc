@@ -295,17 +295,20 @@ PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
   return s;
 }
 
-void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s) {
-  Wrapped w{{}, r};
-  MsgpackReader& p = *payload_of(r, w, "PrefetchRequestSpec", "expected a PrefetchRequestSpec");
-  uint32_t n = p.read_map_header();
-  // Defaults, keeping the buffers of `keys` and of the layouts already in the map.
+void reset_prefetch_spec_defaults(PrefetchSpec& s) {
   s.num_kv_readers = 1;
   s.policy = TrimPolicy::Prefix;
   s.attn.num_chunks_in_sw.assign(1, -1);
   s.attn.world_size = 1;
   s.mode = PrefetchMode::Lookup;
   s.generation = 0;
+}
+
+void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s) {
+  Wrapped w{{}, r};
+  MsgpackReader& p = *payload_of(r, w, "PrefetchRequestSpec", "expected a PrefetchRequestSpec");
+  uint32_t n = p.read_map_header();
+  reset_prefetch_spec_defaults(s);
   int64_t seen_groups[64];
   size_t n_seen = 0;
   bool keys = false, readers = false, layouts_many = false;

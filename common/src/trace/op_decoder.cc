@@ -67,13 +67,7 @@ void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
   bool has_layout = false;
   int64_t extra_count = 0;
   PrefetchSpec& s = op.spec;
-  // Era 1/2 defaults; an era-3 "spec" argument overwrites all of them.
-  s.num_kv_readers = 1;
-  s.policy = TrimPolicy::Prefix;
-  s.attn.num_chunks_in_sw.assign(1, -1);
-  s.attn.world_size = 1;
-  s.mode = PrefetchMode::Lookup;
-  s.generation = 0;
+  reset_prefetch_spec_defaults(s);  // era 1/2; an era-3 "spec" argument overwrites them
   op.external_request_id.clear();
   op.skip_l2 = false;
   for (uint32_t i = 0; i < nargs; ++i) {

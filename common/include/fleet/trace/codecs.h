@@ -43,6 +43,9 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& out);
 void decode_layout_into(MsgpackReader& r, MemoryLayout& out);
 void decode_attn_into(MsgpackReader& r, AttnWindowDesc& out);
 void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& out);
+// Resets the fields a recorded spec may omit to their defaults (era 1/2 submits have none),
+// keeping the buffers of `keys` and of the layouts for the next decode.
+void reset_prefetch_spec_defaults(PrefetchSpec& s);
 
 void encode_object_key(const ObjectKey& k, MsgpackWriter& w, int64_t schema = 2);
 void encode_object_keys(const std::vector<ObjectKey>& keys, MsgpackWriter& w, int64_t schema = 2);

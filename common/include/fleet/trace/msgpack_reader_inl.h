@@ -127,7 +127,7 @@ inline double MsgpackReader::read_double() {
   return static_cast<double>(read_int());
 }
 
-inline std::string_view MsgpackReader::read_str() {
+inline std::string_view MsgpackReader::read_str_unchecked() {
   uint8_t b = byte();
   uint64_t n;
   if ((b & 0xe0) == 0xa0) n = b & 0x1f;
@@ -135,19 +135,16 @@ inline std::string_view MsgpackReader::read_str() {
   else if (b == 0xda) n = be(2);
   else if (b == 0xdb) n = be(4);
   else { --p_; fail("expected str"); }
-  if (check_utf8_) {
-    take_str(n, true);
-    return {reinterpret_cast<const char*>(p_ - n), static_cast<size_t>(n)};
-  }
   const uint8_t* s = take(n);
   return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
 }
 
-inline std::string_view MsgpackReader::read_str_unchecked() {
-  const bool saved = check_utf8_;
-  check_utf8_ = false;
-  std::string_view s = read_str();
-  check_utf8_ = saved;
+inline std::string_view MsgpackReader::read_str() {
+  std::string_view s = read_str_unchecked();
+  if (check_utf8_ && !util::is_valid_utf8(s)) {
+    p_ = reinterpret_cast<const uint8_t*>(s.data());
+    fail("str is not valid UTF-8");
+  }
   return s;
 }
 
