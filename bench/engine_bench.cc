@@ -265,7 +265,7 @@ void bench_resp(size_t ops, size_t payload) {
 int main(int argc, char** argv) {
   size_t keys = 1'000'000, batch = 16, payload = 65536, resp_ops = 20000;
   bool resp = true;
-  std::string only;  // --only write|read: one family of cycles (profiling one path)
+  std::string only;  // --only write|write-l2|read: one family of cycles (profiling one path)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::strtoull(argv[++i], nullptr, 10) : 0ull; };
@@ -277,16 +277,14 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--keys N] [--batch B] [--payload BYTES] [--resp-ops N] "
-                           "[--no-resp] [--only write|read]\n", argv[0]);
+                           "[--no-resp] [--only write|write-l2|read]\n", argv[0]);
       return 2;
     }
   }
-  if (only.empty() || only == "write") {
-    bench_reserve_finish(keys, batch, false);
-    if (only.empty()) {
-      bench_reserve_finish(keys, batch, true);
-      bench_reserve_finish(keys / 4, 1, true);
-    }
+  if (only.empty() || only == "write") bench_reserve_finish(keys, batch, false);
+  if (only.empty() || only == "write" || only == "write-l2") {
+    bench_reserve_finish(keys, batch, true);
+    bench_reserve_finish(keys / 4, 1, true);
   }
   if (only.empty() || only == "read") {
     bench_prefetch_hits(keys / 4, batch, false);

@@ -7,48 +7,47 @@
 
 namespace fleet::storage {
 
-void LruPolicy::unlink(Link* l) {
-  (l->prev ? l->prev->next : lru_) = l->next;
-  (l->next ? l->next->prev : mru_) = l->prev;
-  l->prev = l->next = nullptr;
+void LruPolicy::unlink(Slot s) {
+  Link& l = index_.value(s);
+  (l.prev != npos ? index_.value(l.prev).next : lru_) = l.next;
+  (l.next != npos ? index_.value(l.next).prev : mru_) = l.prev;
+  l.prev = l.next = npos;
 }
 
-void LruPolicy::push_mru(Link* l) {
-  l->prev = mru_;
-  l->next = nullptr;
-  (mru_ ? mru_->next : lru_) = l;
-  mru_ = l;
+void LruPolicy::push_mru(Slot s) {
+  Link& l = index_.value(s);
+  l.prev = mru_;
+  l.next = npos;
+  (mru_ != npos ? index_.value(mru_).next : lru_) = s;
+  mru_ = s;
 }
 
 void LruPolicy::on_keys_created(const KeyList& keys) {
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
-    auto [it, inserted] = index_.try_emplace(*k);
-    Link* l = &it->second;
-    if (inserted) {
-      l->key = &it->first;
-    } else {
-      if (l == mru_) continue;
-      unlink(l);
+    auto [s, inserted] = index_.try_emplace(*k);
+    if (!inserted) {
+      if (s == mru_) continue;
+      unlink(s);
     }
-    push_mru(l);
+    push_mru(s);
   }
 }
 
 void LruPolicy::on_keys_touched(const KeyList& keys) {
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
-    auto it = index_.find(*k);
-    if (it == index_.end() || &it->second == mru_) continue;
-    unlink(&it->second);
-    push_mru(&it->second);
+    const Slot s = index_.find(*k);
+    if (s == npos || s == mru_) continue;
+    unlink(s);
+    push_mru(s);
   }
 }
 
 void LruPolicy::on_keys_removed(const KeyList& keys) {
   for (const auto& k : keys) {
-    auto it = index_.find(k);
-    if (it == index_.end()) continue;
-    unlink(&it->second);
-    index_.erase(it);
+    const Slot s = index_.find(k);
+    if (s == npos) continue;
+    unlink(s);
+    index_.erase(s);
   }
 }
 
@@ -58,9 +57,10 @@ KeyList LruPolicy::get_eviction_victims(double ratio, const KeyFilter& eligible)
   size_t target = static_cast<size_t>(static_cast<double>(index_.size()) * ratio);
   if (target == 0 && ratio > 0) target = 1;
   KeyList out;
-  for (const Link* l = lru_; l && out.size() < target; l = l->next) {
-    if (eligible && !eligible(*l->key)) continue;
-    out.push_back(*l->key);
+  out.reserve(target);
+  for (Slot s = lru_; s != npos && out.size() < target; s = index_.value(s).next) {
+    if (eligible && !eligible(index_.key(s))) continue;
+    out.push_back(index_.key(s));
   }
   return out;
 }
@@ -68,7 +68,7 @@ KeyList LruPolicy::get_eviction_victims(double ratio, const KeyFilter& eligible)
 KeyList LruPolicy::order() const {
   KeyList out;
   out.reserve(index_.size());
-  for (const Link* l = lru_; l; l = l->next) out.push_back(*l->key);
+  for (Slot s = lru_; s != npos; s = index_.value(s).next) out.push_back(index_.key(s));
   return out;
 }
 

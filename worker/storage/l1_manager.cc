@@ -26,15 +26,16 @@ uint64_t L1Manager::footprint(const trace::MemoryLayout& layout) const {
 }
 
 const L1Object* L1Manager::find(const trace::ObjectKey& key) const {
-  auto it = table_.find(key);
-  return it == table_.end() ? nullptr : &it->second;
+  const Slot slot = table_.find(key);
+  return slot == Table::npos ? nullptr : &table_.value(slot);
 }
 
-void L1Manager::free_object(Table::iterator it) {
-  alloc_.free(it->second.address, it->second.footprint);
+void L1Manager::free_object(Slot slot) {
+  const L1Object& o = table_.value(slot);
+  alloc_.free(o.address, o.footprint);
   stats_.deleted_keys++;
-  stats_.deleted_bytes += it->second.footprint;
-  table_.erase(it);
+  stats_.deleted_bytes += o.footprint;
+  table_.erase(slot);
 }
 
 void L1Manager::notify_deleted(const KeyList& keys) {
@@ -49,8 +50,8 @@ std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temp
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   std::vector<size_t> queued;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       if (mode == trace::WriteMode::Update) {
         out[i] = L1Status::KeyNotWritable;
       } else {
@@ -58,7 +59,7 @@ std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temp
       }
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     bool writable = !o.write_lock.is_locked(now) && !o.read_lock.is_locked(now) && !o.temporary;
     if (mode == trace::WriteMode::New || !writable) {
       out[i] = L1Status::KeyNotWritable;
@@ -85,11 +86,10 @@ std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temp
     o.read_lock = TTLLock(cfg_.read_ttl_seconds * 1000);
     o.temporary = is_temporary;
     o.write_lock.lock(now);
-    auto [it, inserted] = table_.try_emplace(keys[queued[q]], o);
-    if (!inserted) {  // same absent key twice in one batch: the first buffer leaks
-      stats_.leaked_bytes += it->second.footprint;
-      it->second = o;
-    }
+    auto [slot, inserted] = table_.try_emplace(keys[queued[q]]);
+    // Same absent key twice in one batch: the first buffer leaks.
+    if (!inserted) stats_.leaked_bytes += table_.value(slot).footprint;
+    table_.value(slot) = o;
   }
   stats_.allocations += queued.size();
   stats_.peak_used_bytes = std::max(stats_.peak_used_bytes, alloc_.used());
@@ -107,12 +107,12 @@ std::vector<L1Status> L1Manager::finish_write(const KeyList& keys) {
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   KeyList notify;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
       out[i] = L1Status::KeyInWrongState;
       continue;
@@ -129,10 +129,10 @@ std::vector<L1Status> L1Manager::unsafe_read(const KeyList& keys) const {
   const int64_t now = now_ms();
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
-    } else if (!it->second.read_lock.is_locked(now)) {
+    } else if (!table_.value(slot).read_lock.is_locked(now)) {
       out[i] = L1Status::KeyNotReadable;
     }
   }
@@ -147,12 +147,12 @@ std::vector<L1Status> L1Manager::reserve_read(const KeyList& keys, int64_t read_
   if (logical_sizes) logical_sizes->assign(keys.size(), 0);
   KeyList ok;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     if (o.write_lock.is_locked(now)) {
       out[i] = L1Status::KeyNotReadable;
       continue;
@@ -172,12 +172,12 @@ std::vector<L1Status> L1Manager::finish_read(const KeyList& keys, int64_t read_l
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   KeyList ok, freed;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     if (o.write_lock.is_locked(now) || !o.read_lock.is_locked(now)) {
       out[i] = L1Status::KeyInWrongState;
       continue;
@@ -187,7 +187,7 @@ std::vector<L1Status> L1Manager::finish_read(const KeyList& keys, int64_t read_l
     if (o.temporary && !o.read_lock.is_locked(now)) {
       if (wants(L1Listener::kDeletedByManager)) freed.push_back(keys[i]);
       stats_.temporary_frees++;
-      free_object(it);
+      free_object(slot);
     }
   }
   if (!ok.empty())
@@ -203,12 +203,12 @@ std::vector<L1Status> L1Manager::finish_write_and_reserve_read(const KeyList& ke
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   KeyList ok;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
       out[i] = L1Status::KeyInWrongState;
       continue;
@@ -227,41 +227,45 @@ std::vector<L1Status> L1Manager::finish_write_and_delete(const KeyList& keys) {
   std::vector<L1Status> out(keys.size(), L1Status::Success);
   KeyList freed;
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    L1Object& o = it->second;
+    L1Object& o = table_.value(slot);
     if (!o.write_lock.is_locked(now) || o.read_lock.is_locked(now)) {
       out[i] = L1Status::KeyInWrongState;
       continue;
     }
     o.write_lock.unlock();
     freed.push_back(keys[i]);
-    free_object(it);
+    free_object(slot);
   }
   notify_deleted(freed);
   return out;
 }
 
-std::vector<L1Status> L1Manager::delete_keys(const KeyList& keys, bool force) {
+std::vector<L1Status> L1Manager::delete_keys(const KeyList& keys, bool force,
+                                             std::vector<uint64_t>* freed_bytes) {
   const int64_t now = now_ms();
   std::vector<L1Status> out(keys.size(), L1Status::Success);
+  if (freed_bytes) freed_bytes->assign(keys.size(), 0);
   KeyList freed;
+  freed.reserve(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = table_.find(keys[i]);
-    if (it == table_.end()) {
+    const Slot slot = table_.find(keys[i]);
+    if (slot == Table::npos) {
       out[i] = L1Status::KeyNotExist;
       continue;
     }
-    const L1Object& o = it->second;
+    const L1Object& o = table_.value(slot);
     if (!force && (o.read_lock.is_locked(now) || o.write_lock.is_locked(now))) {
       out[i] = L1Status::KeyIsLocked;
       continue;
     }
+    if (freed_bytes) (*freed_bytes)[i] = o.footprint;
     freed.push_back(keys[i]);
-    free_object(it);
+    free_object(slot);
   }
   notify_deleted(freed);
   return out;
@@ -275,24 +279,21 @@ void L1Manager::touch_keys(const KeyList& keys) {
 void L1Manager::clear(bool force) {
   const int64_t now = now_ms();
   KeyList freed;
-  for (auto it = table_.begin(); it != table_.end();) {
-    const L1Object& o = it->second;
-    if (!force && (o.read_lock.is_locked(now) || o.write_lock.is_locked(now))) {
-      ++it;
-      continue;
-    }
-    freed.push_back(it->first);
-    auto victim = it++;
-    free_object(victim);
-  }
+  table_.for_each([&](Slot slot) {
+    const L1Object& o = table_.value(slot);
+    if (!force && (o.read_lock.is_locked(now) || o.write_lock.is_locked(now))) return;
+    freed.push_back(table_.key(slot));
+    free_object(slot);
+  });
   notify_deleted(freed);
 }
 
 bool L1Manager::is_key_evictable(const trace::ObjectKey& key) const {
-  auto it = table_.find(key);
-  if (it == table_.end()) return false;
+  const Slot slot = table_.find(key);
+  if (slot == Table::npos) return false;
   const int64_t now = now_ms();
-  return !it->second.read_lock.is_locked(now) && !it->second.write_lock.is_locked(now);
+  const L1Object& o = table_.value(slot);
+  return !o.read_lock.is_locked(now) && !o.write_lock.is_locked(now);
 }
 
 }  // namespace fleet::storage

@@ -46,8 +46,8 @@ int64_t MockL2Adapter::transfer_ns(uint64_t bytes) const {
 }
 
 int64_t MockL2Adapter::lock_count(const trace::ObjectKey& k) const {
-  auto it = objects_.find(k);
-  return it == objects_.end() ? 0 : it->second.locks;
+  const auto s = objects_.find(k);
+  return s == Objects::npos ? 0 : objects_.value(s).locks;
 }
 
 uint64_t MockL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
@@ -59,9 +59,9 @@ uint64_t MockL2Adapter::submit_store(std::vector<trace::ObjectKey> keys,
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t size = sizes[i];
     if (size > capacity_) continue;
-    if (objects_.count(keys[i])) continue;
+    if (objects_.find(keys[i]) != Objects::npos) continue;
     if (current_ + size > capacity_) continue;  // no self-eviction in era 3
-    objects_.emplace(keys[i], Entry{size, 0});
+    objects_.value(objects_.try_emplace(keys[i]).first) = Entry{size, 0};
     current_ += size;
     stored += size;
     if (ctx_.report_keys) now_stored[i] = 1;  // LMCache notifies only the keys it stored
@@ -89,10 +89,10 @@ uint64_t MockL2Adapter::submit_lookup_and_lock(std::vector<trace::ObjectKey> key
   c.task_id = id;
   c.bitmap.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = objects_.find(keys[i]);
-    if (it == objects_.end()) continue;
+    const auto s = objects_.find(keys[i]);
+    if (s == Objects::npos) continue;
     c.bitmap[i] = 1;
-    it->second.locks++;
+    objects_.value(s).locks++;
   }
   c.submit_ns = c.end_ns = now;
   c.num_keys = keys.size();
@@ -109,10 +109,10 @@ uint64_t MockL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
   c.task_id = id;
   c.bitmap.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = objects_.find(keys[i]);
-    if (it == objects_.end()) continue;
+    const auto s = objects_.find(keys[i]);
+    if (s == Objects::npos) continue;
     c.bitmap[i] = 1;
-    c.bytes += std::min(sizes[i], it->second.size);
+    c.bytes += std::min(sizes[i], objects_.value(s).size);
   }
   c.submit_ns = now;
   c.end_ns = now + transfer_ns(c.bytes);
@@ -124,18 +124,18 @@ uint64_t MockL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
 
 void MockL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   for (const auto& k : keys) {
-    auto it = objects_.find(k);
-    if (it != objects_.end() && it->second.locks > 0) it->second.locks--;
+    const auto s = objects_.find(k);
+    if (s != Objects::npos && objects_.value(s).locks > 0) objects_.value(s).locks--;
   }
 }
 
 std::vector<trace::ObjectKey> MockL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
   std::vector<trace::ObjectKey> deleted;
   for (const auto& k : keys) {
-    auto it = objects_.find(k);
-    if (it == objects_.end()) continue;  // locks are ignored
-    current_ -= std::min(current_, it->second.size);
-    objects_.erase(it);
+    const auto s = objects_.find(k);
+    if (s == Objects::npos) continue;  // locks are ignored
+    current_ -= std::min(current_, objects_.value(s).size);
+    objects_.erase(s);
     deleted.push_back(k);
   }
   return deleted;

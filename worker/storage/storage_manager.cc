@@ -112,11 +112,7 @@ void StorageManager::tick() {
       cfg_.eviction_ratio, [&l1](const trace::ObjectKey& k) { return l1.is_key_evictable(k); });
   if (victims.empty()) return;
   std::vector<uint64_t> sizes;
-  for (const auto& k : victims) {
-    const L1Object* o = l1_->find(k);
-    sizes.push_back(o ? o->footprint : 0);
-  }
-  std::vector<L1Status> st = l1_->delete_keys(victims, false);
+  std::vector<L1Status> st = l1_->delete_keys(victims, false, &sizes);
   for (size_t i = 0; i < st.size(); ++i) {
     if (st[i] == L1Status::Success) {
       counters_.l1_evicted_keys++;

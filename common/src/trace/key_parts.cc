@@ -62,28 +62,6 @@ size_t Symbol::interned_count() {
 std::string operator+(const std::string& a, const Symbol& b) { return a + b.str(); }
 std::string operator+(const char* a, const Symbol& b) { return a + b.str(); }
 
-ChunkHash::ChunkHash(ChunkHash&& o) noexcept : size_(o.size_) {
-  if (size_ > kInline) {
-    heap_ = o.heap_;
-    o.size_ = 0;
-  } else {
-    std::memcpy(inline_, o.inline_, size_);
-  }
-}
-
-ChunkHash& ChunkHash::operator=(ChunkHash&& o) noexcept {
-  if (this == &o) return *this;
-  release();
-  size_ = o.size_;
-  if (size_ > kInline) {
-    heap_ = o.heap_;
-    o.size_ = 0;
-  } else {
-    std::memcpy(inline_, o.inline_, size_);
-  }
-  return *this;
-}
-
 void ChunkHash::assign_slow(std::string_view bytes) {
   if (bytes.size() <= kInline) {
     // `bytes` may point into our own heap buffer (self-assignment through a view).

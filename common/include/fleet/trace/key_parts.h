@@ -88,13 +88,47 @@ class ChunkHash {
   ChunkHash(std::string_view bytes) { assign(bytes); }  // NOLINT: implicit, like std::string
   ChunkHash(const char* bytes) : ChunkHash(std::string_view(bytes)) {}  // NOLINT
   ChunkHash(const std::string& bytes) : ChunkHash(std::string_view(bytes)) {}  // NOLINT
-  ChunkHash(const ChunkHash& o) { assign(o.view()); }
-  ChunkHash(ChunkHash&& o) noexcept;
+  // Copies and moves of short hashes copy the whole inline buffer: a fixed-size copy is a few
+  // instructions where a length-dependent memmove is a call (keys are copied a lot).
+  ChunkHash(const ChunkHash& o) {
+    if (o.size_ <= kInline) {
+      std::memcpy(inline_, o.inline_, kInline);
+      size_ = o.size_;
+    } else {
+      assign_slow(o.view());
+    }
+  }
+  ChunkHash(ChunkHash&& o) noexcept : size_(o.size_) {
+    if (size_ > kInline) {
+      heap_ = o.heap_;
+      o.size_ = 0;
+    } else {
+      std::memcpy(inline_, o.inline_, kInline);
+    }
+  }
   ChunkHash& operator=(const ChunkHash& o) {
-    if (this != &o) assign(o.view());
+    if (this != &o) {
+      if (o.size_ <= kInline && size_ <= kInline) {
+        std::memcpy(inline_, o.inline_, kInline);
+        size_ = o.size_;
+      } else {
+        assign(o.view());
+      }
+    }
     return *this;
   }
-  ChunkHash& operator=(ChunkHash&& o) noexcept;
+  ChunkHash& operator=(ChunkHash&& o) noexcept {
+    if (this == &o) return *this;
+    release();
+    size_ = o.size_;
+    if (size_ > kInline) {
+      heap_ = o.heap_;
+      o.size_ = 0;
+    } else {
+      std::memcpy(inline_, o.inline_, kInline);
+    }
+    return *this;
+  }
   ~ChunkHash() { release(); }
 
   void assign(std::string_view bytes) {
@@ -132,7 +166,7 @@ class ChunkHash {
 
   uint32_t size_ = 0;
   union {
-    char inline_[kInline];
+    char inline_[kInline] = {};  // defined bytes: whole-buffer copies read all of them
     char* heap_;
   };
 };

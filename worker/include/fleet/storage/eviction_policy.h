@@ -7,10 +7,9 @@
 #include <functional>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "fleet/storage/key_hash.h"
+#include "fleet/storage/key_table.h"
 #include "fleet/storage/l1_listener.h"
 
 namespace fleet::storage {
@@ -41,19 +40,19 @@ class LruPolicy final : public EvictionPolicy {
   KeyList order() const override;
 
  private:
-  // One hash table whose nodes are also the recency list (prev/next point at other nodes'
-  // entries, whose addresses are stable): a touch, create or remove is one lookup and no
-  // allocation besides the table's own node.
+  // One key table whose entries are also the recency list (prev/next are slots, stable while
+  // a key is tracked): a touch, create or remove is one lookup and no allocation.
+  using Slot = uint32_t;
+  static constexpr Slot npos = ~Slot{0};
   struct Link {
-    const trace::ObjectKey* key = nullptr;
-    Link* prev = nullptr;
-    Link* next = nullptr;
+    Slot prev = npos;
+    Slot next = npos;
   };
-  void unlink(Link* l);
-  void push_mru(Link* l);
-  std::unordered_map<trace::ObjectKey, Link, KeyHash> index_;
-  Link* lru_ = nullptr;  // least recently used end
-  Link* mru_ = nullptr;
+  void unlink(Slot s);
+  void push_mru(Slot s);
+  KeyTable<Link> index_;
+  Slot lru_ = npos;  // least recently used end
+  Slot mru_ = npos;
 };
 
 class NoopPolicy final : public EvictionPolicy {

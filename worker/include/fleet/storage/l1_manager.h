@@ -7,12 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "fleet/storage/key_hash.h"
 #include "fleet/storage/address_allocator.h"
+#include "fleet/storage/key_table.h"
 #include "fleet/storage/l1_listener.h"
 #include "fleet/storage/status.h"
 #include "fleet/storage/ttl_lock.h"
@@ -75,12 +74,14 @@ class L1Manager {
   std::vector<L1Status> finish_read(const KeyList& keys, int64_t read_locks);
   std::vector<L1Status> finish_write_and_reserve_read(const KeyList& keys, int64_t read_locks);
   std::vector<L1Status> finish_write_and_delete(const KeyList& keys);
-  std::vector<L1Status> delete_keys(const KeyList& keys, bool force);
+  // `freed_bytes`, if given, receives each deleted key's footprint (0 where not deleted).
+  std::vector<L1Status> delete_keys(const KeyList& keys, bool force,
+                                    std::vector<uint64_t>* freed_bytes = nullptr);
   void touch_keys(const KeyList& keys);
   void clear(bool force);
 
   bool is_key_evictable(const trace::ObjectKey& key) const;
-  bool contains(const trace::ObjectKey& key) const { return table_.count(key) != 0; }
+  bool contains(const trace::ObjectKey& key) const { return table_.find(key) != Table::npos; }
   const L1Object* find(const trace::ObjectKey& key) const;
   size_t num_objects() const { return table_.size(); }
   // (used, total): aligned bytes of live allocations and the heap size.
@@ -93,8 +94,9 @@ class L1Manager {
   static int64_t clamp_read_locks(int64_t n) { return n < 1 ? 1 : (n > 128 ? 128 : n); }
 
  private:
-  using Table = std::unordered_map<trace::ObjectKey, L1Object, KeyHash>;
-  void free_object(Table::iterator it);
+  using Table = KeyTable<L1Object>;
+  using Slot = Table::Slot;
+  void free_object(Slot slot);
   void notify_deleted(const KeyList& keys);
 
   L1Config cfg_;

@@ -4,11 +4,10 @@
 // only (the payload of a zero-filled buffer carries no information; docs/engine.md).
 #pragma once
 
-#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
-#include "fleet/storage/key_hash.h"
+#include "fleet/storage/key_table.h"
 #include "fleet/storage/l2_adapter.h"
 
 namespace fleet::storage {
@@ -31,7 +30,7 @@ class MockL2Adapter final : public L2Adapter {
   std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
   L2Usage usage() const override { return {current_, capacity_}; }
 
-  bool contains(const trace::ObjectKey& k) const { return objects_.count(k) != 0; }
+  bool contains(const trace::ObjectKey& k) const { return objects_.find(k) != Objects::npos; }
   int64_t lock_count(const trace::ObjectKey& k) const;
   uint64_t capacity_bytes() const { return capacity_; }
   uint64_t bandwidth_bytes_per_s() const { return bandwidth_; }
@@ -47,7 +46,8 @@ class MockL2Adapter final : public L2Adapter {
   uint64_t bandwidth_;
   uint64_t current_ = 0;
   uint64_t next_task_ = 0;
-  std::unordered_map<trace::ObjectKey, Entry, KeyHash> objects_;
+  using Objects = KeyTable<Entry>;
+  Objects objects_;
 };
 
 }  // namespace fleet::storage
