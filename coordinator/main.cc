@@ -13,6 +13,7 @@
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/util/malloc_tuning.h"
 
 namespace {
 
@@ -88,6 +89,12 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"abort", "continue"}))->capture_default_str();
   app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
       ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--compression", fleet.compression,
+                 "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
+      ->check(CLI::IsMember({"auto", "zstd", "none"}))->capture_default_str();
+  app.add_option("--compression-level", fleet.compression_level,
+                 "zstd level for batches (negative: zstd's fast modes)")
+      ->check(CLI::Range(-7, 19))->capture_default_str();
   app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
       ->check(CLI::Range(10, 60000))->capture_default_str();
   app.add_option("--local-worker-arg", fleet.local_worker_args,
@@ -110,6 +117,7 @@ bool engine_flag_given(const CLI::App& app) {
 
 int main(int argc, char** argv) {
   using namespace fleet;
+  util::tune_malloc_for_streaming();
   session::FleetOptions fleet;
   CliExtras x;
   auto app = std::make_unique<CLI::App>("Fleet Replay coordinator: replays an LMCache storage trace (.lct)");

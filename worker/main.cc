@@ -8,6 +8,7 @@
 
 #include "fleet/util/build_info.h"
 #include "fleet/service/worker_service.h"
+#include "fleet/util/malloc_tuning.h"
 
 namespace {
 fleet::service::WorkerService* g_service = nullptr;
@@ -18,6 +19,7 @@ void on_signal(int) {
 
 int main(int argc, char** argv) {
   using namespace fleet;
+  util::tune_malloc_for_streaming();
   CLI::App app{"Fleet Replay worker: replays the shards a coordinator streams to it"};
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
   service::WorkerOptions o;

@@ -180,6 +180,18 @@ void estimate_clocks(Links& links) {
   }
 }
 
+std::string codec_label(wire::BatchCodec c, int level) {
+  return c == wire::BatchCodec::None ? "none" : "zstd:" + std::to_string(level);
+}
+
+// --compression auto: no compression to a worker on this host (loopback), where it only costs
+// CPU on both ends; zstd to every other (a real network, or a container bridge).
+wire::BatchCodec choose_codec(const std::string& mode, bool local, const WorkerAddress& a) {
+  if (mode == "none") return wire::BatchCodec::None;
+  if (mode == "zstd") return wire::BatchCodec::Zstd;
+  return local || is_loopback_host(a.host) ? wire::BatchCodec::None : wire::BatchCodec::Zstd;
+}
+
 // The coordinator's own cost, so a run can show that its memory stays bounded (credit flow)
 // and how much CPU one coordinator spends per record (projecting to large fleets).
 nlohmann::json coordinator_usage(int64_t t0_ns, uint64_t records_sent) {
@@ -271,6 +283,8 @@ int run_fleet(FleetOptions o) {
   std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
   for (size_t i = 0; i < addresses.size(); ++i) {
     links.push_back(std::make_unique<WorkerLink>(ctx, addresses[i], ident_prefix + std::to_string(i)));
+    links.back()->set_codec(choose_codec(o.compression, o.local > 0, addresses[i]),
+                            o.compression_level);
   }
   std::string error;
   if (!handshake(links, o.connect_timeout_ms, error)) {
@@ -445,6 +459,17 @@ int run_fleet(FleetOptions o) {
   }
   if (aborted) rep.stopped_early = true;
   rep.extra["coordinator"] = coordinator_usage(t0, records_sent);
+  // What the batches cost on the wire: per link codec, and raw vs sent bytes over all links.
+  uint64_t raw_bytes = 0, wire_bytes = 0;
+  nlohmann::json codecs = nlohmann::json::array();
+  for (const auto& l : links) {
+    raw_bytes += l->raw_bytes_sent;
+    wire_bytes += l->batch_bytes_sent;
+    codecs.push_back(codec_label(l->codec(), l->codec_level()));
+  }
+  rep.extra["coordinator"]["batch_codecs"] = codecs;
+  rep.extra["coordinator"]["batch_raw_bytes"] = raw_bytes;
+  rep.extra["coordinator"]["batch_wire_bytes"] = wire_bytes;
   int status;
   try {
     status = report::write_outputs(rep, r.output);

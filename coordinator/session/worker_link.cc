@@ -81,8 +81,11 @@ void WorkerLink::flush_builder() {
   b.raw_bytes = static_cast<int64_t>(builder_.raw_bytes());
   b.t_shift = builder_shift_;
   uint64_t records = builder_.records();
-  std::string_view z = builder_.finish_compressed();
-  b.zstd = msgpack::type::raw_ref(z.data(), static_cast<uint32_t>(z.size()));
+  raw_bytes_sent += builder_.raw_bytes();
+  std::string_view data = builder_.finish(codec_, level_);
+  batch_bytes_sent += data.size();
+  b.codec = std::string(wire::codec_name(codec_));
+  b.data = msgpack::type::raw_ref(data.data(), static_cast<uint32_t>(data.size()));
   pending_.push_back({wire::encode(b), records});
 }
 

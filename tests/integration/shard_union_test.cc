@@ -161,5 +161,40 @@ TEST(FleetMerge, MergedCsvCountsAreTheSumOfTheNodes) {
   EXPECT_GT(merged.size(), 3u);
 }
 
+// Batch codecs: zstd (any level) and uncompressed batches carry the same records, so the nodes
+// replay exactly the same thing; auto picks "none" for --local workers (loopback); the
+// coordinator reports what each link used and the bytes before and after encoding.
+TEST(FleetMerge, EveryBatchCodecReplaysTheSameRecords) {
+  const std::string path = trace_3k();
+  std::vector<std::vector<std::map<std::string, uint64_t>>> per_node_ops;
+  for (const std::vector<std::string>& codec :
+       {std::vector<std::string>{}, {"--compression", "zstd"},
+        {"--compression", "zstd", "--compression-level", "-5"}, {"--compression", "none"}}) {
+    TempDir out;
+    std::vector<std::string> args = {path, "--local", "2", "--shard", "time", "--window", "1",
+                                     "--engine", "noop", "--speed", "0"};
+    args.insert(args.end(), codec.begin(), codec.end());
+    auto r = run_coordinator(quick_args(args), out / "run");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto& c = r.summary["coordinator"];
+    const std::string want = codec.empty() || codec[1] == "none" ? "none"
+                             : codec.size() > 2               ? "zstd:-5"
+                                                              : "zstd:1";
+    EXPECT_EQ(c["batch_codecs"], nlohmann::json::array({want, want}));
+    const auto raw = c["batch_raw_bytes"].get<uint64_t>();
+    const auto sent = c["batch_wire_bytes"].get<uint64_t>();
+    EXPECT_GT(raw, 0u);
+    if (want == "none") EXPECT_EQ(sent, raw);
+    else EXPECT_LT(sent, raw);
+    std::vector<std::map<std::string, uint64_t>> nodes;
+    for (const auto& n : r.summary["nodes"]) {
+      EXPECT_EQ(n["records"]["failed"], 0);
+      nodes.push_back(ops_by_kind(n["ops"]));
+    }
+    per_node_ops.push_back(nodes);
+  }
+  for (size_t i = 1; i < per_node_ops.size(); ++i) EXPECT_EQ(per_node_ops[i], per_node_ops[0]) << i;
+}
+
 }  // namespace
 }  // namespace fleet::test

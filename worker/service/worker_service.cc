@@ -260,8 +260,8 @@ void WorkerService::serve() {
           if (run->queue.queued() > static_cast<size_t>(4 * run->credit_window)) {
             throw wire::ProtocolError("coordinator ignores flow control (too many batches queued)");
           }
-          auto raw = wire::decompress_batch(std::string_view(b.zstd.ptr, b.zstd.size),
-                                            static_cast<uint64_t>(b.raw_bytes));
+          auto raw = wire::decode_batch(std::string_view(b.data.ptr, b.data.size), b.codec,
+                                        static_cast<uint64_t>(b.raw_bytes));
           auto frames = wire::split_frames(raw);
           run->records_received += frames.size();
           ++run->batches_received;

@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <cstring>
+
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -17,7 +19,21 @@ void BatchBuilder::add(std::string_view body) {
 
 void BatchBuilder::FreeCCtx::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
 
-std::string_view BatchBuilder::finish_compressed(int level) {
+std::string_view codec_name(BatchCodec c) { return c == BatchCodec::None ? "none" : "zstd"; }
+
+std::optional<BatchCodec> parse_codec(std::string_view name) {
+  if (name == "zstd") return BatchCodec::Zstd;
+  if (name == "none") return BatchCodec::None;
+  return std::nullopt;
+}
+
+std::string_view BatchBuilder::finish(BatchCodec codec, int level) {
+  records_ = 0;
+  if (codec == BatchCodec::None) {
+    zbuf_.swap(raw_);  // both buffers keep their capacity: no allocation per batch
+    raw_.clear();
+    return zbuf_;
+  }
   if (!cctx_) cctx_.reset(ZSTD_createCCtx());
   const size_t bound = ZSTD_compressBound(raw_.size());
   if (zbuf_.size() < bound) zbuf_.resize(bound);  // grows to the largest batch, then stays
@@ -25,7 +41,6 @@ std::string_view BatchBuilder::finish_compressed(int level) {
                                level);
   if (ZSTD_isError(n)) throw ProtocolError(std::string("zstd compress: ") + ZSTD_getErrorName(n));
   raw_.clear();
-  records_ = 0;
   return {zbuf_.data(), n};
 }
 
@@ -50,6 +65,24 @@ RawBatch decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes) {
     throw ProtocolError(std::string("corrupt batch: ") +
                         (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
   }
+  return raw;
+}
+
+RawBatch decode_batch(std::string_view payload, std::string_view codec,
+                      uint64_t declared_raw_bytes) {
+  const auto c = parse_codec(codec);
+  if (!c) throw ProtocolError("batch codec \"" + std::string(codec) + "\" is not zstd or none");
+  if (*c == BatchCodec::Zstd) return decompress_batch(payload, declared_raw_bytes);
+  if (declared_raw_bytes > kMaxBatchRawBytes) {
+    throw ProtocolError("batch declares " + std::to_string(declared_raw_bytes) +
+                        " raw bytes, above the limit of " + std::to_string(kMaxBatchRawBytes));
+  }
+  if (payload.size() != declared_raw_bytes) {
+    throw ProtocolError("uncompressed batch of " + std::to_string(payload.size()) +
+                        " bytes declares " + std::to_string(declared_raw_bytes));
+  }
+  RawBatch raw(payload.size());
+  std::memcpy(raw.data(), payload.data(), payload.size());
   return raw;
 }
 

@@ -30,6 +30,16 @@ TEST(HostPort, ParsesNamesAddressesAndIpv6) {
   EXPECT_EQ(b.name(), "[::1]:7000");
 }
 
+// --compression auto sends uncompressed batches exactly to these.
+TEST(HostPort, LoopbackHostsAreRecognised) {
+  for (const char* h : {"127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]", "::ffff:127.0.0.1",
+                        "[::ffff:127.0.0.2]"})
+    EXPECT_TRUE(is_loopback_host(h)) << h;
+  for (const char* h : {"10.0.0.1", "128.0.0.1", "node-1.example", "::2", "[fe80::1]",
+                        "::ffff:10.0.0.1", "", "localhost.example"})
+    EXPECT_FALSE(is_loopback_host(h)) << h;
+}
+
 TEST(HostPort, RejectsBadSpellingsNamingWhere) {
   for (const char* bad : {"nohost", ":5555", "h:", "h:0", "h:65536", "h:12a", "a b:1", "[::1]5555",
                           "[::1"}) {

@@ -1,11 +1,13 @@
 // Record batches on the wire: record frames exactly as in a `.lct` file (u32 BE length +
-// msgpack body), concatenated and zstd-compressed. The coordinator fills one per worker until
-// ~1k records or ~256 KiB; the worker decompresses (bounded) and walks the frames.
+// msgpack body), concatenated, then zstd-compressed or sent as they are (codec "none": on
+// loopback compression only burns CPU on both ends). The coordinator fills one per worker
+// until ~1k records or ~256 KiB; the worker decodes (bounded) and walks the frames.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +40,10 @@ struct NoInitAllocator : std::allocator<T> {
 using RawBatch = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
 
 inline constexpr size_t kBatchMaxRecords = 1024;
+
+enum class BatchCodec : uint8_t { Zstd, None };
+std::string_view codec_name(BatchCodec c);  // "zstd" | "none": the Batch message's `codec`
+std::optional<BatchCodec> parse_codec(std::string_view name);
 inline constexpr size_t kBatchMaxBytes = 256u << 10;
 
 class BatchBuilder {
@@ -47,9 +53,11 @@ class BatchBuilder {
   bool empty() const { return records_ == 0; }
   size_t records() const { return records_; }
   size_t raw_bytes() const { return raw_.size(); }
-  // Compresses and resets the builder. The view stays valid until the next call: the builder
-  // reuses one compression context and one output buffer for every batch.
-  std::string_view finish_compressed(int level = 1);
+  // Encodes with `codec` (zstd at `level`; negative levels are zstd's fast modes) and resets
+  // the builder. The view stays valid until the next call: the builder reuses one compression
+  // context and two buffers for every batch.
+  std::string_view finish(BatchCodec codec, int level = 1);
+  std::string_view finish_compressed(int level = 1) { return finish(BatchCodec::Zstd, level); }
 
  private:
   struct FreeCCtx {
@@ -64,6 +72,10 @@ class BatchBuilder {
 // Decompresses a batch; throws ProtocolError when the data is corrupt or larger than
 // `declared_raw_bytes` / kMaxBatchRawBytes.
 RawBatch decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes);
+// The raw frames of a batch payload in `codec` (a Batch message's field, checked here: an
+// unknown codec or a size other than `declared_raw_bytes` is a ProtocolError).
+RawBatch decode_batch(std::string_view payload, std::string_view codec,
+                      uint64_t declared_raw_bytes);
 
 // Splits decompressed bytes into frame bodies; throws ProtocolError on a bad length prefix.
 std::vector<std::string_view> split_frames(const RawBatch& raw);

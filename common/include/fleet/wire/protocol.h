@@ -13,7 +13,7 @@
 
 namespace fleet::wire {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;  // 2: Batch.codec, Batch.zstd -> Batch.data
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 inline constexpr int kHeartbeatMs = 500;
@@ -82,7 +82,8 @@ struct Start {
                      node_index, node_count, trace_level, trace_schema, credit_window);
 };
 
-// coordinator -> worker: record frames (length-prefixed, as in the file), zstd-compressed.
+// coordinator -> worker: record frames (length-prefixed, as in the file), zstd-compressed or
+// as they are.
 struct Batch {
   int v = kProtocolVersion;
   std::string t = "batch";
@@ -90,8 +91,9 @@ struct Batch {
   int64_t records = 0;
   int64_t raw_bytes = 0;
   double t_shift = 0.0;         // subtracted from every record's t_mono (stacked timelines)
-  msgpack::type::raw_ref zstd;  // view into the message buffer
-  MSGPACK_DEFINE_MAP(v, t, seq, records, raw_bytes, t_shift, zstd);
+  std::string codec = "zstd";   // "zstd" | "none" (batch.h)
+  msgpack::type::raw_ref data;  // the frames in `codec`; a view into the message buffer
+  MSGPACK_DEFINE_MAP(v, t, seq, records, raw_bytes, t_shift, codec, data);
 };
 
 // coordinator -> worker: no more batches after `batches` in total.

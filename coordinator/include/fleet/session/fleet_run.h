@@ -22,6 +22,8 @@ struct FleetOptions {
   std::string on_worker_loss = "abort";  // abort | continue
   int credit_window = 8;
   int max_pending_batches = 4;    // per worker, waiting for credit, before the reader blocks
+  std::string compression = "auto";  // auto (none on loopback, zstd elsewhere) | zstd | none
+  int compression_level = 1;         // zstd level; negative = zstd's fast modes
   plan::RouterOptions router;
   bool plan_only = false;
   int heartbeat_ms = 500;

@@ -19,6 +19,8 @@ struct WorkerAddress {
 WorkerAddress parse_host_port(const std::string& text, const std::string& where);
 // Hosts file contents; errors name the file and line number.
 std::vector<WorkerAddress> parse_hosts_file(const std::string& path);
+// True for 127.0.0.0/8, ::1, ::ffff:127.x and "localhost": a worker on this host.
+bool is_loopback_host(const std::string& host);
 // Resolves every spelling above. Throws std::invalid_argument naming the flag value.
 std::vector<WorkerAddress> resolve_workers(const std::string& spec);
 

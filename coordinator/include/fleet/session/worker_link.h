@@ -41,6 +41,13 @@ class WorkerLink {
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
   // the record finished (a lost node's report then says exactly where it got to).
   void add_record(std::string_view body, double t_shift, uint64_t file_offset);
+  // How this link's batches travel (set before the first record; default zstd level 1).
+  void set_codec(wire::BatchCodec codec, int level) {
+    codec_ = codec;
+    level_ = level;
+  }
+  wire::BatchCodec codec() const { return codec_; }
+  int codec_level() const { return level_; }
   void flush_builder();
   void pump(int credit_window);  // sends queued batches while credit allows
   size_t queued_batches() const { return pending_.size(); }
@@ -62,6 +69,8 @@ class WorkerLink {
   std::string lost_reason;
   uint64_t records_sent = 0;
   uint64_t batches_sent = 0;
+  uint64_t raw_bytes_sent = 0;    // record frames before encoding
+  uint64_t batch_bytes_sent = 0;  // after (the batch payloads on the wire)
   std::string abort_reason;  // the worker's own ABORT (e.g. engine config rejected)
   std::string abort_kind;    // its kind ("config": the run's engine config was refused)
   // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
@@ -77,6 +86,8 @@ class WorkerLink {
   WorkerAddress address_;
   zmq::socket_t sock_;
   wire::BatchBuilder builder_;
+  wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
+  int level_ = 1;
   double builder_shift_ = 0.0;
   struct Pending {
     std::string payload;
