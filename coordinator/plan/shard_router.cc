@@ -98,6 +98,24 @@ void ShardRouter::account(int worker, const trace::RecordView& rec, trace::OpKin
 }
 
 const std::vector<Route>& ShardRouter::route(const trace::RecordView& rec) {
+  // A malformed record (found by a deferred args check) must leave no trace in the plan.
+  const bool had_first = have_first_;
+  const double t_first = t_first_, t_last = t_last_;
+  const uint64_t records = records_;
+  try {
+    return route_checked(rec);
+  } catch (const trace::MalformedRecord&) {
+    have_first_ = had_first;
+    t_first_ = t_first;
+    t_last_ = t_last;
+    records_ = records;
+    routes_.clear();
+    bodies_.clear();
+    throw;
+  }
+}
+
+const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& rec) {
   routes_.clear();
   bodies_.clear();
   if (!have_first_) {
@@ -109,6 +127,7 @@ const std::vector<Route>& ShardRouter::route(const trace::RecordView& rec) {
   std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
   switch (options_.mode) {
     case ShardMode::None: {
+      trace::check_deferred_args(rec);
       auto kind = trace::op_kind_from_qualname(rec.qualname);
       for (int w = 0; w < workers(); ++w) {
         routes_.push_back({w, body, 0.0});
@@ -170,6 +189,8 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   bool decoded = true;
   try {
     trace::decode_op(rec, op_);
+  } catch (const trace::MalformedRecord&) {
+    throw;
   } catch (const trace::DecodeError&) {
     decoded = false;
   }

@@ -19,6 +19,7 @@
 #include "fleet/report/run_report.h"
 #include "fleet/session/local_workers.h"
 #include "fleet/session/worker_link.h"
+#include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/pyjson.h"
@@ -180,6 +181,20 @@ void estimate_clocks(Links& links) {
   }
 }
 
+// The record's routes; none for a record the deferred args check finds malformed, which the
+// reader then counts and reports exactly as if it had refused the frame itself.
+const std::vector<plan::Route>& route_or_reject(plan::ShardRouter& router,
+                                                trace::FrameReader& reader,
+                                                const trace::RecordView& rec) {
+  static const std::vector<plan::Route> kNone;
+  try {
+    return router.route(rec);
+  } catch (const trace::MalformedRecord& e) {
+    reader.reject_malformed(rec, e.what());
+    return kNone;
+  }
+}
+
 std::string codec_label(wire::BatchCodec c, int level) {
   return c == wire::BatchCodec::None ? "none" : "zstd:" + std::to_string(level);
 }
@@ -211,6 +226,9 @@ int run_fleet(FleetOptions o) {
   ReplayOptions& r = o.replay;
   trace::ReaderOptions ro;
   ro.max_frame_bytes = r.max_frame_bytes;
+  // The router's scan (or decode, for key sharding) validates each record's args in its own
+  // walk; route_or_reject hands a record that fails to the reader's malformed count.
+  ro.defer_args_check = true;
   std::unique_ptr<trace::FrameReader> reader;
   std::vector<WorkerAddress> addresses;
   std::unique_ptr<LocalWorkers> local;
@@ -254,7 +272,7 @@ int run_fleet(FleetOptions o) {
     try {
       plan::ShardRouter router(o.router);
       trace::RecordView rec;
-      while (reader->next(rec)) router.route(rec);
+      while (reader->next(rec)) route_or_reject(router, *reader, rec);
       std::string text = router.render_plan();
       std::fwrite(text.data(), 1, text.size(), stdout);
       if (r.output.format == "json") {
@@ -367,7 +385,7 @@ int run_fleet(FleetOptions o) {
     // Stream: route, batch, send under credit; block on the slowest worker's queue.
     uint64_t since_service = 0;
     while (have_first && !check_abort()) {
-      for (const auto& route : router.route(rec)) {
+      for (const auto& route : route_or_reject(router, *reader, rec)) {
         auto& link = links[static_cast<size_t>(route.worker)];
         if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset);
       }

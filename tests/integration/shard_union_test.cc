@@ -1,6 +1,7 @@
 // N = 1, 2, 4 local workers: time and key sharding replay every record exactly once (the union
 // of the shards is the trace), none replays it N times; key sharding gives each chunk one
 // owner; the merged per-op numbers are the sum of the nodes'.
+#include <fstream>
 #include <set>
 
 #include "fleet/plan/shard_router.h"
@@ -194,6 +195,59 @@ TEST(FleetMerge, EveryBatchCodecReplaysTheSameRecords) {
     per_node_ops.push_back(nodes);
   }
   for (size_t i = 1; i < per_node_ops.size(); ++i) EXPECT_EQ(per_node_ops[i], per_node_ops[0]) << i;
+}
+
+// The coordinator defers the args check to its router's walk: a frame msgspec would refuse is
+// still counted once as malformed and replayed nowhere, in every shard mode (here: a byte
+// appended to every 10th record, which only a walk to the end of its args can see).
+TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
+  const std::string clean = trace_3k();
+  const std::string bytes = read_file(clean);
+  trace::FrameReader reader(clean);
+  trace::RecordView rec;
+  std::string damaged;
+  uint64_t records = 0, bad = 0;
+  size_t copied = 0;
+  while (reader.next(rec)) {
+    if (damaged.empty()) damaged = bytes.substr(0, rec.file_offset);  // the header frame(s)
+    std::string body(reinterpret_cast<const char*>(rec.body), rec.body_size);
+    if (records++ % 10 == 9) {
+      body += '\xc0';
+      ++bad;
+    }
+    const uint32_t n = static_cast<uint32_t>(body.size());
+    damaged += {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                static_cast<char>(n)};
+    damaged += body;
+    copied = rec.file_offset + 4 + rec.body_size;
+  }
+  ASSERT_EQ(copied, bytes.size());
+  TempDir out;
+  const std::string path = out / "damaged.lct";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << damaged;
+  }
+  // The strict reader's verdict is the reference.
+  trace::FrameReader strict(path);
+  uint64_t strict_records = 0;
+  while (strict.next(rec)) ++strict_records;
+  ASSERT_EQ(strict.counters().malformed_skipped, bad);
+  ASSERT_EQ(strict_records, records - bad);
+  for (const std::string shard : {"none", "time", "key"}) {
+    SCOPED_TRACE(shard);
+    auto r = run_coordinator(quick_args({path, "--local", "2", "--shard", shard, "--window", "1",
+                                         "--engine", "noop", "--speed", "0"}),
+                             out / ("run-" + shard));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.summary["trace"]["malformed_frames_dropped"].get<uint64_t>(), bad);
+    EXPECT_EQ(r.summary["plan"]["records"].get<uint64_t>(), records - bad);
+    uint64_t replayed = 0;
+    for (const auto& n : r.summary["nodes"]) replayed += n["records"]["total"].get<uint64_t>();
+    if (shard == "none") EXPECT_EQ(replayed, 2 * (records - bad));
+    else if (shard == "time") EXPECT_EQ(replayed, records - bad);
+    else EXPECT_GE(replayed, records - bad);  // split calls add parts
+  }
 }
 
 }  // namespace

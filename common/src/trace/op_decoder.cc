@@ -161,9 +161,11 @@ void decode_op(const RecordView& rec, Op& op) {
 
 namespace {
 
-// Model-name part of chunk_identity_hash, cached: the keys of a record share one model.
+// Model-name part of the chunk identity, cached: the keys of a record share one model, so
+// after the first key its encoded bytes are matched raw (already read and checked once).
 struct ModelHashCache {
   std::string_view model;
+  std::string_view encoded;  // the model name's msgpack bytes as they appear in the record
   uint64_t state = 0;
   bool valid = false;
   uint64_t get(std::string_view m) {
@@ -176,7 +178,8 @@ struct ModelHashCache {
   }
 };
 
-// Walks an ObjectKey wrapper and appends its chunk identity without allocating.
+// Walks an ObjectKey wrapper and appends its chunk identity without allocating. LMCache's
+// canonical field names are matched as raw bytes; anything else takes the general path.
 void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
   Wrapped w{{}, r};
   MsgpackReader* pp = &r;
@@ -192,19 +195,34 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   MsgpackReader& p = *pp;
   uint32_t n = p.read_map_header();
   std::string_view hash, model;
+  bool have_model = false;
   for (uint32_t i = 0; i < n; ++i) {
     if (p.try_literal("\xaa" "chunk_hash")) {
       hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
     } else if (p.try_literal("\xaamodel_name")) {
-      model = p.read_str();
+      if (cache.valid && p.try_bytes(cache.encoded)) {
+        model = cache.model;
+      } else {
+        const uint8_t* start = p.data() + p.offset();
+        model = p.read_str();
+        cache.encoded = std::string_view(reinterpret_cast<const char*>(start),
+                                         static_cast<size_t>(p.data() + p.offset() - start));
+        cache.get(model);
+      }
+      have_model = true;
+    } else if (p.try_literal("\xa7kv_rank") || p.try_literal("\xaf" "object_group_id") ||
+               p.try_literal("\xaa" "cache_salt")) {
+      p.skip();
     } else {
       std::string_view key = p.read_str();
       if (key == "chunk_hash") hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
-      else if (key == "model_name") model = p.read_str();
+      else if (key == "model_name") model = p.read_str(), have_model = false;
       else p.skip();
     }
   }
-  ids.push_back(chunk_identity_hash_continue(cache.get(model), hash));
+  // `model` came from the general path (or is absent): hash it as is.
+  const uint64_t state = have_model ? cache.state : chunk_identity_model_state(model);
+  ids.push_back(chunk_lifecycle_id(state, hash));
 }
 
 void scan_keys(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
@@ -219,10 +237,15 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
   out.kind = op_kind_from_qualname(rec.qualname);
   out.chunk_ids.clear();
   out.decode_failed = false;
-  if (out.kind == OpKind::Unknown) return;
+  if (out.kind == OpKind::Unknown) {
+    if (!rec.args_checked) check_record_strictly(rec);
+    return;
+  }
   ModelHashCache cache;
   try {
     MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
+    // Deferred check, as in decode_op: the scan's one walk also validates the args.
+    if (!rec.args_checked) r.check_all_strings(true);
     uint32_t nargs = r.read_map_header();
     for (uint32_t i = 0; i < nargs; ++i) {
       std::string_view name = r.read_str();
@@ -246,9 +269,15 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
         r.skip();
       }
     }
+    if (!rec.args_checked && !r.at_end()) r.fail("trailing bytes after the record object");
   } catch (const DecodeError&) {
+    if (!rec.args_checked) check_record_strictly(rec);  // MalformedRecord if msgspec would refuse
     out.decode_failed = true;
   }
+}
+
+void check_deferred_args(const RecordView& rec) {
+  if (!rec.args_checked) check_record_strictly(rec);
 }
 
 }  // namespace fleet::trace

@@ -90,6 +90,12 @@ uint64_t chunk_identity_hash_continue(uint64_t model_state, std::string_view chu
   return fnv1a(model_state ^ 0xff, chunk_hash);
 }
 
+uint64_t chunk_lifecycle_id(uint64_t model_state, std::string_view chunk_hash) {
+  uint64_t h = hash_chunk_bytes(chunk_hash) ^ (model_state * 0x9e3779b97f4a7c15ull);
+  h ^= h >> 31;
+  return h * 0xbf58476d1ce4e5b9ull;
+}
+
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const auto& d : kDTypes)
     if (d.name == name) return d.type;

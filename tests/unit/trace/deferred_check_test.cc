@@ -257,5 +257,50 @@ TEST(DeferredArgsCheck, ReaderCountsRejectedRecordsAsMalformed) {
   EXPECT_NE(collect.messages[0].find("UTF-8"), std::string::npos) << collect.messages[0];
 }
 
+// The coordinator's router scans instead of decoding: with deferred args the scan must refuse
+// exactly the frames the strict reader refuses, and otherwise scan exactly what it scans.
+TEST(DeferredArgsCheck, ScanRefusesExactlyTheMalformedFrames) {
+  for (const Case& c : corpus()) {
+    SCOPED_TRACE(c.name);
+    const auto* p = reinterpret_cast<const uint8_t*>(c.body.data());
+    RecordView strict_rec;
+    bool strict_ok = true;
+    try {
+      parse_record(p, c.body.size(), strict_rec, {}, false);
+    } catch (const DecodeError&) {
+      strict_ok = false;
+    }
+    RecordView rec;
+    try {
+      parse_record(p, c.body.size(), rec, {}, true);
+    } catch (const DecodeError&) {
+      EXPECT_FALSE(strict_ok);  // the deferred parse may only refuse what strict refuses
+      continue;
+    }
+    ScanInfo deferred;
+    bool refused = false;
+    try {
+      scan_record(rec, deferred);
+    } catch (const MalformedRecord&) {
+      refused = true;
+    }
+    EXPECT_EQ(refused, !strict_ok);
+    bool check_refused = false;
+    try {
+      check_deferred_args(rec);
+    } catch (const MalformedRecord&) {
+      check_refused = true;
+    }
+    EXPECT_EQ(check_refused, !strict_ok);
+    if (strict_ok && !refused) {
+      ScanInfo strict;
+      scan_record(strict_rec, strict);
+      EXPECT_EQ(deferred.kind, strict.kind);
+      EXPECT_EQ(deferred.chunk_ids, strict.chunk_ids);
+      EXPECT_EQ(deferred.decode_failed, strict.decode_failed);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fleet::trace

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "fleet/trace/errors.h"
@@ -65,6 +66,14 @@ class MsgpackReader {
   bool try_literal(const char (&encoded)[N]) {
     constexpr size_t n = N - 1;
     if (static_cast<size_t>(end_ - p_) < n || __builtin_memcmp(p_, encoded, n) != 0) return false;
+    p_ += n;
+    return true;
+  }
+  // try_literal for bytes known only at run time (e.g. a value seen earlier in the buffer).
+  bool try_bytes(std::string_view encoded) {
+    const size_t n = encoded.size();
+    if (n == 0 || static_cast<size_t>(end_ - p_) < n || std::memcmp(p_, encoded.data(), n) != 0)
+      return false;
     p_ += n;
     return true;
   }

@@ -21,9 +21,14 @@ void decode_op(const RecordView& rec, Op& out);
 struct ScanInfo {
   double t_mono = 0.0;
   OpKind kind = OpKind::Unknown;
-  std::vector<uint64_t> chunk_ids;  // chunk_identity_hash per key, in key order
+  std::vector<uint64_t> chunk_ids;  // chunk_lifecycle_id per key, in key order
   bool decode_failed = false;
 };
+// With deferred args (RecordView::args_checked false) the scan validates the args in the same
+// walk and throws MalformedRecord for a frame msgspec would refuse, like decode_op.
 void scan_record(const RecordView& rec, ScanInfo& out);
+// The deferred args check alone, for consumers that neither decode nor scan a record: throws
+// MalformedRecord if msgspec would refuse the frame; nothing when the reader checked it.
+void check_deferred_args(const RecordView& rec);
 
 }  // namespace fleet::trace

@@ -38,6 +38,9 @@ uint64_t chunk_identity_hash(std::string_view model_name, std::string_view chunk
 // chunk_identity_hash(m, h) == chunk_identity_hash_continue(chunk_identity_model_state(m), h).
 uint64_t chunk_identity_model_state(std::string_view model_name);
 uint64_t chunk_identity_hash_continue(uint64_t model_state, std::string_view chunk_hash);
+// The same identity for in-process use only (the time router's lifecycle table): word-at-a-time
+// over the chunk hash, ~4x cheaper than FNV's byte chain; not stable across builds.
+uint64_t chunk_lifecycle_id(uint64_t model_state, std::string_view chunk_hash);
 
 // torch dtypes LMCache records as `str(torch.dtype)`.
 enum class DType : uint8_t {

@@ -58,6 +58,8 @@ class ShardRouter {
   explicit ShardRouter(RouterOptions options);
 
   // Routes one record. The returned views are valid until the next call.
+  // Throws trace::MalformedRecord (and routes nothing, plans nothing) for a record whose
+  // deferred args check fails: the caller hands it to the reader's reject_malformed.
   const std::vector<Route>& route(const trace::RecordView& rec);
 
   int workers() const { return static_cast<int>(options_.worker_names.size()); }
@@ -73,6 +75,7 @@ class ShardRouter {
   int owner_of(uint64_t chunk_id) const;
 
  private:
+  const std::vector<Route>& route_checked(const trace::RecordView& rec);
   void route_time(const trace::RecordView& rec);
   void route_key(const trace::RecordView& rec);
   void account(int worker, const trace::RecordView& rec, trace::OpKind kind, size_t bytes);
