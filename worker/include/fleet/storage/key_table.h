@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,8 @@ class KeyTable {
       s = free_.back();
       free_.pop_back();
     } else {
+      // Slots are 32-bit: 2^32 - 1 keys (~400 GB of nodes) is the limit, refused not wrapped.
+      if (slots_ >= npos) throw std::length_error("engine key table: more than 2^32 - 1 keys");
       if ((slots_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Node[]>(kChunk));
       s = static_cast<Slot>(slots_++);
     }
