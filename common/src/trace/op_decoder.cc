@@ -165,7 +165,7 @@ namespace {
 // after the first key its encoded bytes are matched raw (already read and checked once).
 struct ModelHashCache {
   std::string_view model;
-  std::string_view encoded;  // the model name's msgpack bytes as they appear in the record
+  std::string_view encoded;  // model's msgpack bytes in the record; empty if not canonical
   uint64_t state = 0;
   bool valid = false;
   uint64_t get(std::string_view m) {
@@ -195,33 +195,38 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   MsgpackReader& p = *pp;
   uint32_t n = p.read_map_header();
   std::string_view hash, model;
-  bool have_model = false;
+  std::string_view encoded;  // model's bytes when read canonically: the cache may keep them
   for (uint32_t i = 0; i < n; ++i) {
     if (p.try_literal("\xaa" "chunk_hash")) {
       hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
     } else if (p.try_literal("\xaamodel_name")) {
-      if (cache.valid && p.try_bytes(cache.encoded)) {
+      if (!cache.encoded.empty() && p.try_bytes(cache.encoded)) {
         model = cache.model;
+        encoded = cache.encoded;
       } else {
         const uint8_t* start = p.data() + p.offset();
         model = p.read_str();
-        cache.encoded = std::string_view(reinterpret_cast<const char*>(start),
-                                         static_cast<size_t>(p.data() + p.offset() - start));
-        cache.get(model);
+        encoded = std::string_view(reinterpret_cast<const char*>(start),
+                                   static_cast<size_t>(p.data() + p.offset() - start));
       }
-      have_model = true;
     } else if (p.try_literal("\xa7kv_rank") || p.try_literal("\xaf" "object_group_id") ||
                p.try_literal("\xaa" "cache_salt")) {
       p.skip();
     } else {
       std::string_view key = p.read_str();
-      if (key == "chunk_hash") hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
-      else if (key == "model_name") model = p.read_str(), have_model = false;
-      else p.skip();
+      if (key == "chunk_hash") {
+        hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
+      } else if (key == "model_name") {
+        model = p.read_str();
+        encoded = {};
+      } else {
+        p.skip();
+      }
     }
   }
-  // `model` came from the general path (or is absent): hash it as is.
-  const uint64_t state = have_model ? cache.state : chunk_identity_model_state(model);
+  // The cache's bytes always encode the cache's model (empty when it came another way).
+  const uint64_t state = cache.get(model);
+  cache.encoded = encoded;
   ids.push_back(chunk_lifecycle_id(state, hash));
 }
 

@@ -302,5 +302,50 @@ TEST(DeferredArgsCheck, ScanRefusesExactlyTheMalformedFrames) {
   }
 }
 
+// The scan remembers a canonical model name's bytes to skip re-reading it; a key whose model
+// arrives another way (a str8-encoded field name) or is absent must not inherit the remembered
+// model. Every id must be the lifecycle id of the key's own (model, chunk hash).
+TEST(DeferredArgsCheck, ScanGivesEveryKeyItsOwnModel) {
+  struct K {
+    std::string model;  // empty: no model_name field
+    bool canonical;
+    std::string hash;
+  };
+  const std::vector<K> keys = {{"A", true, "h1"}, {"B", false, "h2"}, {"A", true, "h3"},
+                               {"", true, "h4"},  {"A", true, "h5"},  {"C", true, "h6"}};
+  std::string body = record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string& out) {
+    w.map(1);
+    w.str("keys");
+    w.array(static_cast<uint32_t>(keys.size()));
+    for (const K& k : keys) {
+      w.wrapper("ObjectKey");
+      w.map(k.model.empty() ? 1 : 2);
+      w.str("chunk_hash");
+      w.bin(k.hash);
+      if (k.model.empty()) continue;
+      if (k.canonical) {
+        w.str("model_name");
+      } else {
+        out += "\xd9\x0amodel_name";  // str8: same text, not LMCache's canonical bytes
+      }
+      w.str(k.model);
+    }
+  });
+  for (bool deferred : {false, true}) {
+    SCOPED_TRACE(deferred);
+    RecordView rec;
+    parse_record(reinterpret_cast<const uint8_t*>(body.data()), body.size(), rec, {}, deferred);
+    ScanInfo info;
+    scan_record(rec, info);
+    ASSERT_FALSE(info.decode_failed);
+    ASSERT_EQ(info.chunk_ids.size(), keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(info.chunk_ids[i],
+                chunk_lifecycle_id(chunk_identity_model_state(keys[i].model), keys[i].hash))
+          << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fleet::trace
