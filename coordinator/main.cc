@@ -95,6 +95,14 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   app.add_option("--compression-level", fleet.compression_level,
                  "zstd level for batches (negative: zstd's fast modes)")
       ->check(CLI::Range(-7, 19))->capture_default_str();
+  app.add_option("--trace-access", fleet.trace_access,
+                 "How records reach workers: shared (workers read the trace file themselves and "
+                 "get references), stream (records travel in batches), or auto (shared for "
+                 "workers on this host that can read the file, stream for the rest)")
+      ->check(CLI::IsMember({"auto", "shared", "stream"}))->capture_default_str();
+  app.add_option("--worker-trace-path", fleet.worker_trace_path,
+                 "Where workers find the trace with --trace-access shared (default: FILE as an "
+                 "absolute path, e.g. on a file system every host mounts at the same place)");
   app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
       ->check(CLI::Range(10, 60000))->capture_default_str();
   app.add_option("--local-worker-arg", fleet.local_worker_args,

@@ -142,16 +142,16 @@ const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& re
 }
 
 void ShardRouter::route_time(const trace::RecordView& rec) {
-  trace::ScanInfo scan;
+  trace::ScanInfo& scan = scan_;
   trace::scan_record(rec, scan);
   const double rel = std::max(0.0, rec.t_mono - t_first_);
   const int64_t own_window = static_cast<int64_t>(std::floor(rel / options_.window_s));
   int64_t window = own_window;
   // Follow the first still-open lifecycle among the record's chunks.
   for (uint64_t id : scan.chunk_ids) {
-    auto it = open_.find(id);
-    if (it == open_.end()) continue;
-    OpenLifecycle& l = it->second;
+    OpenLifecycle* found = open_.find(id);
+    if (!found) continue;
+    OpenLifecycle& l = *found;
     if (l.open > 0 && rec.t_mono - l.last_t > options_.lifecycle_ttl_s) l.open = 0;  // expired
     if (l.open > 0) {
       window = l.window;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -21,6 +22,7 @@
 #include "fleet/session/worker_link.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/wire/poll.h"
@@ -100,12 +102,65 @@ void abort_all(Links& links, const std::string& reason) {
 
 // Handshake: HELLO, WELCOME within the connect timeout; refusals are fatal with the worker's
 // own message.
-bool handshake(Links& links, int timeout_ms, std::string& error) {
+// --trace-access: the workers offered the trace file itself, so that records travel as
+// references (trace/shared_trace.h), and what their copy must match.
+struct TraceOffer {
+  std::string path;  // as the workers see it
+  trace::TraceIdentity identity;
+  std::vector<bool> offered;  // per link
+};
+
+TraceOffer plan_trace_offer(const FleetOptions& o, const std::vector<WorkerAddress>& addresses) {
+  TraceOffer offer;
+  offer.offered.assign(addresses.size(), false);
+  if (o.trace_access == "stream") return offer;
+  const bool shared = o.trace_access == "shared";
+  try {
+    offer.identity = trace::identify_trace(o.replay.trace_path);
+  } catch (const trace::TraceError& e) {
+    if (shared) throw std::invalid_argument(std::string("--trace-access shared: ") + e.what());
+    spdlog::info("records travel in batches: {}", e.what());  // e.g. a trace read from a pipe
+    return offer;
+  }
+  offer.path = o.worker_trace_path.empty()
+                   ? std::filesystem::absolute(o.replay.trace_path).lexically_normal().string()
+                   : o.worker_trace_path;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    offer.offered[i] = shared || o.local > 0 || is_loopback_host(addresses[i].host);
+  }
+  return offer;
+}
+
+// After the handshake: references to every worker that mapped and verified the trace. With
+// --trace-access shared a worker that could not is an error; with auto it gets batches.
+bool apply_trace_offer(Links& links, const TraceOffer& offer, bool required, std::string& error) {
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!offer.offered[i]) continue;
+    WorkerLink& l = *links[i];
+    if (l.welcome.trace_shared) {
+      l.use_shared_trace();
+    } else if (required) {
+      error = "worker " + l.address().name() + " cannot read the trace itself (--trace-access " +
+              "shared): " + l.welcome.trace_error;
+      return false;
+    } else {
+      spdlog::info("worker {}: records travel in batches (shared trace unavailable: {})",
+                   l.address().name(), l.welcome.trace_error);
+    }
+  }
+  return true;
+}
+
+bool handshake(Links& links, const TraceOffer& offer, int timeout_ms, std::string& error) {
   wire::Hello h;
   h.build_id = util::build_id();
   h.run_id = std::to_string(getpid()) + "-" + std::to_string(now_ns());
-  std::string hello = wire::encode(h);
-  for (auto& l : links) l->send(hello);
+  const std::string plain = wire::encode(h);
+  h.trace_path = offer.path;
+  h.trace_size = offer.identity.size;
+  h.trace_fingerprint = offer.identity.fingerprint;
+  const std::string with_trace = wire::encode(h);
+  for (size_t i = 0; i < links.size(); ++i) links[i]->send(offer.offered[i] ? with_trace : plain);
   int64_t deadline = now_ns() + int64_t{timeout_ms} * 1'000'000;
   size_t ready = 0;
   while (ready < links.size() && now_ns() < deadline) {
@@ -223,6 +278,7 @@ nlohmann::json coordinator_usage(int64_t t0_ns, uint64_t records_sent) {
 }  // namespace
 
 int run_fleet(FleetOptions o) {
+  const int64_t began_ns = now_ns();
   ReplayOptions& r = o.replay;
   trace::ReaderOptions ro;
   ro.max_frame_bytes = r.max_frame_bytes;
@@ -305,7 +361,15 @@ int run_fleet(FleetOptions o) {
                             o.compression_level);
   }
   std::string error;
-  if (!handshake(links, o.connect_timeout_ms, error)) {
+  TraceOffer offer;
+  try {
+    offer = plan_trace_offer(o, addresses);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  if (!handshake(links, offer, o.connect_timeout_ms, error) ||
+      !apply_trace_offer(links, offer, o.trace_access == "shared", error)) {
     spdlog::error("{}", error);
     return 2;
   }
@@ -320,7 +384,9 @@ int run_fleet(FleetOptions o) {
   trace::RecordView rec;
   bool have_first = reader->next(rec);
   const double t_origin = have_first ? rec.t_mono : 0.0;
-  const int64_t t0 = now_ns() + static_cast<int64_t>(o.start_delay_s * 1e9);
+  const int64_t connected_ns = now_ns();
+  const int64_t t0 = connected_ns + static_cast<int64_t>(o.start_delay_s * 1e9);
+  int64_t streamed_ns = t0;
   for (size_t i = 0; i < links.size(); ++i) {
     wire::Start s;
     s.t0_worker_ns = t0 + links[i]->clock_offset_ns;
@@ -387,7 +453,8 @@ int run_fleet(FleetOptions o) {
     while (have_first && !check_abort()) {
       for (const auto& route : route_or_reject(router, *reader, rec)) {
         auto& link = links[static_cast<size_t>(route.worker)];
-        if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset);
+        const bool unmodified = route.body.data() == reinterpret_cast<const char*>(rec.body);
+        if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset, unmodified);
       }
       bool blocked = false;
       for (auto& l : links) {
@@ -419,6 +486,7 @@ int run_fleet(FleetOptions o) {
       }
     }
     for (auto& l : links) l->send_end_when_drained();
+    streamed_ns = now_ns();
 
     // Drain: remaining batches, then wait for every DONE (partial ones after an abort).
     int64_t abort_deadline = 0;
@@ -436,6 +504,7 @@ int run_fleet(FleetOptions o) {
       live.tick(links);
     }
   }
+  const int64_t collected_ns = now_ns();
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
 
@@ -451,7 +520,7 @@ int run_fleet(FleetOptions o) {
   for (auto& l : links) {
     wire::NodeResult node;
     if (l->result) {
-      node = *l->result;
+      node = std::move(*l->result);
     } else {
       lost = true;
       node.name = l->welcome.hostname.empty() ? l->address().name() : l->welcome.hostname;
@@ -477,14 +546,27 @@ int run_fleet(FleetOptions o) {
   }
   if (aborted) rep.stopped_early = true;
   rep.extra["coordinator"] = coordinator_usage(t0, records_sent);
+  // Where the coordinator's wall time went (writing the outputs comes after and is not here).
+  auto secs = [](int64_t a, int64_t b) { return static_cast<double>(b - a) / 1e9; };
+  rep.extra["coordinator"]["phase_s"] = {
+      {"connect", secs(began_ns, connected_ns)},     // workers started, handshake, clocks
+      {"stream", secs(connected_ns, streamed_ns)},   // start delay, routing every record
+      {"collect", secs(streamed_ns, collected_ns)},  // last batches, every DONE decoded
+      {"merge", secs(collected_ns, now_ns())}};      // union of the nodes' results
   // What the batches cost on the wire: per link codec, and raw vs sent bytes over all links.
-  uint64_t raw_bytes = 0, wire_bytes = 0;
-  nlohmann::json codecs = nlohmann::json::array();
+  // How records reached each worker: "shared" (references into its own copy of the trace) or
+  // "stream" (the records themselves).
+  uint64_t raw_bytes = 0, wire_bytes = 0, by_reference = 0;
+  nlohmann::json codecs = nlohmann::json::array(), access = nlohmann::json::array();
   for (const auto& l : links) {
     raw_bytes += l->raw_bytes_sent;
     wire_bytes += l->batch_bytes_sent;
+    by_reference += l->records_by_reference;
     codecs.push_back(codec_label(l->codec(), l->codec_level()));
+    access.push_back(l->shared_trace() ? "shared" : "stream");
   }
+  rep.extra["coordinator"]["trace_access"] = access;
+  rep.extra["coordinator"]["records_by_reference"] = by_reference;
   rep.extra["coordinator"]["batch_codecs"] = codecs;
   rep.extra["coordinator"]["batch_raw_bytes"] = raw_bytes;
   rep.extra["coordinator"]["batch_wire_bytes"] = wire_bytes;
@@ -500,6 +582,12 @@ int run_fleet(FleetOptions o) {
   for (const auto& l : links) {
     if (l->abort_kind == "config") {
       spdlog::error("run stopped: worker {} refused the engine config (exit 2)", l->address().name());
+      return 2;
+    }
+    if (l->abort_kind == "trace") {
+      spdlog::error("run stopped: worker {}'s copy of the trace differs from the coordinator's "
+                    "(exit 2; --trace-access stream sends the records instead)",
+                    l->address().name());
       return 2;
     }
   }

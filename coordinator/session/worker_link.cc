@@ -64,11 +64,17 @@ void WorkerLink::confirm(uint64_t records) {
   }
 }
 
-void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset) {
+void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset,
+                            bool unmodified) {
   unconfirmed_.push_back(file_offset);
   if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
   builder_shift_ = t_shift;
-  builder_.add(body);
+  if (shared_trace_ && unmodified) {
+    builder_.add_ref(file_offset, static_cast<uint32_t>(body.size()));
+    ++records_by_reference;
+  } else {
+    builder_.add(body);
+  }
   ++records_sent;
   if (builder_.full()) flush_builder();
 }

@@ -6,11 +6,10 @@
 
 namespace fleet::service {
 
-void BatchQueue::push(wire::RawBatch raw, std::vector<std::string_view> frames,
-                      double t_shift) {
+void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(Item{std::move(raw), std::move(frames), t_shift});
+    queue_.push_back(Item{std::move(raw), std::move(split), t_shift});
   }
   cv_.notify_one();
 }
@@ -48,8 +47,8 @@ void BatchQueue::reject_malformed(const trace::RecordView&, const std::string& w
 
 bool BatchQueue::next(trace::RecordView& out) {
   for (;;) {
-    if (has_current_ && pos_ < current_.frames.size()) {
-      std::string_view f = current_.frames[pos_++];
+    if (has_current_ && pos_ < current_.split.frames.size()) {
+      std::string_view f = current_.split.frames[pos_++];
       try {
         trace::parse_record(reinterpret_cast<const uint8_t*>(f.data()), f.size(), out, {},
                             /*defer_args_check=*/true);

@@ -18,6 +18,7 @@
 #include "fleet/service/batch_queue.h"
 #include "fleet/storage/engine_factory.h"
 #include "fleet/trace/msgpack_value.h"
+#include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/node_result.h"
@@ -43,6 +44,8 @@ std::string peer_hex(const zmq::message_t& id) {
 // One replay run: the session thread and what it shares with the network thread.
 struct Run {
   std::string peer;
+  // The trace this run's record references are read from.
+  std::shared_ptr<const trace::SharedTrace> trace;
   BatchQueue queue;
   std::unique_ptr<util::Clock> vclock;
   std::unique_ptr<engine::Engine> engine;
@@ -104,6 +107,7 @@ void WorkerService::serve() {
   }();
   std::unique_ptr<Run> run;
   std::string peer;  // identity of the coordinator we are talking to ("" = idle)
+  std::shared_ptr<const trace::SharedTrace> shared_trace;  // offered in HELLO and verified
   int64_t last_heard = 0;
   int64_t last_beat = 0;
   int runs_done = 0;
@@ -119,6 +123,7 @@ void WorkerService::serve() {
   auto reset = [&](const char* why) {
     if (!peer.empty()) spdlog::info("run with {} ended: {}", trace::to_hex(peer), why);
     run.reset();
+    shared_trace.reset();
     peer.clear();
   };
 
@@ -182,6 +187,15 @@ void WorkerService::serve() {
           w.hostname = options_.name;
           w.cores = static_cast<int>(std::thread::hardware_concurrency());
           w.engine_digest = default_digest;
+          if (!h.trace_path.empty()) {
+            try {
+              shared_trace = std::make_shared<const trace::SharedTrace>(
+                  h.trace_path, trace::TraceIdentity{h.trace_size, h.trace_fingerprint});
+              w.trace_shared = true;
+            } catch (const std::exception& e) {
+              w.trace_error = e.what();
+            }
+          }
           send_to(id, wire::encode(w));
           spdlog::info("coordinator {} connected (run {}, build {})", trace::to_hex(id), h.run_id,
                        h.build_id);
@@ -219,6 +233,7 @@ void WorkerService::serve() {
           }
           run = std::make_unique<Run>();
           run->peer = id;
+          run->trace = shared_trace;
           run->credit_window = std::max(1, s.credit_window);
           util::Clock* clock = &util::RealClock::instance();
           if (s.clock == "virtual") {
@@ -262,8 +277,20 @@ void WorkerService::serve() {
           }
           auto raw = wire::decode_batch(std::string_view(b.data.ptr, b.data.size), b.codec,
                                         static_cast<uint64_t>(b.raw_bytes));
-          auto frames = wire::split_frames(raw);
-          run->records_received += frames.size();
+          wire::SplitBatch frames;
+          try {
+            frames = wire::split_frames(raw, run->trace.get());
+          } catch (const wire::SharedTraceMismatch& e) {
+            // Replaying other records than the coordinator's would be silently wrong: stop.
+            wire::Abort a;
+            a.reason = "worker " + options_.name + ": shared trace: " + e.what();
+            a.kind = "trace";
+            spdlog::error("{}", a.reason);
+            send_to(id, wire::encode(a));
+            reset("the shared trace does not match the coordinator's");
+            continue;
+          }
+          run->records_received += frames.frames.size();
           ++run->batches_received;
           run->queue.push(std::move(raw), std::move(frames), b.t_shift);
         } else if (env.type == "end") {

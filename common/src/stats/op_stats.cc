@@ -1,6 +1,7 @@
 #include "fleet/stats/op_stats.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/percentile_rank.h"
@@ -13,22 +14,84 @@ void OpStats::merge(const OpStats& other) {
     merge(copy);
     return;
   }
-  if (!other.samples_.empty()) sorted_ = false;
+  summary_valid_ = false;
+  const std::size_t before = samples_.size();
   samples_.append(other.samples_);
+  if (in_runs_ && other.in_runs_) {
+    for (std::size_t end : other.run_ends_) run_ends_.push_back(before + end);
+  } else {
+    in_runs_ = false;
+  }
   errors_ += other.errors_;
   histogram_.merge(other.histogram_);
 }
 
+void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
+                            const LogLinearHistogram& histogram) {
+  summary_valid_ = false;
+  const std::size_t before = samples_.size();
+  samples_.append_raw(doubles, n);
+  errors_ += errors;
+  histogram_.merge(histogram);
+  if (n == 0 || !in_runs_) return;
+  const auto* bytes = static_cast<const unsigned char*>(doubles);
+  double prev, cur;
+  std::memcpy(&prev, bytes, sizeof prev);
+  if (prev != prev) {
+    in_runs_ = false;
+    return;
+  }
+  for (std::size_t i = 1; i < n; ++i, prev = cur) {
+    std::memcpy(&cur, bytes + i * sizeof cur, sizeof cur);
+    if (cur < prev || cur != cur) {  // descending or NaN: not a sorted run
+      in_runs_ = false;
+      return;
+    }
+  }
+  run_ends_.push_back(before + n);
+}
+
+void OpStats::sort_samples() const {
+  if (in_runs_ && run_ends_.size() <= 1) return;
+  const std::span<double> v = samples_.contiguous();
+  if (!in_runs_) {
+    std::sort(v.begin(), v.end());
+  } else {
+    // Merge neighbouring runs pairwise until one is left: O(n log runs).
+    std::vector<std::size_t> ends = run_ends_;
+    while (ends.size() > 1) {
+      std::vector<std::size_t> merged;
+      std::size_t begin = 0;
+      for (std::size_t i = 0; i < ends.size(); i += 2) {
+        if (i + 1 < ends.size()) {
+          std::inplace_merge(v.begin() + begin, v.begin() + ends[i], v.begin() + ends[i + 1]);
+          merged.push_back(ends[i + 1]);
+        } else {
+          merged.push_back(ends[i]);
+        }
+        begin = merged.back();
+      }
+      ends.swap(merged);
+    }
+  }
+  in_runs_ = true;
+  run_ends_.assign(1, v.size());
+}
+
 OpSummary OpStats::summary() const {
+  // Every output asks for the summary; the exact mean is a pass over all samples, so keep it.
+  // Valid until the samples change: record_success() clears in_runs_, merges clear the flag.
+  if (summary_valid_ && in_runs_) {
+    OpSummary s = summary_;
+    s.errors = errors_;
+    return s;
+  }
   OpSummary s;
   s.errors = errors_;
   s.count = samples_.size();
   if (samples_.empty()) return s;
+  sort_samples();
   const std::span<double> v = samples_.contiguous();
-  if (!sorted_) {
-    std::sort(v.begin(), v.end());
-    sorted_ = true;
-  }
   const auto n = static_cast<uint64_t>(v.size());
   auto pct = [&](double p) { return v[nearest_rank(p, n) - 1]; };
   s.mean_ms = fmean(v);
@@ -37,6 +100,8 @@ OpSummary OpStats::summary() const {
   s.p99_ms = pct(99);
   s.min_ms = v.front();
   s.max_ms = v.back();
+  summary_ = s;
+  summary_valid_ = true;
   return s;
 }
 

@@ -32,16 +32,19 @@ void SampleBuffer::next_chunk() {
 }
 
 void SampleBuffer::append(const SampleBuffer& other) {
-  other.for_each_block([this](const double* d, std::size_t n) {
-    while (n > 0) {
-      if (tail_pos_ == kChunk) next_chunk();
-      const std::size_t k = std::min(n, kChunk - tail_pos_);
-      std::memcpy(tail_ + tail_pos_, d, k * sizeof(double));
-      tail_pos_ += k;
-      d += k;
-      n -= k;
-    }
-  });
+  other.for_each_block([this](const double* d, std::size_t n) { append_raw(d, n); });
+}
+
+void SampleBuffer::append_raw(const void* doubles, std::size_t n) {
+  const auto* from = static_cast<const unsigned char*>(doubles);
+  while (n > 0) {
+    if (tail_pos_ == kChunk) next_chunk();
+    const std::size_t k = std::min(n, kChunk - tail_pos_);
+    std::memcpy(tail_ + tail_pos_, from, k * sizeof(double));
+    tail_pos_ += k;
+    from += k * sizeof(double);
+    n -= k;
+  }
 }
 
 void SampleBuffer::reserve(std::size_t n) {

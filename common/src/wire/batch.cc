@@ -4,17 +4,40 @@
 
 #include <cstring>
 
+#include "fleet/trace/errors.h"
+#include "fleet/trace/shared_trace.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
 
+namespace {
+
+
+uint64_t read_be(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
 void BatchBuilder::add(std::string_view body) {
-  uint32_t n = static_cast<uint32_t>(body.size());
-  char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                    static_cast<char>(n >> 8), static_cast<char>(n)};
+  const auto n = static_cast<uint32_t>(body.size());
+  const char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                          static_cast<char>(n >> 8), static_cast<char>(n)};
   raw_.append(prefix, 4);
   raw_.append(body);
   ++records_;
+}
+
+void BatchBuilder::add_ref(uint64_t frame_offset, uint32_t body_size) {
+  char ref[16];
+  for (int i = 0; i < 4; ++i) ref[i] = static_cast<char>(kRefMarker >> (24 - 8 * i));
+  for (int i = 0; i < 8; ++i) ref[4 + i] = static_cast<char>(frame_offset >> (56 - 8 * i));
+  for (int i = 0; i < 4; ++i) ref[12 + i] = static_cast<char>(body_size >> (24 - 8 * i));
+  raw_.append(ref, sizeof ref);
+  ++records_;
+  ++refs_;
 }
 
 void BatchBuilder::FreeCCtx::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
@@ -29,6 +52,7 @@ std::optional<BatchCodec> parse_codec(std::string_view name) {
 
 std::string_view BatchBuilder::finish(BatchCodec codec, int level) {
   records_ = 0;
+  refs_ = 0;
   if (codec == BatchCodec::None) {
     zbuf_.swap(raw_);  // both buffers keep their capacity: no allocation per batch
     raw_.clear();
@@ -86,19 +110,39 @@ RawBatch decode_batch(std::string_view payload, std::string_view codec,
   return raw;
 }
 
-std::vector<std::string_view> split_frames(const RawBatch& raw) {
-  std::vector<std::string_view> frames;
+SplitBatch split_frames(const RawBatch& raw, const trace::SharedTrace* trace) {
+  SplitBatch out;
+  std::vector<trace::FrameRef> refs;
+  std::vector<size_t> ref_slots;  // index in out.frames of each reference
   size_t pos = 0;
   while (pos < raw.size()) {
     if (raw.size() - pos < 4) throw ProtocolError("batch ends inside a frame length prefix");
-    uint32_t n = (uint32_t{raw[pos]} << 24) | (uint32_t{raw[pos + 1]} << 16) |
-                 (uint32_t{raw[pos + 2]} << 8) | raw[pos + 3];
+    const auto n = static_cast<uint32_t>(read_be(raw.data() + pos, 4));
     pos += 4;
+    if (n == kRefMarker) {
+      if (raw.size() - pos < 12) throw ProtocolError("batch ends inside a record reference");
+      if (!trace) throw ProtocolError("record reference in a run without a shared trace");
+      refs.push_back({read_be(raw.data() + pos, 8), static_cast<uint32_t>(read_be(raw.data() + pos + 8, 4))});
+      ref_slots.push_back(out.frames.size());
+      out.frames.emplace_back();  // filled below, once the references are read
+      pos += 12;
+      continue;
+    }
     if (n > raw.size() - pos) throw ProtocolError("batch frame runs past the batch end");
-    frames.emplace_back(reinterpret_cast<const char*>(raw.data() + pos), n);
+    out.frames.emplace_back(reinterpret_cast<const char*>(raw.data() + pos), n);
     pos += n;
   }
-  return frames;
+  if (!refs.empty()) {
+    trace::ReadFrames read;
+    try {
+      read = trace->read(refs);
+    } catch (const trace::TraceError& e) {
+      throw SharedTraceMismatch(e.what());
+    }
+    for (size_t k = 0; k < refs.size(); ++k) out.frames[ref_slots[k]] = read.bodies[k];
+    out.referenced = std::move(read.bytes);
+  }
+  return out;
 }
 
 }  // namespace fleet::wire

@@ -2,28 +2,57 @@
 
 #include "fleet/wire/protocol.h"
 
+#include <bit>
+
 namespace fleet::wire {
 
 namespace {
 
-nlohmann::json stats_to_json(const stats::StatsCollector& c) {
+static_assert(std::endian::native == std::endian::little,
+              "samples travel as little-endian IEEE doubles");
+
+// Layout: u32 BE length of a msgpack map (everything but the samples, below), then every
+// qualname's samples as raw little-endian doubles, in the map's qualname order. Raw bytes, not
+// a msgpack array or bin: one memcpy each way (JSON values per sample, and nlohmann's bytewise
+// bin reader, were most of the coordinator's merge). The node sorts its samples and sends its
+// histogram, so the coordinator merges sorted runs in linear time and re-records nothing.
+nlohmann::json stats_meta(const stats::StatsCollector& c) {
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [q, s] : c.ops()) {
-    ops[q] = {{"errors", s.errors()}, {"samples", s.samples()}};
+    s.sort_samples();
+    ops[q] = {{"errors", s.errors()}, {"count", s.count()}, {"histogram", s.histogram().to_json()}};
   }
   return ops;
 }
 
-stats::StatsCollector stats_from_json(const nlohmann::json& j) {
-  stats::StatsCollector c;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    stats::OpStats& s = c.op(it.key());
-    const auto& samples = it.value().at("samples");
-    s.reserve(samples.size());
-    for (const auto& v : samples) s.record_success(v.get<double>());
-    for (uint64_t e = it.value().at("errors").get<uint64_t>(); e > 0; --e) s.record_failure();
+void append_samples(const stats::StatsCollector& c, std::string& out) {
+  for (const auto& [q, s] : c.ops()) {
+    s.for_each_sample_block([&](const double* data, std::size_t n) {
+      out.append(reinterpret_cast<const char*>(data), n * sizeof(double));
+    });
   }
-  return c;
+}
+
+// `samples` holds the raw section; returns how many of its bytes the stats used.
+size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
+                       stats::StatsCollector& c) {
+  size_t pos = 0;
+  for (auto it = meta.begin(); it != meta.end(); ++it) {
+    const uint64_t n = it.value().at("count").get<uint64_t>();
+    if (n > (samples.size() - pos) / sizeof(double)) {
+      throw ProtocolError("samples of " + it.key() + ": " + std::to_string(n) +
+                          " announced, the message ends first");
+    }
+    const auto histogram = stats::LogLinearHistogram::from_json(it.value().at("histogram"));
+    if (histogram.count() != n) {
+      throw ProtocolError("samples of " + it.key() + ": histogram counts " +
+                          std::to_string(histogram.count()) + ", samples " + std::to_string(n));
+    }
+    c.op(it.key()).merge_encoded(samples.data() + pos, n, it.value().at("errors").get<uint64_t>(),
+                                 histogram);
+    pos += n * sizeof(double);
+  }
+  return pos;
 }
 
 }  // namespace
@@ -38,7 +67,7 @@ std::string encode_node_result(const NodeResult& r) {
       {"skipped", r.skipped},
       {"failed", r.failed},
       {"duration_s", r.duration_s},
-      {"stats", stats_to_json(r.stats)},
+      {"stats", stats_meta(r.stats)},
       {"lateness", r.lateness.to_json()},
       {"feed_late", r.feed_late},
       {"engine_late", r.engine_late},
@@ -54,13 +83,26 @@ std::string encode_node_result(const NodeResult& r) {
       {"dangling_contexts_closed", r.dangling_contexts_closed},
       {"records_received", r.records_received},
   };
-  auto bytes = nlohmann::json::to_msgpack(j);
-  return std::string(bytes.begin(), bytes.end());
+  const auto meta = nlohmann::json::to_msgpack(j);
+  std::string out;
+  const auto n = static_cast<uint32_t>(meta.size());
+  const char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                       static_cast<char>(n >> 8), static_cast<char>(n)};
+  out.append(len, 4);
+  out.append(reinterpret_cast<const char*>(meta.data()), meta.size());
+  append_samples(r.stats, out);
+  return out;
 }
 
 NodeResult decode_node_result(std::string_view bytes) {
   try {
-    nlohmann::json j = nlohmann::json::from_msgpack(bytes.begin(), bytes.end());
+    if (bytes.size() < 4) throw ProtocolError("node result shorter than its header");
+    const auto* u = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint32_t meta_size = (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
+    if (meta_size > bytes.size() - 4) throw ProtocolError("node result ends inside its header map");
+    const std::string_view meta = bytes.substr(4, meta_size);
+    const std::string_view samples = bytes.substr(4 + meta_size);
+    nlohmann::json j = nlohmann::json::from_msgpack(meta.begin(), meta.end());
     NodeResult r;
     r.name = j.at("name").get<std::string>();
     r.address = j.value("address", "");
@@ -70,7 +112,9 @@ NodeResult decode_node_result(std::string_view bytes) {
     r.skipped = j.at("skipped").get<uint64_t>();
     r.failed = j.at("failed").get<uint64_t>();
     r.duration_s = j.at("duration_s").get<double>();
-    r.stats = stats_from_json(j.at("stats"));
+    if (stats_from_meta(j.at("stats"), samples, r.stats) != samples.size()) {
+      throw ProtocolError("node result has bytes after its samples");
+    }
     r.lateness = stats::LatenessStats::from_json(j.at("lateness"));
     r.feed_late = j.value("feed_late", uint64_t{0});
     r.engine_late = j.value("engine_late", uint64_t{0});

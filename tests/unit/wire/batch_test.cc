@@ -32,7 +32,7 @@ TEST(Batch, RoundTripsThroughAReusedBuilder) {
     std::string z(b.finish_compressed());
     EXPECT_TRUE(b.empty());
     RawBatch raw = decompress_batch(z, raw_bytes);
-    auto views = split_frames(raw);
+    auto views = split_frames(raw).frames;
     ASSERT_EQ(views.size(), frames.size());
     for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(views[i], frames[i]) << i;
   }
@@ -61,7 +61,7 @@ TEST(Batch, EveryCodecRoundTripsThroughDecodeBatch) {
       EXPECT_LT(data.size(), raw_bytes);  // these frames compress well
     }
     RawBatch raw = decode_batch(data, codec_name(c.codec), raw_bytes);
-    auto views = split_frames(raw);
+    auto views = split_frames(raw).frames;
     ASSERT_EQ(views.size(), frames.size());
     for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(views[i], frames[i]) << i;
   }

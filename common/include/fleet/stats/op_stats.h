@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "fleet/stats/log_linear_histogram.h"
 #include "fleet/stats/sample_buffer.h"
@@ -30,23 +32,36 @@ class OpStats {
   // Hot path: a chunked push_back and a histogram increment, nothing else.
   void record_success(double latency_ms) {
     samples_.push_back(latency_ms);
-    sorted_ = false;
+    in_runs_ = false;
     histogram_.record(ms_to_ns(latency_ms));
   }
   void record_failure() { ++errors_; }
 
   // Concatenates samples and adds counters: the summary of a merge is exactly the summary of
-  // all samples recorded into one OpStats.
+  // all samples recorded into one OpStats. Sorted inputs stay known as sorted runs, so the
+  // summary merges them in linear time instead of sorting the union.
   void merge(const OpStats& other);
+  // A node's part as it arrives in DONE: `n` raw native-order doubles (any alignment), its
+  // failures, and the histogram of the same samples. Ascending input (the node sorted it,
+  // which is checked here) is kept as one sorted run.
+  void merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
+                     const LogLinearHistogram& histogram);
 
-  // Sorts the samples once (in place, which does not change the multiset, hence const) and
-  // computes LMCache's numbers. Not safe concurrently with record_*() or another summary().
+  // Puts the samples in ascending order (in place, which does not change the multiset, hence
+  // const). Not safe concurrently with record_*() or summary().
+  void sort_samples() const;
+  // Sorts (see above) and computes LMCache's numbers.
   OpSummary summary() const;
 
   uint64_t count() const { return samples_.size(); }
   uint64_t errors() const { return errors_; }
   // All samples in ms, contiguous (consolidates the chunks; same caveat as summary()).
   std::span<const double> samples() const { return samples_.contiguous(); }
+  // fn(const double* data, std::size_t n) per stored block of samples, in recording order.
+  template <class Fn>
+  void for_each_sample_block(Fn&& fn) const {
+    samples_.for_each_block(std::forward<Fn>(fn));
+  }
   const LogLinearHistogram& histogram() const { return histogram_; }  // latency in ns
   // Pre-faults room for n samples so the paced loop takes no page faults for them.
   void reserve(std::size_t n) { samples_.reserve(n); }
@@ -60,7 +75,12 @@ class OpStats {
 
  private:
   mutable SampleBuffer samples_;
-  mutable bool sorted_ = true;
+  // When in_runs_, the samples are ascending runs ending at these indices (one run: sorted;
+  // none: empty). record_success() clears in_runs_: order unknown, the summary sorts.
+  mutable bool in_runs_ = true;
+  mutable std::vector<std::size_t> run_ends_;
+  mutable OpSummary summary_;  // last summary(), while summary_valid_ and in_runs_
+  mutable bool summary_valid_ = false;
   uint64_t errors_ = 0;
   LogLinearHistogram histogram_;
 };

@@ -38,6 +38,8 @@ class SampleBuffer {
   bool empty() const { return size() == 0; }
 
   void append(const SampleBuffer& other);
+  // n doubles in native byte order from memory of any alignment (a message buffer).
+  void append_raw(const void* doubles, std::size_t n);
   // Makes room for n more samples and touches it now (page faults happen here, not per push).
   void reserve(std::size_t n);
   // Drops the samples but keeps chunk memory for reuse.

@@ -2,6 +2,10 @@
 // msgpack body), concatenated, then zstd-compressed or sent as they are (codec "none": on
 // loopback compression only burns CPU on both ends). The coordinator fills one per worker
 // until ~1k records or ~256 KiB; the worker decodes (bounded) and walks the frames.
+// When the worker maps the same trace file (trace/shared_trace.h), an unmodified record
+// travels as a 16-byte reference instead: u32 BE 0xFFFFFFFF (never a valid frame length),
+// u64 BE offset of the frame in the trace, u32 BE body length. References and frames mix
+// freely, so key sharding's re-encoded sub-calls still travel inline.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/wire/protocol.h"
+
 struct ZSTD_CCtx_s;
+
+namespace fleet::trace {
+class SharedTrace;
+}
 
 namespace fleet::wire {
 
@@ -40,6 +50,13 @@ struct NoInitAllocator : std::allocator<T> {
 using RawBatch = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
 
 inline constexpr size_t kBatchMaxRecords = 1024;
+inline constexpr uint32_t kRefMarker = 0xFFFFFFFFu;  // length prefix that announces a reference
+
+// A record reference does not match the worker's copy of the trace: the run cannot go on.
+class SharedTraceMismatch : public ProtocolError {
+ public:
+  using ProtocolError::ProtocolError;
+};
 
 enum class BatchCodec : uint8_t { Zstd, None };
 std::string_view codec_name(BatchCodec c);  // "zstd" | "none": the Batch message's `codec`
@@ -49,6 +66,9 @@ inline constexpr size_t kBatchMaxBytes = 256u << 10;
 class BatchBuilder {
  public:
   void add(std::string_view body);  // one record frame body
+  // One record by reference: its frame's offset in the shared trace and its body length.
+  void add_ref(uint64_t frame_offset, uint32_t body_size);
+  size_t refs() const { return refs_; }
   bool full() const { return records_ >= kBatchMaxRecords || raw_.size() >= kBatchMaxBytes; }
   bool empty() const { return records_ == 0; }
   size_t records() const { return records_; }
@@ -67,6 +87,7 @@ class BatchBuilder {
   std::string zbuf_;
   std::unique_ptr<ZSTD_CCtx_s, FreeCCtx> cctx_;
   size_t records_ = 0;
+  size_t refs_ = 0;
 };
 
 // Decompresses a batch; throws ProtocolError when the data is corrupt or larger than
@@ -77,7 +98,16 @@ RawBatch decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes);
 RawBatch decode_batch(std::string_view payload, std::string_view codec,
                       uint64_t declared_raw_bytes);
 
-// Splits decompressed bytes into frame bodies; throws ProtocolError on a bad length prefix.
-std::vector<std::string_view> split_frames(const RawBatch& raw);
+// A batch's frame bodies in order: views into the raw batch (inline frames) or into
+// `referenced` (frames read from the shared trace). Moving it keeps the views valid.
+struct SplitBatch {
+  std::vector<std::string_view> frames;
+  std::unique_ptr<uint8_t[]> referenced;
+};
+
+// Splits decoded batch bytes into frame bodies, reading references from `trace`. Throws
+// ProtocolError on a bad length prefix or a reference without a trace, SharedTraceMismatch
+// when the trace cannot serve a reference.
+SplitBatch split_frames(const RawBatch& raw, const trace::SharedTrace* trace = nullptr);
 
 }  // namespace fleet::wire

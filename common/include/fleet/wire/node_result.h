@@ -35,7 +35,8 @@ struct NodeResult {
   uint64_t records_received = 0;  // fleet: records the coordinator had sent (lost nodes)
 };
 
-// Compact binary form for the DONE message (JSON data model, msgpack bytes).
+// Binary form for the DONE message: a u32 BE length, a msgpack map of everything but the
+// latency samples, then each qualname's samples as raw little-endian doubles, ascending.
 std::string encode_node_result(const NodeResult& r);
 // Throws ProtocolError on malformed input.
 NodeResult decode_node_result(std::string_view bytes);

@@ -13,7 +13,9 @@
 
 namespace fleet::wire {
 
-inline constexpr int kProtocolVersion = 2;  // 2: Batch.codec, Batch.zstd -> Batch.data
+// 2: Batch.codec, Batch.zstd -> Batch.data. 3: record references and the shared-trace
+// handshake (Hello.trace_*, Welcome.trace_shared/trace_error), samples as raw doubles in DONE.
+inline constexpr int kProtocolVersion = 3;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 inline constexpr int kHeartbeatMs = 500;
@@ -30,7 +32,12 @@ struct Hello {
   std::string t = "hello";
   std::string build_id;
   std::string run_id;
-  MSGPACK_DEFINE_MAP(v, t, build_id, run_id);
+  // Set when the coordinator offers to send records by reference: where the worker finds the
+  // trace and the identity (trace/shared_trace.h) its copy must have. Empty: records travel.
+  std::string trace_path;
+  uint64_t trace_size = 0;
+  std::string trace_fingerprint;
+  MSGPACK_DEFINE_MAP(v, t, build_id, run_id, trace_path, trace_size, trace_fingerprint);
 };
 
 // worker -> coordinator: accepts (or, with `reject` set, refuses) the run.
@@ -42,7 +49,10 @@ struct Welcome {
   int cores = 0;
   std::string engine_digest;  // of the worker's default engine config
   std::string reject;         // non-empty: refused, with the reason
-  MSGPACK_DEFINE_MAP(v, t, build_id, hostname, cores, engine_digest, reject);
+  bool trace_shared = false;  // mapped Hello.trace_path and it matches: send references
+  std::string trace_error;    // why not, when Hello offered it
+  MSGPACK_DEFINE_MAP(v, t, build_id, hostname, cores, engine_digest, reject, trace_shared,
+                     trace_error);
 };
 
 // Clock-offset estimation (NTP style): the worker stamps its clock between the two

@@ -18,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fleet/plan/flat_u64_map.h"
 #include "fleet/trace/op.h"
+#include "fleet/trace/op_decoder.h"
 #include "fleet/trace/record.h"
 
 namespace fleet::plan {
@@ -91,7 +93,8 @@ class ShardRouter {
   std::vector<Route> routes_;
   std::vector<std::string> bodies_;  // re-encoded sub-calls
   std::vector<WorkerPlan> plan_;
-  std::unordered_map<uint64_t, OpenLifecycle> open_;  // chunk id -> lifecycle
+  FlatU64Map<OpenLifecycle> open_;  // chunk id -> lifecycle
+  trace::ScanInfo scan_;            // reused: its key list keeps its capacity
   uint64_t records_ = 0;
   uint64_t split_calls_ = 0;
   double t_first_ = 0.0;

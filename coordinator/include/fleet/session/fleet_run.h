@@ -24,6 +24,9 @@ struct FleetOptions {
   int max_pending_batches = 4;    // per worker, waiting for credit, before the reader blocks
   std::string compression = "auto";  // auto (none on loopback, zstd elsewhere) | zstd | none
   int compression_level = 1;         // zstd level; negative = zstd's fast modes
+  // auto (workers on this host that can map the trace get references) | shared | stream
+  std::string trace_access = "auto";
+  std::string worker_trace_path;     // "" = the trace's absolute path
   plan::RouterOptions router;
   bool plan_only = false;
   int heartbeat_ms = 500;

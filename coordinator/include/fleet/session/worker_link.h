@@ -40,7 +40,12 @@ class WorkerLink {
   // Batching with flow control.
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
   // the record finished (a lost node's report then says exactly where it got to).
-  void add_record(std::string_view body, double t_shift, uint64_t file_offset);
+  // `unmodified`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
+  // so with a shared trace it travels as a reference.
+  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool unmodified);
+  // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
+  void use_shared_trace() { shared_trace_ = true; }
+  bool shared_trace() const { return shared_trace_; }
   // How this link's batches travel (set before the first record; default zstd level 1).
   void set_codec(wire::BatchCodec codec, int level) {
     codec_ = codec;
@@ -71,6 +76,7 @@ class WorkerLink {
   uint64_t batches_sent = 0;
   uint64_t raw_bytes_sent = 0;    // record frames before encoding
   uint64_t batch_bytes_sent = 0;  // after (the batch payloads on the wire)
+  uint64_t records_by_reference = 0;
   std::string abort_reason;  // the worker's own ABORT (e.g. engine config rejected)
   std::string abort_kind;    // its kind ("config": the run's engine config was refused)
   // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
@@ -88,6 +94,7 @@ class WorkerLink {
   wire::BatchBuilder builder_;
   wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
   int level_ = 1;
+  bool shared_trace_ = false;
   double builder_shift_ = 0.0;
   struct Pending {
     std::string payload;

@@ -18,7 +18,7 @@ namespace fleet::service {
 
 class BatchQueue final : public replay::RecordSource {
  public:
-  void push(wire::RawBatch raw, std::vector<std::string_view> frames, double t_shift = 0.0);
+  void push(wire::RawBatch raw, wire::SplitBatch split, double t_shift = 0.0);
   void close_input();  // no more batches will come
   void abort();        // stop now; next() returns false
   size_t queued() const;
@@ -31,7 +31,7 @@ class BatchQueue final : public replay::RecordSource {
  private:
   struct Item {
     wire::RawBatch raw;
-    std::vector<std::string_view> frames;
+    wire::SplitBatch split;  // frames: views into raw or split.referenced
     double t_shift = 0.0;
   };
   mutable std::mutex mu_;

@@ -1,0 +1,157 @@
+#include "fleet/trace/shared_trace.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "fleet/trace/errors.h"
+
+namespace fleet::trace {
+
+namespace {
+
+constexpr uint64_t kFingerprintSpan = 64u << 10;
+
+std::string errno_text() { return std::strerror(errno); }
+
+class Fd {
+ public:
+  explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
+  }
+  ~Fd() { ::close(fd_); }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+uint64_t regular_file_size(int fd, const std::string& path) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) throw TraceError(path + ": cannot stat: " + errno_text());
+  if (!S_ISREG(st.st_mode)) throw TraceError(path + ": not a regular file");
+  return static_cast<uint64_t>(st.st_size);
+}
+
+// FNV-1a 64 over the size, the first and the last kFingerprintSpan bytes (overlapping for
+// small files, which is fine: both sides hash the same way).
+std::string fingerprint(uint64_t size, const uint8_t* head, size_t head_n, const uint8_t* tail,
+                        size_t tail_n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  };
+  uint8_t sz[8];
+  for (int i = 0; i < 8; ++i) sz[i] = static_cast<uint8_t>(size >> (8 * i));
+  mix(sz, sizeof sz);
+  mix(head, head_n);
+  mix(tail, tail_n);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+void read_exact(int fd, uint8_t* out, size_t n, uint64_t offset, const std::string& path) {
+  while (n > 0) {
+    ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) throw TraceError(path + ": cannot read at offset " + std::to_string(offset));
+    out += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+}
+
+}  // namespace
+
+TraceIdentity identify_trace(const std::string& path) {
+  Fd fd(path);
+  TraceIdentity id;
+  id.size = regular_file_size(fd.get(), path);
+  const size_t span = static_cast<size_t>(std::min(id.size, kFingerprintSpan));
+  std::vector<uint8_t> head(span), tail(span);
+  read_exact(fd.get(), head.data(), span, 0, path);
+  read_exact(fd.get(), tail.data(), span, id.size - span, path);
+  id.fingerprint = fingerprint(id.size, head.data(), span, tail.data(), span);
+  return id;
+}
+
+SharedTrace::SharedTrace(const std::string& path, const TraceIdentity& expected) : path_(path) {
+  TraceIdentity actual = identify_trace(path);
+  if (actual.size != expected.size) {
+    throw TraceError(path + ": " + std::to_string(actual.size) + " bytes here, " +
+                     std::to_string(expected.size) + " in the coordinator's trace");
+  }
+  if (actual.fingerprint != expected.fingerprint) {
+    throw TraceError(path + ": same size but different content than the coordinator's trace "
+                     "(fingerprint " + actual.fingerprint + " vs " + expected.fingerprint + ")");
+  }
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
+  size_ = actual.size;
+  // Each worker reads its references in file order: ask for aggressive read-ahead.
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+SharedTrace::~SharedTrace() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ReadFrames SharedTrace::read(std::span<const FrameRef> refs) const {
+  // Frames this close together share one read (the gap is read and ignored).
+  constexpr uint64_t kMaxGap = 4096;
+  struct Run {
+    uint64_t begin, end;  // file range
+    size_t at;            // where it lands in the buffer
+  };
+  std::vector<Run> runs;
+  std::vector<size_t> run_of(refs.size());
+  size_t total = 0;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const FrameRef& r = refs[i];
+    if (r.offset > size_ || size_ - r.offset < 4 + uint64_t{r.body_size}) {
+      throw TraceError(path_ + ": a record reference (offset " + std::to_string(r.offset) + ", " +
+                       std::to_string(r.body_size) + " bytes) lies beyond the end of the file");
+    }
+    const uint64_t end = r.offset + 4 + r.body_size;
+    if (!runs.empty() && r.offset >= runs.back().begin && r.offset <= runs.back().end + kMaxGap) {
+      Run& run = runs.back();
+      if (end > run.end) {
+        total += end - run.end;
+        run.end = end;
+      }
+    } else {
+      runs.push_back({r.offset, end, total});
+      total += end - r.offset;
+    }
+    run_of[i] = runs.size() - 1;
+  }
+  ReadFrames out;
+  out.bytes = std::make_unique_for_overwrite<uint8_t[]>(total);
+  for (const Run& run : runs) {
+    read_exact(fd_, out.bytes.get() + run.at, run.end - run.begin, run.begin, path_);
+  }
+  out.bodies.reserve(refs.size());
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const Run& run = runs[run_of[i]];
+    const uint8_t* p = out.bytes.get() + run.at + (refs[i].offset - run.begin);
+    const uint32_t prefix =
+        (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+    if (prefix != refs[i].body_size) {
+      throw TraceError(path_ + " at offset " + std::to_string(refs[i].offset) + ": frame of " +
+                       std::to_string(prefix) + " bytes here, " +
+                       std::to_string(refs[i].body_size) +
+                       " in the coordinator's trace: the worker's copy differs");
+    }
+    out.bodies.emplace_back(reinterpret_cast<const char*>(p + 4), refs[i].body_size);
+  }
+  return out;
+}
+
+}  // namespace fleet::trace
