@@ -56,4 +56,52 @@ TEST(StatsCollector, MergeGivesExactPercentilesOfTheUnion) {
 }
 
 }  // namespace
+// summary() is cached; every later record or merge must show in the next summary.
+TEST(OpStats, SummaryFollowsEveryChange) {
+  OpStats s;
+  EXPECT_EQ(s.summary().count, 0u);
+  s.record_success(3.0);
+  s.record_success(1.0);
+  EXPECT_EQ(s.summary().max_ms, 3.0);
+  s.record_success(9.0);
+  EXPECT_EQ(s.summary().max_ms, 9.0);
+  EXPECT_EQ(s.summary().count, 3u);
+  s.record_failure();
+  EXPECT_EQ(s.summary().errors, 1u);
+  OpStats more;
+  more.record_success(0.5);
+  more.summary();  // sorted: merges as a sorted run
+  s.merge(more);
+  EXPECT_EQ(s.summary().min_ms, 0.5);
+  EXPECT_EQ(s.summary().count, 4u);
+  const double raw[] = {0.25, 0.75, 20.0};
+  s.merge_encoded(raw, 3, 2, [&] {
+    OpStats h;
+    for (double v : raw) h.record_success(v);
+    return h.histogram();
+  }());
+  const OpSummary after = s.summary();
+  EXPECT_EQ(after.count, 7u);
+  EXPECT_EQ(after.errors, 3u);
+  EXPECT_EQ(after.min_ms, 0.25);
+  EXPECT_EQ(after.max_ms, 20.0);
+}
+
+// Sorted runs merged (linear) and an unsorted part (sorted) give the numbers of one OpStats
+// that recorded everything.
+TEST(OpStats, SortedRunsAndUnsortedPartsMergeToTheUnion) {
+  OpStats all, merged;
+  for (int part = 0; part < 5; ++part) {
+    OpStats p;
+    for (int i = 0; i < 1000 + part * 10; ++i) {
+      const double v = static_cast<double>((i * 7919 + part * 131) % 2003) / 7.0;
+      p.record_success(v);
+      all.record_success(v);
+    }
+    if (part != 2) p.sort_samples();  // part 2 stays in recording order
+    merged.merge(p);
+  }
+  EXPECT_EQ(merged.summary(), all.summary());
+}
+
 }  // namespace fleet::stats

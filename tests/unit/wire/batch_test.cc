@@ -1,10 +1,13 @@
 // Record batches: frames survive compress -> decompress -> split byte for byte across reused
 // builders, and every corrupt or oversized batch is refused with a ProtocolError, never a crash.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "fleet/trace/shared_trace.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/protocol.h"
 
@@ -96,6 +99,62 @@ TEST(Batch, CorruptOrOversizedBatchesAreRefused) {
   EXPECT_THROW(split_frames(bad), ProtocolError);
   RawBatch short_prefix = {0, 0};
   EXPECT_THROW(split_frames(short_prefix), ProtocolError);
+}
+
+}  // namespace
+}  // namespace fleet::wire
+
+namespace fleet::wire {
+namespace {
+
+// References and inline frames in one batch: the worker gets every body back in batch order,
+// the referenced ones read from its copy of the trace.
+TEST(BatchRefs, MixInlineFramesAndReferencesInOrder) {
+  const std::string path = ::testing::TempDir() + "/batch_refs_" + std::to_string(::getpid());
+  std::string file = "HDR";
+  std::vector<std::pair<uint64_t, std::string>> on_disk;
+  for (int i = 0; i < 50; ++i) {
+    std::string body = "record-" + std::to_string(i) + std::string(static_cast<size_t>(i), 'x');
+    const auto n = static_cast<uint32_t>(body.size());
+    on_disk.emplace_back(file.size(), body);
+    file += std::string{static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                        static_cast<char>(n >> 8), static_cast<char>(n)} + body;
+  }
+  { std::ofstream(path, std::ios::binary) << file; }
+  trace::SharedTrace shared(path, trace::identify_trace(path));
+
+  BatchBuilder b;
+  std::vector<std::string> want;
+  for (int i = 0; i < 50; ++i) {
+    if (i % 3 == 0) {
+      const std::string sub = "re-encoded-" + std::to_string(i);  // a split sub-call
+      b.add(sub);
+      want.push_back(sub);
+    } else {
+      b.add_ref(on_disk[static_cast<size_t>(i)].first,
+                static_cast<uint32_t>(on_disk[static_cast<size_t>(i)].second.size()));
+      want.push_back(on_disk[static_cast<size_t>(i)].second);
+    }
+  }
+  EXPECT_EQ(b.refs(), 33u);
+  const size_t raw_bytes = b.raw_bytes();
+  std::string z(b.finish(BatchCodec::Zstd, 1));
+  const RawBatch raw = decode_batch(z, "zstd", raw_bytes);  // inline frames point into it
+  SplitBatch split = split_frames(raw, &shared);
+  ASSERT_EQ(split.frames.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(split.frames[i], want[i]) << i;
+}
+
+TEST(BatchRefs, AReferenceWithoutASharedTraceOrCutShortIsRefused) {
+  BatchBuilder b;
+  b.add_ref(100, 20);
+  const size_t raw_bytes = b.raw_bytes();
+  EXPECT_EQ(raw_bytes, 16u);
+  std::string data(b.finish(BatchCodec::None));
+  RawBatch raw = decode_batch(data, "none", raw_bytes);
+  EXPECT_THROW(split_frames(raw), ProtocolError);  // no trace to read it from
+  RawBatch cut(raw.begin(), raw.begin() + 10);
+  EXPECT_THROW(split_frames(cut), ProtocolError);
 }
 
 }  // namespace
