@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fleet/wire/owned_message.h"
+
 namespace fleet::session {
 
 WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity)
@@ -14,17 +16,17 @@ WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::st
   sock_.connect(address_.endpoint());
 }
 
-void WorkerLink::send(const std::string& payload) {
-  zmq::message_t m(payload.data(), payload.size());
+void WorkerLink::send(std::string payload) {
+  zmq::message_t m = wire::owned_message(std::move(payload));
   sock_.send(m, zmq::send_flags::none);
 }
 
 std::optional<wire::Envelope> WorkerLink::receive_one() {
   zmq::message_t m;
   if (!sock_.recv(m, zmq::recv_flags::dontwait)) return std::nullopt;
-  rx_.assign(static_cast<const char*>(m.data()), m.size());
+  rx_ = std::move(m);
   try {
-    return wire::decode(rx_.data(), rx_.size());
+    return wire::decode(static_cast<const char*>(rx_.data()), rx_.size());
   } catch (const wire::ProtocolError& e) {
     spdlog::warn("worker {}: bad message: {}", address_.name(), e.what());
     return wire::Envelope{};  // empty type: ignored by callers
@@ -101,7 +103,7 @@ void WorkerLink::pump(int credit_window) {
     return;
   }
   while (!pending_.empty() && in_flight_ < credit_window) {
-    send(pending_.front().payload);
+    send(std::move(pending_.front().payload));
     pending_.pop_front();
     ++in_flight_;
     ++batches_sent;

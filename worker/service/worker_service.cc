@@ -22,6 +22,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/node_result.h"
+#include "fleet/wire/owned_message.h"
 #include "fleet/wire/poll.h"
 #include "fleet/wire/protocol.h"
 
@@ -114,9 +115,9 @@ void WorkerService::serve() {
   const int64_t beat_ns = int64_t{options_.heartbeat_ms} * 1'000'000;
   const int64_t lost_ns = beat_ns * options_.lost_after_heartbeats;
 
-  auto send_to = [&](const std::string& id, const std::string& payload) {
+  auto send_to = [&](const std::string& id, std::string payload) {
     zmq::message_t idm(id.data(), id.size());
-    zmq::message_t body(payload.data(), payload.size());
+    zmq::message_t body = wire::owned_message(std::move(payload));
     sock.send(idm, zmq::send_flags::sndmore);
     sock.send(body, zmq::send_flags::dontwait);
   };

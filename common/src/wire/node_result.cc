@@ -85,6 +85,9 @@ std::string encode_node_result(const NodeResult& r) {
   };
   const auto meta = nlohmann::json::to_msgpack(j);
   std::string out;
+  size_t samples = 0;
+  for (const auto& [q, s] : r.stats.ops()) samples += s.count();
+  out.reserve(4 + meta.size() + samples * sizeof(double));  // one allocation, no regrowth
   const auto n = static_cast<uint32_t>(meta.size());
   const char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
                        static_cast<char>(n >> 8), static_cast<char>(n)};

@@ -31,7 +31,7 @@ class WorkerLink {
   State state() const { return state_; }
   bool finished() const { return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected; }
 
-  void send(const std::string& payload);
+  void send(std::string payload);  // handed to ZeroMQ without a copy
   // Receives and handles everything waiting on the socket (non-blocking). Returns messages of
   // types the link does not consume itself (e.g. "pong", "welcome") one at a time.
   std::optional<wire::Envelope> receive_one();
@@ -106,7 +106,7 @@ class WorkerLink {
   bool want_end_ = false;
   bool end_sent_ = false;
   int64_t last_heard_ns_ = 0;
-  std::string rx_;  // keeps the last received payload alive for raw_ref fields
+  zmq::message_t rx_;  // keeps the last received message alive for raw_ref fields
   // Offsets of records sent but not yet confirmed: bounded by the credit window and the
   // pending queue, since the worker confirms as it dispatches.
   std::deque<uint64_t> unconfirmed_;
