@@ -67,8 +67,16 @@ struct Liveness {
   int64_t beat_ns;
   int64_t lost_ns;
   int64_t last_beat = 0;
-  void tick(Links& links) {
+  int64_t last_tick = 0;
+  // `fn` handles messages found while checking a silent worker (see below).
+  template <class Fn>
+  void tick(Links& links, Fn&& fn) {
     int64_t now = now_ns();
+    if (last_tick != 0 && now - last_tick > 2 * beat_ns) {
+      spdlog::warn("the coordinator's own loop stalled for {} ms (an overloaded host?)",
+                   (now - last_tick) / 1'000'000);
+    }
+    last_tick = now;
     if (now - last_beat >= beat_ns) {
       last_beat = now;
       std::string hb = wire::encode(wire::Heartbeat{});
@@ -78,6 +86,15 @@ struct Liveness {
     for (auto& l : links) {
       if (l->finished() || l->state() == WorkerLink::State::Connecting) continue;
       if (now - l->last_heard_ns() > lost_ns) {
+        // Silence is measured by what this loop has read: when the loop itself was slow (a
+        // long DONE decode, a stalled VM), the worker's messages may be waiting in the socket.
+        // Read them before declaring it lost.
+        while (auto env = l->receive_one()) {
+          l->heard(now_ns());
+          if (!env->type.empty()) fn(*l, *env);
+        }
+        if (l->finished() || now_ns() - l->last_heard_ns() <= lost_ns) continue;
+        now = now_ns();
         spdlog::error("worker {} silent for {} ms: lost", l->address().name(),
                       (now - l->last_heard_ns()) / 1'000'000);
         l->mark_lost("no heartbeat for " + std::to_string((now - l->last_heard_ns()) / 1'000'000) + " ms");
@@ -463,7 +480,7 @@ int run_fleet(FleetOptions o) {
       }
       while (blocked && !check_abort()) {
         poll_links(links, 20, on_msg);
-        live.tick(links);
+        live.tick(links, on_msg);
         blocked = false;
         for (auto& l : links) {
           l->pump(o.credit_window);
@@ -473,7 +490,7 @@ int run_fleet(FleetOptions o) {
       if (++since_service >= 256) {
         since_service = 0;
         poll_links(links, 0, on_msg);
-        live.tick(links);
+        live.tick(links, on_msg);
       }
       try {
         have_first = reader->next(rec);
@@ -501,7 +518,7 @@ int run_fleet(FleetOptions o) {
         break;
       }
       poll_links(links, 20, on_msg);
-      live.tick(links);
+      live.tick(links, on_msg);
     }
   }
   const int64_t collected_ns = now_ns();

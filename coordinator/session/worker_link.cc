@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "fleet/wire/owned_message.h"
 
 namespace fleet::session {
@@ -43,9 +45,14 @@ void WorkerLink::handle(const wire::Envelope& env) {
       confirm(static_cast<uint64_t>(std::max<int64_t>(0, progress.records)));
     } else if (env.type == "done") {
       auto d = env.as<wire::Done>();
+      const auto t = std::chrono::steady_clock::now();
       result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size));
+      spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms", address_.name(),
+                    d.result.size,
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
       state_ = State::Done;
       confirm(records_sent);
+      send(wire::encode(wire::DoneAck{}));
     } else if (env.type == "abort") {
       auto a = env.as<wire::Abort>();
       abort_reason = a.reason;

@@ -195,3 +195,67 @@ TEST(DnsWorkers, ExpectWorkersWaitsForTheNameThenFailsClearly) {
 
 }  // namespace
 }  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+// Plays a coordinator through a whole (empty) run against a --max-runs 1 worker and returns
+// once the worker's DONE has arrived.
+void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
+  auto send = [&](const std::string& bytes) { dealer.send(zmq::buffer(bytes)); };
+  send(wire::encode(wire::Hello{}));
+  auto welcome = recv_within(dealer, 5s);
+  ASSERT_TRUE(welcome) << w.proc().err();
+  ASSERT_EQ(wire::decode(welcome->data(), welcome->size()).type, "welcome");
+  wire::Start s;
+  s.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now().time_since_epoch()).count();
+  s.speed = 0;
+  s.engine_name = "noop";
+  send(wire::encode(s));
+  send(wire::encode(wire::End{}));
+  auto deadline = Clock::now() + 10s;
+  while (Clock::now() < deadline) {
+    auto m = recv_within(dealer, 1s);
+    if (m && wire::decode(m->data(), m->size()).type == "done") return;
+  }
+  FAIL() << "no DONE; worker stderr:\n" << w.proc().err();
+}
+
+// A --max-runs worker must not close its connection while its DONE may still be in flight
+// (a close with unread input resets TCP and the result is lost): it waits for DONE_ACK.
+TEST(DoneAck, AMaxRunsWorkerExitsOnlyOnceItsResultIsAcknowledged) {
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  zmq::context_t ctx(1);
+  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(w.endpoint());
+  run_empty_replay(dealer, w);
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(w.proc().running()) << "exited before its result was acknowledged";
+  dealer.send(zmq::buffer(wire::encode(wire::DoneAck{})));
+  auto code = w.proc().wait_exit(3s);
+  ASSERT_TRUE(code) << "still running after DONE_ACK";
+  EXPECT_EQ(*code, 0);
+}
+
+TEST(DoneAck, WithoutAnAcknowledgementTheWorkerStillExits) {
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  zmq::context_t ctx(1);
+  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(w.endpoint());
+  run_empty_replay(dealer, w);
+  auto code = w.proc().wait_exit(6s);  // 3 heartbeat intervals (1.5 s) plus slack
+  ASSERT_TRUE(code) << "a worker whose coordinator vanished after DONE kept running";
+  EXPECT_EQ(*code, 0);
+  EXPECT_NE(w.proc().err().find("did not acknowledge the result"), std::string::npos)
+      << w.proc().err();
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -112,6 +112,9 @@ void WorkerService::serve() {
   int64_t last_heard = 0;
   int64_t last_beat = 0;
   int runs_done = 0;
+  // --max-runs reached: the last DONE is out, waiting for the coordinator's DONE_ACK (until
+  // this deadline) before exiting, so the result is never cut off by our own close.
+  int64_t exit_deadline = 0;
   const int64_t beat_ns = int64_t{options_.heartbeat_ms} * 1'000'000;
   const int64_t lost_ns = beat_ns * options_.lost_after_heartbeats;
 
@@ -162,6 +165,19 @@ void WorkerService::serve() {
         w.hostname = options_.name;
         w.reject = why;
         send_to(id, wire::encode(w));
+        continue;
+      }
+      if (exit_deadline != 0 && env.type == "hello") {
+        wire::Welcome w;
+        w.build_id = util::build_id();
+        w.hostname = options_.name;
+        w.reject = "exiting: --max-runs reached";
+        send_to(id, wire::encode(w));
+        continue;
+      }
+      if (peer.empty() && (env.type == "done_ack" || env.type == "heartbeat")) {
+        // From the coordinator whose run just ended: nothing to do, unless we were waiting.
+        if (exit_deadline != 0 && env.type == "done_ack") break;
         continue;
       }
       if (!peer.empty() && id != peer) {
@@ -316,6 +332,11 @@ void WorkerService::serve() {
     }
 
     int64_t now = mono_ns();
+    if (exit_deadline != 0 && now > exit_deadline) {
+      spdlog::warn("the coordinator did not acknowledge the result within {} ms; exiting",
+                   lost_ns / 1'000'000);
+      break;
+    }
     if (run) {
       uint64_t consumed = run->queue.consumed_batches();
       if (consumed > run->credits_sent) {
@@ -349,7 +370,7 @@ void WorkerService::serve() {
         if (options_.max_runs > 0 && runs_done >= options_.max_runs) {
           // The socket's linger is 0; give the DONE just queued time to leave before exit.
           sock.set(zmq::sockopt::linger, 5000);
-          break;
+          exit_deadline = now + lost_ns;
         }
         continue;
       }

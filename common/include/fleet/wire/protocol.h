@@ -142,6 +142,15 @@ struct Done {
   MSGPACK_DEFINE_MAP(v, t, result);
 };
 
+// coordinator -> worker: the DONE arrived and was decoded. A --max-runs worker waits for it
+// before exiting: closing the connection earlier can reset it while the DONE is still in
+// flight (TCP resets when unread data remains), and the coordinator would never see the result.
+struct DoneAck {
+  int v = kProtocolVersion;
+  std::string t = "done_ack";
+  MSGPACK_DEFINE_MAP(v, t);
+};
+
 struct Heartbeat {
   int v = kProtocolVersion;
   std::string t = "heartbeat";
