@@ -22,6 +22,7 @@
 #include "fleet/session/worker_link.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/op_decoder.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/pyjson.h"
@@ -399,7 +400,17 @@ int run_fleet(FleetOptions o) {
 
   plan::ShardRouter router(o.router);
   trace::RecordView rec;
-  bool have_first = reader->next(rec);
+  // T0 stands for the first *replayable* record: with the deferred args check, a first frame
+  // whose args turn out malformed is counted and skipped here, as the router would.
+  bool have_first = false;
+  while ((have_first = reader->next(rec))) {
+    try {
+      trace::check_deferred_args(rec);
+      break;
+    } catch (const trace::MalformedRecord& e) {
+      reader->reject_malformed(rec, e.what());
+    }
+  }
   const double t_origin = have_first ? rec.t_mono : 0.0;
   const int64_t connected_ns = now_ns();
   const int64_t t0 = connected_ns + static_cast<int64_t>(o.start_delay_s * 1e9);

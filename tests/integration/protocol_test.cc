@@ -199,6 +199,13 @@ TEST(DnsWorkers, ExpectWorkersWaitsForTheNameThenFailsClearly) {
 namespace fleet::test {
 namespace {
 
+zmq::socket_t dealer_to(zmq::context_t& ctx, WorkerProcess& w) {
+  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(w.endpoint());
+  return dealer;
+}
+
 // Plays a coordinator through a whole (empty) run against a --max-runs 1 worker and returns
 // once the worker's DONE has arrived.
 void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
@@ -229,9 +236,7 @@ TEST(DoneAck, AMaxRunsWorkerExitsOnlyOnceItsResultIsAcknowledged) {
   WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
   ASSERT_TRUE(w.ok()) << w.proc().err();
   zmq::context_t ctx(1);
-  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
-  dealer.set(zmq::sockopt::linger, 0);
-  dealer.connect(w.endpoint());
+  zmq::socket_t dealer = dealer_to(ctx, w);
   run_empty_replay(dealer, w);
   std::this_thread::sleep_for(400ms);
   EXPECT_TRUE(w.proc().running()) << "exited before its result was acknowledged";
@@ -246,9 +251,7 @@ TEST(DoneAck, WithoutAnAcknowledgementTheWorkerStillExits) {
   WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
   ASSERT_TRUE(w.ok()) << w.proc().err();
   zmq::context_t ctx(1);
-  zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
-  dealer.set(zmq::sockopt::linger, 0);
-  dealer.connect(w.endpoint());
+  zmq::socket_t dealer = dealer_to(ctx, w);
   run_empty_replay(dealer, w);
   auto code = w.proc().wait_exit(6s);  // 3 heartbeat intervals (1.5 s) plus slack
   ASSERT_TRUE(code) << "a worker whose coordinator vanished after DONE kept running";

@@ -2,6 +2,7 @@
 // of the shards is the trace), none replays it N times; key sharding gives each chunk one
 // owner; the merged per-op numbers are the sum of the nodes'.
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "fleet/plan/shard_router.h"
@@ -198,21 +199,21 @@ TEST(FleetMerge, EveryBatchCodecReplaysTheSameRecords) {
   for (size_t i = 1; i < per_node_ops.size(); ++i) EXPECT_EQ(per_node_ops[i], per_node_ops[0]) << i;
 }
 
-// The coordinator defers the args check to its router's walk: a frame msgspec would refuse is
-// still counted once as malformed and replayed nowhere, in every shard mode (here: a byte
-// appended to every 10th record, which only a walk to the end of its args can see).
-TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
-  const std::string clean = trace_3k();
+// Copies `clean` to `path`, appending a byte to the body of every record `damage` picks (a
+// frame msgspec refuses, which only a walk to the end of its args can see). Counts records
+// and damaged ones.
+void damaged_copy(const std::string& clean, const std::string& path,
+                  const std::function<bool(uint64_t, const trace::RecordView&)>& damage,
+                  uint64_t& records, uint64_t& bad) {
   const std::string bytes = read_file(clean);
   trace::FrameReader reader(clean);
   trace::RecordView rec;
   std::string damaged;
-  uint64_t records = 0, bad = 0;
   size_t copied = 0;
   while (reader.next(rec)) {
     if (damaged.empty()) damaged = bytes.substr(0, rec.file_offset);  // the header frame(s)
     std::string body(reinterpret_cast<const char*>(rec.body), rec.body_size);
-    if (records++ % 10 == 9) {
+    if (damage(records++, rec)) {
       body += '\xc0';
       ++bad;
     }
@@ -223,12 +224,20 @@ TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
     copied = rec.file_offset + 4 + rec.body_size;
   }
   ASSERT_EQ(copied, bytes.size());
+  std::ofstream f(path, std::ios::binary);
+  f << damaged;
+}
+
+// The coordinator defers the args check to its router's walk: a frame msgspec would refuse is
+// still counted once as malformed and replayed nowhere, in every shard mode (here: a byte
+// appended to every 10th record, which only a walk to the end of its args can see).
+TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
+  uint64_t records = 0, bad = 0;
   TempDir out;
   const std::string path = out / "damaged.lct";
-  {
-    std::ofstream f(path, std::ios::binary);
-    f << damaged;
-  }
+  damaged_copy(trace_3k(), path, [](uint64_t i, const trace::RecordView&) { return i % 10 == 9; },
+               records, bad);
+  trace::RecordView rec;
   // The strict reader's verdict is the reference.
   trace::FrameReader strict(path);
   uint64_t strict_records = 0;
@@ -249,6 +258,26 @@ TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
     else if (shard == "time") EXPECT_EQ(replayed, records - bad);
     else EXPECT_GE(replayed, records - bad);  // split calls add parts
   }
+}
+
+// T0 stands for the first replayable record: a malformed first record (its args fail only the
+// deferred check) must not set the start instant, or every node would idle for the gap.
+TEST(FleetMerge, MalformedFirstRecordsDoNotSetTheStartInstant) {
+  const std::string clean = synthetic_trace("first-bad", 300);
+  const double t_first = count_trace(clean).t_first;
+  uint64_t records = 0, bad = 0;
+  TempDir out;
+  const std::string path = out / "first-bad.lct";
+  damaged_copy(clean, path,
+               [&](uint64_t, const trace::RecordView& r) { return r.t_mono < t_first + 0.3; },
+               records, bad);
+  ASSERT_GT(bad, 0u);
+  auto r = run_coordinator(quick_args({path, "--local", "1", "--shard", "none", "--engine", "noop"}),
+                           out / "run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.summary["trace"]["malformed_frames_dropped"].get<uint64_t>(), bad);
+  // Without the fix the first dispatch comes >= 300 ms after T0.
+  EXPECT_LT(r.summary["nodes"][0]["start_skew_us"].get<double>(), 100000.0) << r.summary["nodes"][0].dump();
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   return res;
 }
 
-wire::NodeResult to_node_result(const SessionResult& r, std::string name) {
+wire::NodeResult to_node_result(SessionResult r, std::string name) {
   wire::NodeResult n;
   n.name = std::move(name);
   n.status = r.stopped_early ? "aborted" : "ok";
@@ -154,15 +154,15 @@ wire::NodeResult to_node_result(const SessionResult& r, std::string name) {
   n.skipped = r.skipped;
   n.failed = r.failed;
   n.duration_s = r.duration_s;
-  n.stats = r.stats;
-  n.lateness = r.lateness;
+  n.stats = std::move(r.stats);
+  n.lateness = std::move(r.lateness);
   n.feed_late = r.feed_late;
   n.engine_late = r.engine_late;
-  n.engine_name = r.engine_name;
-  n.config_digest = r.engine_digest;
-  n.engine_config = r.engine_config;
-  n.engine_counters = r.engine_counters;
-  n.l2_windows = r.l2;
+  n.engine_name = std::move(r.engine_name);
+  n.config_digest = std::move(r.engine_digest);
+  n.engine_config = std::move(r.engine_config);
+  n.engine_counters = std::move(r.engine_counters);
+  n.l2_windows = std::move(r.l2);
   n.start_skew_ns = r.first_dispatch_ns ? r.first_dispatch_ns - r.t0_ns : 0;
   n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
   n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;

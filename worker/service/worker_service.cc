@@ -278,7 +278,7 @@ void WorkerService::serve() {
             }
             r->session_ready.store(true);
             replay::SessionResult res = r->session->run(r->queue);
-            wire::NodeResult node = replay::to_node_result(res, name);
+            wire::NodeResult node = replay::to_node_result(std::move(res), name);
             node.records_received = r->records_received;
             std::string payload = wire::encode_node_result(node);
             std::lock_guard<std::mutex> lock(r->mu);

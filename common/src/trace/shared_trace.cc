@@ -103,7 +103,7 @@ SharedTrace::~SharedTrace() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-ReadFrames SharedTrace::read(std::span<const FrameRef> refs) const {
+ReadFrames SharedTrace::read(std::span<const FrameRef> refs, uint64_t max_bytes) const {
   // Frames this close together share one read (the gap is read and ignored).
   constexpr uint64_t kMaxGap = 4096;
   struct Run {
@@ -131,6 +131,10 @@ ReadFrames SharedTrace::read(std::span<const FrameRef> refs) const {
       total += end - r.offset;
     }
     run_of[i] = runs.size() - 1;
+    if (total > max_bytes) {
+      throw TraceError(path_ + ": the references of one batch cover more than " +
+                       std::to_string(max_bytes) + " bytes");
+    }
   }
   ReadFrames out;
   out.bytes = std::make_unique_for_overwrite<uint8_t[]>(total);

@@ -135,7 +135,7 @@ SplitBatch split_frames(const RawBatch& raw, const trace::SharedTrace* trace) {
   if (!refs.empty()) {
     trace::ReadFrames read;
     try {
-      read = trace->read(refs);
+      read = trace->read(refs, kMaxBatchRawBytes);
     } catch (const trace::TraceError& e) {
       throw SharedTraceMismatch(e.what());
     }

@@ -66,7 +66,7 @@ TEST(SharedTrace, ReadsEveryReferenceInAnyOrderWithGaps) {
   refs.push_back(all[0]);
   refs.push_back(all[1500]);
   refs.push_back(all[1500]);
-  ReadFrames got = t.read(refs);
+  ReadFrames got = t.read(refs, 1u << 30);
   ASSERT_EQ(got.bodies.size(), refs.size());
   for (size_t i = 0; i < refs.size(); ++i) {
     EXPECT_EQ(std::string(got.bodies[i]), body_at(path, refs[i])) << "reference " << i;
@@ -112,16 +112,25 @@ TEST(SharedTrace, AReferenceThatDoesNotMatchTheFileIsAnError) {
   FrameRef wrong_size = refs[50];
   ++wrong_size.body_size;
   try {
-    t.read(std::vector<FrameRef>{refs[1], wrong_size});
+    t.read(std::vector<FrameRef>{refs[1], wrong_size}, 1u << 30);
     FAIL() << "a length that differs from the frame's prefix was accepted";
   } catch (const TraceError& e) {
     EXPECT_NE(std::string(e.what()).find("at offset " + std::to_string(wrong_size.offset)),
               std::string::npos) << e.what();
   }
   FrameRef beyond{t.size() - 3, 10};
-  EXPECT_THROW(t.read(std::vector<FrameRef>{beyond}), TraceError);
+  EXPECT_THROW(t.read(std::vector<FrameRef>{beyond}, 1u << 30), TraceError);
   FrameRef far{t.size() + 100, 1};
-  EXPECT_THROW(t.read(std::vector<FrameRef>{far}), TraceError);
+  EXPECT_THROW(t.read(std::vector<FrameRef>{far}, 1u << 30), TraceError);
+  // The same frame referenced again and again (a broken or hostile coordinator) is bounded.
+  std::vector<FrameRef> many(64, refs[10]);
+  many.push_back(refs[90]);  // far away: a second run
+  try {
+    t.read(many, 60);
+    FAIL() << "references beyond the byte limit were read";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 60 bytes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SharedTrace, ASmallFileHasAnIdentityToo) {
@@ -130,7 +139,7 @@ TEST(SharedTrace, ASmallFileHasAnIdentityToo) {
   const TraceIdentity id = identify_trace(path);
   EXPECT_EQ(id.size, 12u);
   SharedTrace t(path, id);
-  ReadFrames got = t.read(std::vector<FrameRef>{{0, 8}});
+  ReadFrames got = t.read(std::vector<FrameRef>{{0, 8}}, 1u << 30);
   EXPECT_EQ(got.bodies.at(0), "just one");
 }
 

@@ -54,8 +54,9 @@ class SharedTrace {
   // references are mostly consecutive). Plain reads, not a mapping: no page-table work per
   // record and no SIGBUS if the file shrinks; memory is one batch's frames. Throws TraceError
   // when a frame lies outside the file or the length prefix there differs from the reference
-  // (the worker's copy is not the coordinator's).
-  ReadFrames read(std::span<const FrameRef> refs) const;
+  // (the worker's copy is not the coordinator's), or when the frames (with the gaps read
+  // through) would take more than `max_bytes` (a batch is bounded like a decoded one).
+  ReadFrames read(std::span<const FrameRef> refs, uint64_t max_bytes) const;
 
  private:
   std::string path_;

@@ -99,6 +99,7 @@ class ReplaySession {
 };
 
 // The node's report of a finished session (embedded run or DONE message).
-wire::NodeResult to_node_result(const SessionResult& r, std::string name);
+// By value: pass an rvalue to move the samples instead of copying them.
+wire::NodeResult to_node_result(SessionResult r, std::string name);
 
 }  // namespace fleet::replay
