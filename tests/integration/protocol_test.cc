@@ -256,8 +256,32 @@ TEST(DoneAck, WithoutAnAcknowledgementTheWorkerStillExits) {
   auto code = w.proc().wait_exit(6s);  // 3 heartbeat intervals (1.5 s) plus slack
   ASSERT_TRUE(code) << "a worker whose coordinator vanished after DONE kept running";
   EXPECT_EQ(*code, 0);
-  EXPECT_NE(w.proc().err().find("did not acknowledge the result"), std::string::npos)
+  EXPECT_NE(w.proc().err().find("no acknowledgement from the coordinator"), std::string::npos)
       << w.proc().err();
+}
+
+// A run that a --max-runs worker refused (its engine config) still counts: the worker exits
+// instead of idling forever with nobody to serve (a Slurm step would never end).
+TEST(DoneAck, ARefusedRunCountsTowardsMaxRuns) {
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  zmq::context_t ctx(1);
+  zmq::socket_t dealer = dealer_to(ctx, w);
+  dealer.send(zmq::buffer(wire::encode(wire::Hello{})));
+  ASSERT_TRUE(recv_within(dealer, 5s)) << w.proc().err();
+  wire::Start s;
+  s.engine_config_json = "{ not json";
+  dealer.send(zmq::buffer(wire::encode(s)));
+  bool aborted = false;
+  for (int i = 0; i < 20 && !aborted; ++i) {
+    auto m = recv_within(dealer, 500ms);
+    if (m) aborted = wire::decode(m->data(), m->size()).type == "abort";
+  }
+  EXPECT_TRUE(aborted) << w.proc().err();
+  auto code = w.proc().wait_exit(6s);
+  ASSERT_TRUE(code) << "a --max-runs 1 worker kept serving after its refused run";
+  EXPECT_EQ(*code, 0);
 }
 
 }  // namespace

@@ -124,6 +124,16 @@ void WorkerService::serve() {
     sock.send(idm, zmq::send_flags::sndmore);
     sock.send(body, zmq::send_flags::dontwait);
   };
+  // A started run ended (result sent, or aborted for its config or trace): with --max-runs
+  // reached, linger for the last messages and exit once the coordinator acknowledged (or gave
+  // up: 3 silent intervals).
+  auto count_run = [&] {
+    ++runs_done;
+    if (options_.max_runs > 0 && runs_done >= options_.max_runs && exit_deadline == 0) {
+      sock.set(zmq::sockopt::linger, 5000);  // 0 until now: give our last messages time to leave
+      exit_deadline = mono_ns() + lost_ns;
+    }
+  };
   auto reset = [&](const char* why) {
     if (!peer.empty()) spdlog::info("run with {} ended: {}", trace::to_hex(peer), why);
     run.reset();
@@ -246,6 +256,7 @@ void WorkerService::serve() {
             spdlog::error("{}", a.reason);
             send_to(id, wire::encode(a));
             reset("engine config rejected");
+            count_run();
             continue;
           }
           run = std::make_unique<Run>();
@@ -305,6 +316,7 @@ void WorkerService::serve() {
             spdlog::error("{}", a.reason);
             send_to(id, wire::encode(a));
             reset("the shared trace does not match the coordinator's");
+            count_run();
             continue;
           }
           run->records_received += frames.frames.size();
@@ -333,8 +345,8 @@ void WorkerService::serve() {
 
     int64_t now = mono_ns();
     if (exit_deadline != 0 && now > exit_deadline) {
-      spdlog::warn("the coordinator did not acknowledge the result within {} ms; exiting",
-                   lost_ns / 1'000'000);
+      spdlog::warn("--max-runs reached; no acknowledgement from the coordinator within {} ms: "
+                   "exiting", lost_ns / 1'000'000);
       break;
     }
     if (run) {
@@ -359,19 +371,15 @@ void WorkerService::serve() {
         a.kind = "config";
         send_to(peer, wire::encode(a));
         reset("engine could not be built");
+        count_run();
         continue;
       }
       if (done) {
         wire::Done d;
         d.result = msgpack::type::raw_ref(done->data(), static_cast<uint32_t>(done->size()));
         send_to(peer, wire::encode(d));
-        ++runs_done;
         reset("result sent");
-        if (options_.max_runs > 0 && runs_done >= options_.max_runs) {
-          // The socket's linger is 0; give the DONE just queued time to leave before exit.
-          sock.set(zmq::sockopt::linger, 5000);
-          exit_deadline = now + lost_ns;
-        }
+        count_run();
         continue;
       }
     }
