@@ -68,32 +68,47 @@ void read_exact(int fd, uint8_t* out, size_t n, uint64_t offset, const std::stri
   }
 }
 
-}  // namespace
-
-TraceIdentity identify_trace(const std::string& path) {
-  Fd fd(path);
+TraceIdentity identify_open_file(int fd, const std::string& path) {
   TraceIdentity id;
-  id.size = regular_file_size(fd.get(), path);
+  id.size = regular_file_size(fd, path);
   const size_t span = static_cast<size_t>(std::min(id.size, kFingerprintSpan));
   std::vector<uint8_t> head(span), tail(span);
-  read_exact(fd.get(), head.data(), span, 0, path);
-  read_exact(fd.get(), tail.data(), span, id.size - span, path);
+  read_exact(fd, head.data(), span, 0, path);
+  read_exact(fd, tail.data(), span, id.size - span, path);
   id.fingerprint = fingerprint(id.size, head.data(), span, tail.data(), span);
   return id;
 }
 
+}  // namespace
+
+TraceIdentity identify_trace(const std::string& path) {
+  Fd fd(path);
+  return identify_open_file(fd.get(), path);
+}
+
 SharedTrace::SharedTrace(const std::string& path, const TraceIdentity& expected) : path_(path) {
-  TraceIdentity actual = identify_trace(path);
-  if (actual.size != expected.size) {
-    throw TraceError(path + ": " + std::to_string(actual.size) + " bytes here, " +
-                     std::to_string(expected.size) + " in the coordinator's trace");
-  }
-  if (actual.fingerprint != expected.fingerprint) {
-    throw TraceError(path + ": same size but different content than the coordinator's trace "
-                     "(fingerprint " + actual.fingerprint + " vs " + expected.fingerprint + ")");
-  }
+  // One descriptor for the check and every later read: the file checked is the file read.
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
+  TraceIdentity actual;
+  try {
+    actual = identify_open_file(fd_, path);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+  std::string mismatch;
+  if (actual.size != expected.size) {
+    mismatch = path + ": " + std::to_string(actual.size) + " bytes here, " +
+               std::to_string(expected.size) + " in the coordinator's trace";
+  } else if (actual.fingerprint != expected.fingerprint) {
+    mismatch = path + ": same size but different content than the coordinator's trace "
+               "(fingerprint " + actual.fingerprint + " vs " + expected.fingerprint + ")";
+  }
+  if (!mismatch.empty()) {
+    ::close(fd_);
+    throw TraceError(mismatch);
+  }
   size_ = actual.size;
   // Each worker reads its references in file order: ask for aggressive read-ahead.
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
