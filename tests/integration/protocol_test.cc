@@ -202,7 +202,7 @@ namespace {
 zmq::socket_t dealer_to(zmq::context_t& ctx, WorkerProcess& w) {
   zmq::socket_t dealer(ctx, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
-  dealer.connect(w.endpoint());
+  if (w.ok()) dealer.connect(w.endpoint());
   return dealer;
 }
 
@@ -229,57 +229,52 @@ void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
   FAIL() << "no DONE; worker stderr:\n" << w.proc().err();
 }
 
-// A --max-runs worker must not close its connection while its DONE may still be in flight
-// (a close with unread input resets TCP and the result is lost): it waits for DONE_ACK.
-TEST(DoneAck, AMaxRunsWorkerExitsOnlyOnceItsResultIsAcknowledged) {
-  TempDir dir;
-  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
-  ASSERT_TRUE(w.ok()) << w.proc().err();
-  zmq::context_t ctx(1);
-  zmq::socket_t dealer = dealer_to(ctx, w);
-  run_empty_replay(dealer, w);
+// A --max-runs 1 worker, and a DEALER that plays its coordinator.
+class MaxRunsWorker : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(w_.ok()) << w_.proc().err(); }
+  TempDir dir_;
+  WorkerProcess w_{dir_.path().string(), "w", {"--max-runs", "1"}};
+  zmq::context_t ctx_{1};
+  zmq::socket_t dealer_ = dealer_to(ctx_, w_);
+};
+
+// It must not close its connection while its DONE may still be in flight (a close with
+// unread input resets TCP and the result is lost): it waits for DONE_ACK.
+TEST_F(MaxRunsWorker, ExitsOnlyOnceItsResultIsAcknowledged) {
+  run_empty_replay(dealer_, w_);
   std::this_thread::sleep_for(400ms);
-  EXPECT_TRUE(w.proc().running()) << "exited before its result was acknowledged";
-  dealer.send(zmq::buffer(wire::encode(wire::DoneAck{})));
-  auto code = w.proc().wait_exit(3s);
+  EXPECT_TRUE(w_.proc().running()) << "exited before its result was acknowledged";
+  dealer_.send(zmq::buffer(wire::encode(wire::DoneAck{})));
+  auto code = w_.proc().wait_exit(3s);
   ASSERT_TRUE(code) << "still running after DONE_ACK";
   EXPECT_EQ(*code, 0);
 }
 
-TEST(DoneAck, WithoutAnAcknowledgementTheWorkerStillExits) {
-  TempDir dir;
-  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
-  ASSERT_TRUE(w.ok()) << w.proc().err();
-  zmq::context_t ctx(1);
-  zmq::socket_t dealer = dealer_to(ctx, w);
-  run_empty_replay(dealer, w);
-  auto code = w.proc().wait_exit(6s);  // 3 heartbeat intervals (1.5 s) plus slack
+TEST_F(MaxRunsWorker, ExitsWithoutAnAcknowledgementToo) {
+  run_empty_replay(dealer_, w_);
+  auto code = w_.proc().wait_exit(6s);  // 3 heartbeat intervals (1.5 s) plus slack
   ASSERT_TRUE(code) << "a worker whose coordinator vanished after DONE kept running";
   EXPECT_EQ(*code, 0);
-  EXPECT_NE(w.proc().err().find("no acknowledgement from the coordinator"), std::string::npos)
-      << w.proc().err();
+  EXPECT_NE(w_.proc().err().find("no acknowledgement from the coordinator"), std::string::npos)
+      << w_.proc().err();
 }
 
-// A run that a --max-runs worker refused (its engine config) still counts: the worker exits
-// instead of idling forever with nobody to serve (a Slurm step would never end).
-TEST(DoneAck, ARefusedRunCountsTowardsMaxRuns) {
-  TempDir dir;
-  WorkerProcess w(dir.path().string(), "w", {"--max-runs", "1"});
-  ASSERT_TRUE(w.ok()) << w.proc().err();
-  zmq::context_t ctx(1);
-  zmq::socket_t dealer = dealer_to(ctx, w);
-  dealer.send(zmq::buffer(wire::encode(wire::Hello{})));
-  ASSERT_TRUE(recv_within(dealer, 5s)) << w.proc().err();
+// A run it refused (its engine config) still counts: it exits instead of idling forever with
+// nobody to serve (a Slurm step would never end).
+TEST_F(MaxRunsWorker, CountsARefusedRun) {
+  dealer_.send(zmq::buffer(wire::encode(wire::Hello{})));
+  ASSERT_TRUE(recv_within(dealer_, 5s)) << w_.proc().err();
   wire::Start s;
   s.engine_config_json = "{ not json";
-  dealer.send(zmq::buffer(wire::encode(s)));
+  dealer_.send(zmq::buffer(wire::encode(s)));
   bool aborted = false;
   for (int i = 0; i < 20 && !aborted; ++i) {
-    auto m = recv_within(dealer, 500ms);
+    auto m = recv_within(dealer_, 500ms);
     if (m) aborted = wire::decode(m->data(), m->size()).type == "abort";
   }
-  EXPECT_TRUE(aborted) << w.proc().err();
-  auto code = w.proc().wait_exit(6s);
+  EXPECT_TRUE(aborted) << w_.proc().err();
+  auto code = w_.proc().wait_exit(6s);
   ASSERT_TRUE(code) << "a --max-runs 1 worker kept serving after its refused run";
   EXPECT_EQ(*code, 0);
 }
