@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <bit>
 #include <cstring>
 
 #include "fleet/trace/errors.h"
@@ -30,11 +31,17 @@ void BatchBuilder::add(std::string_view body) {
   ++records_;
 }
 
+static_assert(std::endian::native == std::endian::little, "add_ref byte-swaps to big-endian");
+
 void BatchBuilder::add_ref(uint64_t frame_offset, uint32_t body_size) {
+  // Big-endian fields, written as three stores (this runs once per record per worker).
+  const uint32_t marker = __builtin_bswap32(kRefMarker);
+  const uint64_t offset = __builtin_bswap64(frame_offset);
+  const uint32_t size = __builtin_bswap32(body_size);
   char ref[16];
-  for (int i = 0; i < 4; ++i) ref[i] = static_cast<char>(kRefMarker >> (24 - 8 * i));
-  for (int i = 0; i < 8; ++i) ref[4 + i] = static_cast<char>(frame_offset >> (56 - 8 * i));
-  for (int i = 0; i < 4; ++i) ref[12 + i] = static_cast<char>(body_size >> (24 - 8 * i));
+  std::memcpy(ref, &marker, 4);
+  std::memcpy(ref + 4, &offset, 8);
+  std::memcpy(ref + 12, &size, 4);
   raw_.append(ref, sizeof ref);
   ++records_;
   ++refs_;
