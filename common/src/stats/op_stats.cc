@@ -16,7 +16,14 @@ void OpStats::merge(const OpStats& other) {
   }
   summary_valid_ = false;
   const std::size_t before = samples_.size();
+  const bool partials = partials_cover_ == before && other.partials_cover_ == other.samples_.size();
   samples_.append(other.samples_);
+  if (partials) {
+    sum_partials_.insert(sum_partials_.end(), other.sum_partials_.begin(), other.sum_partials_.end());
+    partials_cover_ = samples_.size();
+  } else {
+    partials_cover_ = static_cast<std::size_t>(-1);
+  }
   if (in_runs_ && other.in_runs_) {
     for (std::size_t end : other.run_ends_) run_ends_.push_back(before + end);
   } else {
@@ -27,10 +34,17 @@ void OpStats::merge(const OpStats& other) {
 }
 
 void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
-                            const LogLinearHistogram& histogram) {
+                            const LogLinearHistogram& histogram,
+                            const std::vector<double>* sum_partials) {
   summary_valid_ = false;
   const std::size_t before = samples_.size();
   samples_.append_raw(doubles, n);
+  if (sum_partials && partials_cover_ == before) {
+    sum_partials_.insert(sum_partials_.end(), sum_partials->begin(), sum_partials->end());
+    partials_cover_ = samples_.size();
+  } else {
+    partials_cover_ = static_cast<std::size_t>(-1);
+  }
   errors_ += errors;
   histogram_.merge(histogram);
   if (n == 0 || !in_runs_) return;
@@ -94,7 +108,8 @@ OpSummary OpStats::summary() const {
   const std::span<double> v = samples_.contiguous();
   const auto n = static_cast<uint64_t>(v.size());
   auto pct = [&](double p) { return v[nearest_rank(p, n) - 1]; };
-  s.mean_ms = fmean(v);
+  // fsum over the nodes' partials is fsum over their samples (stats/fsum.h), bit for bit.
+  s.mean_ms = partials_cover_ == v.size() ? fsum(sum_partials_) / static_cast<double>(n) : fmean(v);
   s.p50_ms = pct(50);
   s.p90_ms = pct(90);
   s.p99_ms = pct(99);

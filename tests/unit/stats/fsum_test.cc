@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <vector>
 
 namespace fleet::stats {
@@ -53,6 +55,56 @@ TEST(Fsum, SpecialValues) {
   EXPECT_EQ(fsum(std::vector<double>{1.0, INFINITY}), INFINITY);
   EXPECT_TRUE(std::isnan(fsum(std::vector<double>{INFINITY, -INFINITY})));
   EXPECT_EQ(fsum(std::vector<double>{1.7976931348623157e308, 1.7976931348623157e308}), INFINITY);
+}
+
+}  // namespace
+}  // namespace fleet::stats
+
+namespace fleet::stats {
+namespace {
+
+// The coordinator's exact mean of a fleet is fsum over the nodes' concatenated partials; it must
+// equal fsum over every sample bit for bit, for any split and any magnitudes (cancellation,
+// 1e16 + 1 + 1e-16 patterns, subnormals, negative values).
+TEST(FsumPartials, ConcatenatedPartialsOfAnySplitGiveTheSameSum) {
+  std::mt19937_64 rng(2026);
+  std::uniform_int_distribution<int> exp(-330, 300);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  int checked = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 60);
+    std::vector<double> all;
+    for (int i = 0; i < n; ++i) {
+      const int mode = static_cast<int>(rng() % 4);
+      double v = mode == 0 ? std::ldexp(mant(rng), exp(rng))                  // any magnitude
+                 : mode == 1 ? std::ldexp(mant(rng), static_cast<int>(rng() % 120) - 60)
+                 : mode == 2 ? std::ldexp(1.0, static_cast<int>(rng() % 110) - 55)  // ties
+                             : std::fabs(mant(rng)) * 5.0;                        // latencies
+      if (!std::isfinite(v)) v = 1.0;
+      all.push_back(v);
+    }
+    const int parts = 1 + static_cast<int>(rng() % 5);
+    std::vector<std::vector<double>> split(static_cast<size_t>(parts));
+    for (double v : all) split[rng() % static_cast<size_t>(parts)].push_back(v);
+    std::vector<double> concat;
+    bool exact = true;
+    for (const auto& p : split) {
+      auto partials = fsum_partials(p);
+      if (!partials) {
+        exact = false;
+        break;
+      }
+      concat.insert(concat.end(), partials->begin(), partials->end());
+    }
+    if (!exact) continue;  // an intermediate overflow: the coordinator falls back to all samples
+    const double want = fsum(all), got = fsum(concat);
+    ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0)
+        << "trial " << trial << ": " << want << " vs " << got;
+    ++checked;
+  }
+  EXPECT_GT(checked, 19000);
+  EXPECT_FALSE(fsum_partials(std::vector<double>{1.0, INFINITY}).has_value());
+  EXPECT_FALSE(fsum_partials(std::vector<double>{1e308, 1e308}).has_value());
 }
 
 }  // namespace

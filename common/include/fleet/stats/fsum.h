@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
+#include <vector>
 
 namespace fleet::stats {
 
@@ -11,6 +13,13 @@ namespace fleet::stats {
 // not depend on the order of `values`. NaN/inf inputs behave as in CPython (inf + -inf => NaN);
 // where CPython raises OverflowError for an intermediate overflow, this returns +/-inf.
 double fsum(std::span<const double> values);
+
+// The exact partials (Shewchuk's non-overlapping doubles, whose exact sum is the exact sum of
+// `values`) that fsum rounds at its end; nullopt when an infinity, a NaN or an intermediate
+// overflow made the sum inexact. fsum over the concatenated partials of several parts is the
+// fsum of all their values (both are the correctly rounded exact sum): how a node's DONE lets
+// the coordinator compute the union's exact mean without a pass over every sample.
+std::optional<std::vector<double>> fsum_partials(std::span<const double> values);
 
 // statistics.fmean: fsum(values) / n (0.0 for an empty span; Python raises there, LMCache
 // never calls it with no samples).

@@ -42,10 +42,13 @@ class OpStats {
   // summary merges them in linear time instead of sorting the union.
   void merge(const OpStats& other);
   // A node's part as it arrives in DONE: `n` raw native-order doubles (any alignment), its
-  // failures, and the histogram of the same samples. Ascending input (the node sorted it,
-  // which is checked here) is kept as one sorted run.
+  // failures, the histogram of the same samples and, when the node sent them, the exact fsum
+  // partials of its samples (stats/fsum.h). Ascending input (the node sorted it, which is
+  // checked here) is kept as one sorted run. While every sample arrived with partials, the
+  // summary's exact mean is fsum over the partials instead of a pass over every sample.
   void merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
-                     const LogLinearHistogram& histogram);
+                     const LogLinearHistogram& histogram,
+                     const std::vector<double>* sum_partials = nullptr);
 
   // Puts the samples in ascending order (in place, which does not change the multiset, hence
   // const). Not safe concurrently with record_*() or summary().
@@ -79,6 +82,10 @@ class OpStats {
   // none: empty). record_success() clears in_runs_: order unknown, the summary sorts.
   mutable bool in_runs_ = true;
   mutable std::vector<std::size_t> run_ends_;
+  // Exact fsum partials of the first partials_cover_ samples: valid while that is all of them
+  // (record_success() grows the samples past it; a merge without partials sets it to npos).
+  std::vector<double> sum_partials_;
+  std::size_t partials_cover_ = 0;
   mutable OpSummary summary_;  // last summary(), while summary_valid_ and in_runs_
   mutable bool summary_valid_ = false;
   uint64_t errors_ = 0;
