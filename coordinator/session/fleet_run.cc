@@ -18,6 +18,7 @@
 #include "fleet/report/outputs.h"
 #include "fleet/report/progress.h"
 #include "fleet/report/run_report.h"
+#include "fleet/session/batch_fanout.h"
 #include "fleet/session/local_workers.h"
 #include "fleet/session/worker_link.h"
 #include "fleet/trace/errors.h"
@@ -399,6 +400,12 @@ int run_fleet(FleetOptions o) {
   }
 
   plan::ShardRouter router(o.router);
+  std::unique_ptr<BatchFanout> fanout;
+  if (o.router.mode == plan::ShardMode::None) {
+    std::vector<WorkerLink*> all;
+    for (auto& l : links) all.push_back(l.get());
+    if (BatchFanout::can_share(all)) fanout = std::make_unique<BatchFanout>(std::move(all));
+  }
   trace::RecordView rec;
   // T0 stands for the first *replayable* record: with the deferred args check, a first frame
   // whose args turn out malformed is counted and skipped here, as the router would.
@@ -479,10 +486,19 @@ int run_fleet(FleetOptions o) {
     // Stream: route, batch, send under credit; block on the slowest worker's queue.
     uint64_t since_service = 0;
     while (have_first && !check_abort()) {
-      for (const auto& route : route_or_reject(router, *reader, rec)) {
-        auto& link = links[static_cast<size_t>(route.worker)];
-        const bool unmodified = route.body.data() == reinterpret_cast<const char*>(rec.body);
-        if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset, unmodified);
+      const auto& routes = route_or_reject(router, *reader, rec);
+      if (fanout) {
+        // --shard none: the same record for every worker, batched and encoded once.
+        if (!routes.empty()) {
+          fanout->add_record(routes[0].body, rec.file_offset,
+                             routes[0].body.data() == reinterpret_cast<const char*>(rec.body));
+        }
+      } else {
+        for (const auto& route : routes) {
+          auto& link = links[static_cast<size_t>(route.worker)];
+          const bool unmodified = route.body.data() == reinterpret_cast<const char*>(rec.body);
+          if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset, unmodified);
+        }
       }
       bool blocked = false;
       for (auto& l : links) {
@@ -513,6 +529,7 @@ int run_fleet(FleetOptions o) {
         break;
       }
     }
+    if (fanout) fanout->flush();
     for (auto& l : links) l->send_end_when_drained();
     streamed_ns = now_ns();
 
@@ -594,6 +611,7 @@ int run_fleet(FleetOptions o) {
     access.push_back(l->shared_trace() ? "shared" : "stream");
   }
   rep.extra["coordinator"]["trace_access"] = access;
+  rep.extra["coordinator"]["batch_fanout"] = fanout != nullptr;
   rep.extra["coordinator"]["records_by_reference"] = by_reference;
   rep.extra["coordinator"]["batch_codecs"] = codecs;
   rep.extra["coordinator"]["batch_raw_bytes"] = raw_bytes;

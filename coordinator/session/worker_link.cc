@@ -101,7 +101,21 @@ void WorkerLink::flush_builder() {
   batch_bytes_sent += data.size();
   b.codec = std::string(wire::codec_name(codec_));
   b.data = msgpack::type::raw_ref(data.data(), static_cast<uint32_t>(data.size()));
-  pending_.push_back({wire::encode(b), records});
+  pending_.push_back({std::make_shared<const std::string>(wire::encode(b)), records});
+}
+
+void WorkerLink::note_fanout_record(uint64_t file_offset, bool by_reference) {
+  unconfirmed_.push_back(file_offset);
+  ++records_sent;
+  if (by_reference) ++records_by_reference;
+}
+
+void WorkerLink::enqueue_fanout_batch(std::shared_ptr<const std::string> payload,
+                                      uint64_t records, uint64_t raw_bytes) {
+  ++seq_;
+  raw_bytes_sent += raw_bytes;
+  batch_bytes_sent += payload->size();
+  pending_.push_back({std::move(payload), records});
 }
 
 void WorkerLink::pump(int credit_window) {
@@ -110,7 +124,8 @@ void WorkerLink::pump(int credit_window) {
     return;
   }
   while (!pending_.empty() && in_flight_ < credit_window) {
-    send(std::move(pending_.front().payload));
+    zmq::message_t m = wire::shared_message(std::move(pending_.front().payload));
+    sock_.send(m, zmq::send_flags::none);
     pending_.pop_front();
     ++in_flight_;
     ++batches_sent;

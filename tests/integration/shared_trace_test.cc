@@ -38,6 +38,9 @@ TEST(SharedTrace, EveryShardModeReplaysWhatStreamingReplays) {
     EXPECT_EQ(cs["trace_access"], nlohmann::json::array({"shared", "shared"})) << shard;
     EXPECT_EQ(cf["trace_access"], nlohmann::json::array({"stream", "stream"})) << shard;
     EXPECT_EQ(cf["records_by_reference"], 0u) << shard;
+    // --shard none builds each batch once for both workers (their links encode alike).
+    EXPECT_EQ(cs["batch_fanout"], shard == "none") << shard;
+    EXPECT_EQ(cf["batch_fanout"], shard == "none") << shard;
     // Every unmodified record travels by reference; key sharding's split sub-calls inline.
     uint64_t split_parts = 0;
     for (const auto& w : shared.summary["plan"]["workers"]) split_parts += w["split_parts"].get<uint64_t>();

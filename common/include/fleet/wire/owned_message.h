@@ -3,6 +3,7 @@
 // (which on virtual machines costs more than the copy itself).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <zmq.hpp>
@@ -15,6 +16,17 @@ inline zmq::message_t owned_message(std::string&& bytes) {
   return zmq::message_t(
       owned->data(), owned->size(),
       [](void*, void* hint) { delete static_cast<std::string*>(hint); }, owned);
+}
+
+// The same for a buffer several messages share (one batch sent to many workers): each message
+// holds a reference until ZeroMQ has sent it.
+inline zmq::message_t shared_message(std::shared_ptr<const std::string> bytes) {
+  const std::string& s = *bytes;
+  auto* hold = new std::shared_ptr<const std::string>(std::move(bytes));
+  return zmq::message_t(
+      const_cast<char*>(s.data()), s.size(),
+      [](void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); },
+      hold);
 }
 
 }  // namespace fleet::wire

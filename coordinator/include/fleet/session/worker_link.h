@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -54,6 +55,12 @@ class WorkerLink {
   wire::BatchCodec codec() const { return codec_; }
   int codec_level() const { return level_; }
   void flush_builder();
+  // For a BatchFanout, which builds one batch for several links: account one record of the
+  // shared batch, then queue the shared, already encoded batch (its seq is this link's next).
+  void note_fanout_record(uint64_t file_offset, bool by_reference);
+  void enqueue_fanout_batch(std::shared_ptr<const std::string> payload, uint64_t records,
+                            uint64_t raw_bytes);
+  int64_t next_seq() const { return seq_; }
   void pump(int credit_window);  // sends queued batches while credit allows
   size_t queued_batches() const { return pending_.size(); }
   void send_end_when_drained();
@@ -97,7 +104,7 @@ class WorkerLink {
   bool shared_trace_ = false;
   double builder_shift_ = 0.0;
   struct Pending {
-    std::string payload;
+    std::shared_ptr<const std::string> payload;  // shared by every link of a fan-out
     uint64_t records;
   };
   std::deque<Pending> pending_;
