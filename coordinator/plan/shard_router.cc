@@ -130,7 +130,7 @@ const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& re
       trace::check_deferred_args(rec);
       auto kind = trace::op_kind_from_qualname(rec.qualname);
       for (int w = 0; w < workers(); ++w) {
-        routes_.push_back({w, body, 0.0});
+        routes_.push_back({w, body, 0.0, true});
         account(w, rec, kind, body.size());
       }
       break;
@@ -180,7 +180,7 @@ void ShardRouter::route_time(const trace::RecordView& rec) {
     shift = static_cast<double>(window - k) * options_.window_s;
   }
   std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
-  routes_.push_back({worker, body, shift});
+  routes_.push_back({worker, body, shift, true});
   account(worker, rec, scan.kind, body.size());
 }
 
@@ -198,7 +198,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
     // Skipped (or keyless) records still count once, on the worker that owns the record's
     // position in the trace.
     int w = static_cast<int>(records_ % static_cast<uint64_t>(workers()));
-    routes_.push_back({w, body, 0.0});
+    routes_.push_back({w, body, 0.0, true});
     account(w, rec, decoded ? op_.kind : trace::OpKind::Unknown, body.size());
     return;
   }
@@ -211,7 +211,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   for (int o : owners)
     if (std::find(distinct.begin(), distinct.end(), o) == distinct.end()) distinct.push_back(o);
   if (distinct.size() == 1) {
-    routes_.push_back({distinct[0], body, 0.0});
+    routes_.push_back({distinct[0], body, 0.0, true});
     account(distinct[0], rec, op_.kind, body.size());
     return;
   }
@@ -228,7 +228,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
     bodies_.push_back(trace::encode_record_body(sub, trace::Era::Three));
   }
   for (size_t i = 0; i < distinct.size(); ++i) {
-    routes_.push_back({distinct[i], bodies_[i], 0.0});
+    routes_.push_back({distinct[i], bodies_[i], 0.0, false});
     account(distinct[i], rec, op_.kind, bodies_[i].size());
     ++plan_[static_cast<size_t>(distinct[i])].split_parts;
   }

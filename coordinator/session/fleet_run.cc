@@ -489,15 +489,13 @@ int run_fleet(FleetOptions o) {
       const auto& routes = route_or_reject(router, *reader, rec);
       if (fanout) {
         // --shard none: the same record for every worker, batched and encoded once.
-        if (!routes.empty()) {
-          fanout->add_record(routes[0].body, rec.file_offset,
-                             routes[0].body.data() == reinterpret_cast<const char*>(rec.body));
-        }
+        if (!routes.empty()) fanout->add_record(routes[0].body, rec.file_offset, routes[0].original);
       } else {
         for (const auto& route : routes) {
           auto& link = links[static_cast<size_t>(route.worker)];
-          const bool unmodified = route.body.data() == reinterpret_cast<const char*>(rec.body);
-          if (!link->finished()) link->add_record(route.body, route.t_shift, rec.file_offset, unmodified);
+          if (!link->finished()) {
+            link->add_record(route.body, route.t_shift, rec.file_offset, route.original);
+          }
         }
       }
       bool blocked = false;
@@ -631,9 +629,9 @@ int run_fleet(FleetOptions o) {
       return 2;
     }
     if (l->abort_kind == "trace") {
-      spdlog::error("run stopped: worker {}'s copy of the trace differs from the coordinator's "
-                    "(exit 2; --trace-access stream sends the records instead)",
-                    l->address().name());
+      spdlog::error("run stopped: worker {} could not read the run's records from its copy of "
+                    "the trace (its reason is above; exit 2; --trace-access stream sends the "
+                    "records instead)", l->address().name());
       return 2;
     }
   }

@@ -74,48 +74,36 @@ void WorkerLink::confirm(uint64_t records) {
 }
 
 void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset,
-                            bool unmodified) {
-  unconfirmed_.push_back(file_offset);
+                            bool original) {
   if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
   builder_shift_ = t_shift;
-  if (shared_trace_ && unmodified) {
+  const bool by_reference = shared_trace_ && original;
+  if (by_reference) {
     builder_.add_ref(file_offset, static_cast<uint32_t>(body.size()));
-    ++records_by_reference;
   } else {
     builder_.add(body);
   }
-  ++records_sent;
+  note_record(file_offset, by_reference);
   if (builder_.full()) flush_builder();
 }
 
 void WorkerLink::flush_builder() {
   if (builder_.empty()) return;
-  wire::Batch b;
-  b.seq = seq_++;
-  b.records = static_cast<int64_t>(builder_.records());
-  b.raw_bytes = static_cast<int64_t>(builder_.raw_bytes());
-  b.t_shift = builder_shift_;
-  uint64_t records = builder_.records();
-  raw_bytes_sent += builder_.raw_bytes();
-  std::string_view data = builder_.finish(codec_, level_);
-  batch_bytes_sent += data.size();
-  b.codec = std::string(wire::codec_name(codec_));
-  b.data = msgpack::type::raw_ref(data.data(), static_cast<uint32_t>(data.size()));
-  pending_.push_back({std::make_shared<const std::string>(wire::encode(b)), records});
+  enqueue_batch(std::make_shared<const wire::BatchMessage>(
+      wire::finish_batch_message(builder_, seq_, builder_shift_, codec_, level_)));
 }
 
-void WorkerLink::note_fanout_record(uint64_t file_offset, bool by_reference) {
+void WorkerLink::note_record(uint64_t file_offset, bool by_reference) {
   unconfirmed_.push_back(file_offset);
   ++records_sent;
   if (by_reference) ++records_by_reference;
 }
 
-void WorkerLink::enqueue_fanout_batch(std::shared_ptr<const std::string> payload,
-                                      uint64_t records, uint64_t raw_bytes) {
+void WorkerLink::enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch) {
   ++seq_;
-  raw_bytes_sent += raw_bytes;
-  batch_bytes_sent += payload->size();
-  pending_.push_back({std::move(payload), records});
+  raw_bytes_sent += batch->raw_bytes;
+  batch_bytes_sent += batch->data_bytes;
+  pending_.push_back({std::move(batch)});
 }
 
 void WorkerLink::pump(int credit_window) {
@@ -124,7 +112,8 @@ void WorkerLink::pump(int credit_window) {
     return;
   }
   while (!pending_.empty() && in_flight_ < credit_window) {
-    zmq::message_t m = wire::shared_message(std::move(pending_.front().payload));
+    const std::string_view bytes = pending_.front().batch->bytes;
+    zmq::message_t m = wire::shared_message(std::move(pending_.front().batch), bytes);
     sock_.send(m, zmq::send_flags::none);
     pending_.pop_front();
     ++in_flight_;

@@ -7,6 +7,7 @@
 
 #include "fleet/plan/shard_router.h"
 #include "fleet/trace/op_decoder.h"
+#include "fleet/trace/trace_writer.h"
 #include "fleet_fixture.h"
 
 namespace fleet::test {
@@ -217,10 +218,7 @@ void damaged_copy(const std::string& clean, const std::string& path,
       body += '\xc0';
       ++bad;
     }
-    const uint32_t n = static_cast<uint32_t>(body.size());
-    damaged += {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                static_cast<char>(n)};
-    damaged += body;
+    damaged += trace::frame_bytes(body);
     copied = rec.file_offset + 4 + rec.body_size;
   }
   ASSERT_EQ(copied, bytes.size());

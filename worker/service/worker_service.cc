@@ -140,6 +140,17 @@ void WorkerService::serve() {
     shared_trace.reset();
     peer.clear();
   };
+  // The run cannot go on (its engine config, or a record reference its trace copy cannot
+  // serve): tell the coordinator why, end the run and count it.
+  auto abort_run = [&](const char* kind, std::string reason, const char* why) {
+    spdlog::error("{}", reason);
+    wire::Abort a;
+    a.reason = std::move(reason);
+    a.kind = kind;
+    send_to(peer, wire::encode(a));
+    reset(why);
+    count_run();
+  };
 
   while (!stop_.load()) {
     zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0}};
@@ -250,13 +261,8 @@ void WorkerService::serve() {
             }
             if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
           } catch (const std::exception& e) {
-            wire::Abort a;
-            a.reason = "worker " + options_.name + ": engine config from the coordinator: " + e.what();
-            a.kind = "config";
-            spdlog::error("{}", a.reason);
-            send_to(id, wire::encode(a));
-            reset("engine config rejected");
-            count_run();
+            abort_run("config", "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
+                      "engine config rejected");
             continue;
           }
           run = std::make_unique<Run>();
@@ -310,13 +316,8 @@ void WorkerService::serve() {
             frames = wire::split_frames(raw, run->trace.get());
           } catch (const wire::SharedTraceMismatch& e) {
             // Replaying other records than the coordinator's would be silently wrong: stop.
-            wire::Abort a;
-            a.reason = "worker " + options_.name + ": shared trace: " + e.what();
-            a.kind = "trace";
-            spdlog::error("{}", a.reason);
-            send_to(id, wire::encode(a));
-            reset("the shared trace does not match the coordinator's");
-            count_run();
+            abort_run("trace", "worker " + options_.name + ": shared trace: " + e.what(),
+                      "the shared trace cannot serve the coordinator's references");
             continue;
           }
           run->records_received += frames.frames.size();
@@ -365,13 +366,7 @@ void WorkerService::serve() {
         failure.swap(run->error);
       }
       if (!failure.empty()) {
-        spdlog::error("{}", failure);
-        wire::Abort a;
-        a.reason = failure;
-        a.kind = "config";
-        send_to(peer, wire::encode(a));
-        reset("engine could not be built");
-        count_run();
+        abort_run("config", std::move(failure), "engine could not be built");
         continue;
       }
       if (done) {

@@ -16,14 +16,8 @@ void OpStats::merge(const OpStats& other) {
   }
   summary_valid_ = false;
   const std::size_t before = samples_.size();
-  const bool partials = partials_cover_ == before && other.partials_cover_ == other.samples_.size();
   samples_.append(other.samples_);
-  if (partials) {
-    sum_partials_.insert(sum_partials_.end(), other.sum_partials_.begin(), other.sum_partials_.end());
-    partials_cover_ = samples_.size();
-  } else {
-    partials_cover_ = static_cast<std::size_t>(-1);
-  }
+  add_partials(before, other.partials_cover_ == other.samples_.size() ? &other.sum_partials_ : nullptr);
   if (in_runs_ && other.in_runs_) {
     for (std::size_t end : other.run_ends_) run_ends_.push_back(before + end);
   } else {
@@ -39,12 +33,7 @@ void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
   summary_valid_ = false;
   const std::size_t before = samples_.size();
   samples_.append_raw(doubles, n);
-  if (sum_partials && partials_cover_ == before) {
-    sum_partials_.insert(sum_partials_.end(), sum_partials->begin(), sum_partials->end());
-    partials_cover_ = samples_.size();
-  } else {
-    partials_cover_ = static_cast<std::size_t>(-1);
-  }
+  add_partials(before, sum_partials);
   errors_ += errors;
   histogram_.merge(histogram);
   if (n == 0 || !in_runs_) return;
@@ -63,6 +52,15 @@ void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
     }
   }
   run_ends_.push_back(before + n);
+}
+
+void OpStats::add_partials(std::size_t before, const std::vector<double>* partials) {
+  if (partials && partials_cover_ == before) {
+    sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
+    partials_cover_ = samples_.size();
+  } else {
+    partials_cover_ = static_cast<std::size_t>(-1);  // the mean needs every sample again
+  }
 }
 
 void OpStats::sort_samples() const {

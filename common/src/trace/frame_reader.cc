@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fleet/trace/errors.h"
+#include "fleet/util/big_endian.h"
 
 namespace fleet::trace {
 
@@ -124,7 +125,7 @@ FrameReader::FrameStatus FrameReader::read_frame(uint64_t& offset, const uint8_t
     return FrameStatus::Truncated;
   }
   const uint8_t* p = buf_.data() + pos_;
-  uint32_t length = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  uint32_t length = util::load_be32(p);
   if (length > options_.max_frame_bytes) {
     throw TraceError(path_ + ": frame at offset " + std::to_string(offset) + " declares " +
                      std::to_string(length) + " bytes, above the frame limit of " +

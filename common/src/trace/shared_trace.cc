@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleet/trace/errors.h"
+#include "fleet/util/big_endian.h"
 
 namespace fleet::trace {
 
@@ -160,8 +161,7 @@ ReadFrames SharedTrace::read(std::span<const FrameRef> refs, uint64_t max_bytes)
   for (size_t i = 0; i < refs.size(); ++i) {
     const Run& run = runs[run_of[i]];
     const uint8_t* p = out.bytes.get() + run.at + (refs[i].offset - run.begin);
-    const uint32_t prefix =
-        (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+    const uint32_t prefix = util::load_be32(p);
     if (prefix != refs[i].body_size) {
       throw TraceError(path_ + " at offset " + std::to_string(refs[i].offset) + ": frame of " +
                        std::to_string(prefix) + " bytes here, " +

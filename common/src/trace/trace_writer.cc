@@ -7,17 +7,16 @@
 #include <cstring>
 
 #include "fleet/trace/errors.h"
+#include "fleet/util/big_endian.h"
 
 namespace fleet::trace {
 
 std::string frame_bytes(std::string_view body) {
   std::string out;
   out.reserve(body.size() + 4);
-  uint32_t n = static_cast<uint32_t>(body.size());
-  out.push_back(static_cast<char>(n >> 24));
-  out.push_back(static_cast<char>(n >> 16));
-  out.push_back(static_cast<char>(n >> 8));
-  out.push_back(static_cast<char>(n));
+  char prefix[4];
+  util::store_be32(prefix, static_cast<uint32_t>(body.size()));
+  out.append(prefix, 4);
   out.append(body);
   return out;
 }
@@ -39,9 +38,8 @@ TraceWriter::~TraceWriter() {
 
 void TraceWriter::write_frame(std::string_view body) {
   if (fd_ < 0) throw TraceError(path_ + ": write after close");
-  uint32_t n = static_cast<uint32_t>(body.size());
-  char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                    static_cast<char>(n >> 8), static_cast<char>(n)};
+  char prefix[4];
+  util::store_be32(prefix, static_cast<uint32_t>(body.size()));
   pending_.append(prefix, 4);
   pending_.append(body);
   if (pending_.size() >= (1u << 20)) flush();

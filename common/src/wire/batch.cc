@@ -2,49 +2,30 @@
 
 #include <zstd.h>
 
-#include <bit>
 #include <cstring>
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/shared_trace.h"
+#include "fleet/util/big_endian.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
 
-namespace {
-
-
-uint64_t read_be(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-}  // namespace
-
 void BatchBuilder::add(std::string_view body) {
-  const auto n = static_cast<uint32_t>(body.size());
-  const char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                          static_cast<char>(n >> 8), static_cast<char>(n)};
+  char prefix[4];
+  util::store_be32(prefix, static_cast<uint32_t>(body.size()));
   raw_.append(prefix, 4);
   raw_.append(body);
   ++records_;
 }
 
-static_assert(std::endian::native == std::endian::little, "add_ref byte-swaps to big-endian");
-
 void BatchBuilder::add_ref(uint64_t frame_offset, uint32_t body_size) {
-  // Big-endian fields, written as three stores (this runs once per record per worker).
-  const uint32_t marker = __builtin_bswap32(kRefMarker);
-  const uint64_t offset = __builtin_bswap64(frame_offset);
-  const uint32_t size = __builtin_bswap32(body_size);
   char ref[16];
-  std::memcpy(ref, &marker, 4);
-  std::memcpy(ref + 4, &offset, 8);
-  std::memcpy(ref + 12, &size, 4);
+  util::store_be32(ref, kRefMarker);
+  util::store_be64(ref + 4, frame_offset);
+  util::store_be32(ref + 12, body_size);
   raw_.append(ref, sizeof ref);
   ++records_;
-  ++refs_;
 }
 
 void BatchBuilder::FreeCCtx::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
@@ -59,7 +40,6 @@ std::optional<BatchCodec> parse_codec(std::string_view name) {
 
 std::string_view BatchBuilder::finish(BatchCodec codec, int level) {
   records_ = 0;
-  refs_ = 0;
   if (codec == BatchCodec::None) {
     zbuf_.swap(raw_);  // both buffers keep their capacity: no allocation per batch
     raw_.clear();
@@ -99,6 +79,24 @@ RawBatch decompress_batch(std::string_view zstd, uint64_t declared_raw_bytes) {
   return raw;
 }
 
+BatchMessage finish_batch_message(BatchBuilder& builder, int64_t seq, double t_shift,
+                                  BatchCodec codec, int level) {
+  BatchMessage m;
+  m.records = builder.records();
+  m.raw_bytes = builder.raw_bytes();
+  Batch b;
+  b.seq = seq;
+  b.records = static_cast<int64_t>(m.records);
+  b.raw_bytes = static_cast<int64_t>(m.raw_bytes);
+  b.t_shift = t_shift;
+  const std::string_view data = builder.finish(codec, level);
+  m.data_bytes = data.size();
+  b.codec = std::string(codec_name(codec));
+  b.data = msgpack::type::raw_ref(data.data(), static_cast<uint32_t>(data.size()));
+  m.bytes = encode(b);
+  return m;
+}
+
 RawBatch decode_batch(std::string_view payload, std::string_view codec,
                       uint64_t declared_raw_bytes) {
   const auto c = parse_codec(codec);
@@ -124,12 +122,12 @@ SplitBatch split_frames(const RawBatch& raw, const trace::SharedTrace* trace) {
   size_t pos = 0;
   while (pos < raw.size()) {
     if (raw.size() - pos < 4) throw ProtocolError("batch ends inside a frame length prefix");
-    const auto n = static_cast<uint32_t>(read_be(raw.data() + pos, 4));
+    const uint32_t n = util::load_be32(raw.data() + pos);
     pos += 4;
     if (n == kRefMarker) {
       if (raw.size() - pos < 12) throw ProtocolError("batch ends inside a record reference");
       if (!trace) throw ProtocolError("record reference in a run without a shared trace");
-      refs.push_back({read_be(raw.data() + pos, 8), static_cast<uint32_t>(read_be(raw.data() + pos + 8, 4))});
+      refs.push_back({util::load_be64(raw.data() + pos), util::load_be32(raw.data() + pos + 8)});
       ref_slots.push_back(out.frames.size());
       out.frames.emplace_back();  // filled below, once the references are read
       pos += 12;

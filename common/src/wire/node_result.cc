@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleet/stats/fsum.h"
+#include "fleet/util/big_endian.h"
 
 namespace fleet::wire {
 
@@ -101,9 +102,8 @@ std::string encode_node_result(const NodeResult& r) {
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
   out.reserve(4 + meta.size() + samples * sizeof(double));  // one allocation, no regrowth
-  const auto n = static_cast<uint32_t>(meta.size());
-  const char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                       static_cast<char>(n >> 8), static_cast<char>(n)};
+  char len[4];
+  util::store_be32(len, static_cast<uint32_t>(meta.size()));
   out.append(len, 4);
   out.append(reinterpret_cast<const char*>(meta.data()), meta.size());
   append_samples(r.stats, out);
@@ -113,8 +113,7 @@ std::string encode_node_result(const NodeResult& r) {
 NodeResult decode_node_result(std::string_view bytes) {
   try {
     if (bytes.size() < 4) throw ProtocolError("node result shorter than its header");
-    const auto* u = reinterpret_cast<const uint8_t*>(bytes.data());
-    const uint32_t meta_size = (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
+    const uint32_t meta_size = util::load_be32(reinterpret_cast<const uint8_t*>(bytes.data()));
     if (meta_size > bytes.size() - 4) throw ProtocolError("node result ends inside its header map");
     const std::string_view meta = bytes.substr(4, meta_size);
     const std::string_view samples = bytes.substr(4 + meta_size);

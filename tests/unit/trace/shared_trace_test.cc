@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleet/trace/errors.h"
+#include "fleet/trace/trace_writer.h"
 
 namespace fleet::trace {
 namespace {
@@ -23,13 +24,6 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string frame(const std::string& body) {
-  const auto n = static_cast<uint32_t>(body.size());
-  std::string f = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                   static_cast<char>(n >> 8), static_cast<char>(n)};
-  return f + body;
-}
-
 // A file of frames with distinct bodies; `offsets` gets each frame's offset.
 std::string frames_file(const std::string& name, int count, size_t body_size,
                         std::vector<FrameRef>& refs) {
@@ -38,7 +32,7 @@ std::string frames_file(const std::string& name, int count, size_t body_size,
     std::string body(body_size + static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26));
     body += std::to_string(i);
     refs.push_back({bytes.size(), static_cast<uint32_t>(body.size())});
-    bytes += frame(body);
+    bytes += frame_bytes(body);
   }
   const std::string path = temp_path(name);
   write_file(path, bytes);
@@ -135,7 +129,7 @@ TEST(SharedTrace, AReferenceThatDoesNotMatchTheFileIsAnError) {
 
 TEST(SharedTrace, ASmallFileHasAnIdentityToo) {
   const std::string path = temp_path("small.lct");
-  write_file(path, frame("just one"));
+  write_file(path, frame_bytes("just one"));
   const TraceIdentity id = identify_trace(path);
   EXPECT_EQ(id.size, 12u);
   SharedTrace t(path, id);

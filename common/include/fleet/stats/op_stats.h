@@ -77,6 +77,10 @@ class OpStats {
   }
 
  private:
+  // After appending samples to the `before` there were: extend the exact-sum partials with
+  // theirs, or give up on them when the new samples came without.
+  void add_partials(std::size_t before, const std::vector<double>* partials);
+
   mutable SampleBuffer samples_;
   // When in_runs_, the samples are ascending runs ending at these indices (one run: sorted;
   // none: empty). record_success() clears in_runs_: order unknown, the summary sorts.

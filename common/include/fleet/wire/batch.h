@@ -68,7 +68,6 @@ class BatchBuilder {
   void add(std::string_view body);  // one record frame body
   // One record by reference: its frame's offset in the shared trace and its body length.
   void add_ref(uint64_t frame_offset, uint32_t body_size);
-  size_t refs() const { return refs_; }
   bool full() const { return records_ >= kBatchMaxRecords || raw_.size() >= kBatchMaxBytes; }
   bool empty() const { return records_ == 0; }
   size_t records() const { return records_; }
@@ -87,8 +86,17 @@ class BatchBuilder {
   std::string zbuf_;
   std::unique_ptr<ZSTD_CCtx_s, FreeCCtx> cctx_;
   size_t records_ = 0;
-  size_t refs_ = 0;
 };
+
+// A Batch message finished from a builder (which is reset), and what it holds.
+struct BatchMessage {
+  std::string bytes;        // the message to send
+  uint64_t records = 0;
+  uint64_t raw_bytes = 0;   // frames and references before encoding
+  uint64_t data_bytes = 0;  // after: the batch's `data`
+};
+BatchMessage finish_batch_message(BatchBuilder& builder, int64_t seq, double t_shift,
+                                  BatchCodec codec, int level);
 
 // Decompresses a batch; throws ProtocolError when the data is corrupt or larger than
 // `declared_raw_bytes` / kMaxBatchRawBytes.

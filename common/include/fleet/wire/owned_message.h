@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <zmq.hpp>
 
@@ -19,14 +20,13 @@ inline zmq::message_t owned_message(std::string&& bytes) {
 }
 
 // The same for a buffer several messages share (one batch sent to many workers): each message
-// holds a reference until ZeroMQ has sent it.
-inline zmq::message_t shared_message(std::shared_ptr<const std::string> bytes) {
-  const std::string& s = *bytes;
-  auto* hold = new std::shared_ptr<const std::string>(std::move(bytes));
+// holds a reference to `owner` until ZeroMQ has sent it.
+template <class T>
+zmq::message_t shared_message(std::shared_ptr<const T> owner, std::string_view bytes) {
+  auto* hold = new std::shared_ptr<const T>(std::move(owner));
   return zmq::message_t(
-      const_cast<char*>(s.data()), s.size(),
-      [](void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); },
-      hold);
+      const_cast<char*>(bytes.data()), bytes.size(),
+      [](void*, void* hint) { delete static_cast<std::shared_ptr<const T>*>(hint); }, hold);
 }
 
 }  // namespace fleet::wire

@@ -42,6 +42,7 @@ struct Route {
   int worker = 0;
   std::string_view body;
   double t_shift = 0.0;
+  bool original = true;  // body is the record's own frame (false: a re-encoded sub-call)
 };
 
 // Per-worker plan statistics (--plan-only and the run report).

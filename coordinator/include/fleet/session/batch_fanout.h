@@ -19,8 +19,8 @@ class BatchFanout {
   static bool can_share(const std::vector<WorkerLink*>& links);
 
   explicit BatchFanout(std::vector<WorkerLink*> links);
-  // `unmodified`: the body is the trace's own frame (a reference when the links share it).
-  void add_record(std::string_view body, uint64_t file_offset, bool unmodified);
+  // `original`: the body is the trace's own frame (a reference when the links share it).
+  void add_record(std::string_view body, uint64_t file_offset, bool original);
   void flush();  // the partial batch, before END
 
  private:

@@ -41,9 +41,9 @@ class WorkerLink {
   // Batching with flow control.
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
   // the record finished (a lost node's report then says exactly where it got to).
-  // `unmodified`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
+  // `original`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
   // so with a shared trace it travels as a reference.
-  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool unmodified);
+  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original);
   // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
   void use_shared_trace() { shared_trace_ = true; }
   bool shared_trace() const { return shared_trace_; }
@@ -55,11 +55,10 @@ class WorkerLink {
   wire::BatchCodec codec() const { return codec_; }
   int codec_level() const { return level_; }
   void flush_builder();
-  // For a BatchFanout, which builds one batch for several links: account one record of the
-  // shared batch, then queue the shared, already encoded batch (its seq is this link's next).
-  void note_fanout_record(uint64_t file_offset, bool by_reference);
-  void enqueue_fanout_batch(std::shared_ptr<const std::string> payload, uint64_t records,
-                            uint64_t raw_bytes);
+  // What add_record does, for a BatchFanout that builds one batch for several links: account
+  // one record of the shared batch, then queue the batch (its seq must be this link's next).
+  void note_record(uint64_t file_offset, bool by_reference);
+  void enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch);
   int64_t next_seq() const { return seq_; }
   void pump(int credit_window);  // sends queued batches while credit allows
   size_t queued_batches() const { return pending_.size(); }
@@ -104,8 +103,7 @@ class WorkerLink {
   bool shared_trace_ = false;
   double builder_shift_ = 0.0;
   struct Pending {
-    std::shared_ptr<const std::string> payload;  // shared by every link of a fan-out
-    uint64_t records;
+    std::shared_ptr<const wire::BatchMessage> batch;  // shared by every link of a fan-out
   };
   std::deque<Pending> pending_;
   int64_t in_flight_ = 0;
