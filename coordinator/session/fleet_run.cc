@@ -634,6 +634,12 @@ int run_fleet(FleetOptions o) {
                     "records instead)", l->address().name());
       return 2;
     }
+    if (l->abort_kind == "protocol") {
+      spdlog::error("run stopped: worker {} received a damaged or incomplete batch stream, so "
+                    "it could not replay every record sent to it (its reason is above; exit 2)",
+                    l->address().name());
+      return 2;
+    }
   }
   if (lost || aborted) {
     spdlog::error("run incomplete: {}", abort_reason.empty() ? "a worker was lost" : abort_reason);

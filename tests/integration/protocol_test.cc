@@ -1,9 +1,11 @@
 // The wire protocol against real processes: a version mismatch is refused with a clear message
-// on both sides, and garbage on a worker's port during a run is rejected without harming it.
+// on both sides, garbage on a worker's port during a run is rejected without harming it, and a
+// damaged batch stream from the run's own coordinator stops the run with the reason.
 #include <random>
 
 #include <zmq.hpp>
 
+#include "fleet/wire/batch.h"
 #include "fleet/wire/protocol.h"
 #include "fleet_fixture.h"
 
@@ -277,6 +279,112 @@ TEST_F(MaxRunsWorker, CountsARefusedRun) {
   auto code = w_.proc().wait_exit(6s);
   ASSERT_TRUE(code) << "a --max-runs 1 worker kept serving after its refused run";
   EXPECT_EQ(*code, 0);
+}
+
+}  // namespace
+}  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A worker whose coordinator's batch stream arrives damaged must stop the run and say why
+// (ABORT kind "protocol"), never replay fewer records than the coordinator accounts for.
+class DamagedBatchStream : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(w_.ok()) << w_.proc().err();
+    send(wire::encode(wire::Hello{}));
+    ASSERT_TRUE(recv_within(dealer_, 5s)) << w_.proc().err();
+    wire::Start s;
+    s.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch()).count();
+    s.speed = 0;
+    s.engine_name = "noop";
+    send(wire::encode(s));
+    ASSERT_TRUE(w_.proc().wait_stderr("run started", 5s)) << w_.proc().err();
+  }
+  void send(const std::string& bytes) { dealer_.send(zmq::buffer(bytes)); }
+  // A batch of the given record bodies, sent uncompressed.
+  void send_batch(int64_t seq, const std::vector<std::string>& bodies) {
+    wire::BatchBuilder b;
+    for (const auto& body : bodies) b.add(body);
+    send(wire::finish_batch_message(b, seq, 0.0, wire::BatchCodec::None, 0).bytes);
+  }
+  // The worker's answer: an ABORT of kind "protocol" whose reason holds `what`.
+  void expect_protocol_abort(const std::string& what) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto m = recv_within(dealer_, 500ms);
+      if (!m) continue;
+      auto env = wire::decode(m->data(), m->size());
+      ASSERT_NE(env.type, "done") << "the run ended as if nothing was lost";
+      if (env.type != "abort") continue;
+      auto a = env.as<wire::Abort>();
+      EXPECT_EQ(a.kind, "protocol");
+      EXPECT_NE(a.reason.find(what), std::string::npos) << a.reason;
+      EXPECT_TRUE(w_.proc().running()) << "the worker must survive and serve the next run";
+      return;
+    }
+    FAIL() << "no ABORT; worker stderr:\n" << w_.proc().err();
+  }
+  const std::string record_ = [] {  // one valid record frame body, from a real trace
+    trace::FrameReader reader(synthetic_trace("damaged-stream", 5));
+    trace::RecordView rec;
+    EXPECT_TRUE(reader.next(rec));
+    return std::string(reinterpret_cast<const char*>(rec.body), rec.body_size);
+  }();
+  TempDir dir_;
+  WorkerProcess w_{dir_.path().string(), "w", {"--engine", "noop"}};
+  zmq::context_t ctx_{1};
+  zmq::socket_t dealer_ = dealer_to(ctx_, w_);
+};
+
+TEST_F(DamagedBatchStream, AGapInBatchNumbersStopsTheRun) {
+  send_batch(0, {record_});
+  send_batch(2, {record_});  // batch 1 never arrived
+  expect_protocol_abort("batch 2 arrived where 1 was due");
+}
+
+TEST_F(DamagedBatchStream, ABatchHoldingOtherThanItsAnnouncedRecordsStopsTheRun) {
+  wire::BatchBuilder b;
+  b.add(record_);
+  auto msg = wire::finish_batch_message(b, 0, 0.0, wire::BatchCodec::None, 0);
+  auto env = wire::decode(msg.bytes.data(), msg.bytes.size());
+  auto batch = env.as<wire::Batch>();
+  batch.records = 2;
+  send(wire::encode(batch));
+  expect_protocol_abort("holds 1 records, 2 announced");
+}
+
+TEST_F(DamagedBatchStream, AnUndecodableBatchStopsTheRun) {
+  wire::Batch batch;
+  batch.records = 1;
+  batch.raw_bytes = 64;
+  batch.codec = "zstd";
+  const std::string junk(40, '\x55');
+  batch.data = msgpack::type::raw_ref(junk.data(), static_cast<uint32_t>(junk.size()));
+  send(wire::encode(batch));
+  expect_protocol_abort("damaged batch stream");
+}
+
+TEST_F(DamagedBatchStream, ARecordThatDoesNotParseStopsTheRun) {
+  send_batch(0, {record_, std::string("\x93\x01\x02\x03", 4), record_});
+  wire::End e;
+  e.batches = 1;
+  e.records = 3;
+  send(wire::encode(e));
+  expect_protocol_abort("batch 0, record 1 does not parse");
+}
+
+TEST_F(DamagedBatchStream, AnEndAnnouncingOtherCountsStopsTheRun) {
+  send_batch(0, {record_, record_});
+  wire::End e;
+  e.batches = 2;
+  e.records = 3;
+  send(wire::encode(e));
+  expect_protocol_abort("the coordinator sent 2 batches (3 records), 1 (2 records) arrived");
 }
 
 }  // namespace

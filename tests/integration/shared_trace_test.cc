@@ -122,5 +122,32 @@ TEST(SharedTrace, ACopyThatDiffersInTheMiddleStopsTheRunWithExit2) {
   EXPECT_NE(r.err.find("at offset " + std::to_string(a_off)), std::string::npos) << r.err;
 }
 
+// Same size and same frame lengths, one record's bytes damaged in the middle: the references
+// still match, but the record no longer parses at the worker. The run stops (exit 2) instead of
+// replaying one record less than the coordinator sent.
+TEST(SharedTrace, ACopyWithADamagedRecordStopsTheRunWithExit2) {
+  const std::string path = trace_2k();
+  std::string bytes = read_file(path);
+  trace::FrameReader reader(path);
+  trace::RecordView rec;
+  uint64_t off = 0;
+  while (reader.next(rec)) {
+    if (rec.file_offset >= bytes.size() / 2) {
+      off = rec.file_offset;
+      break;
+    }
+  }
+  ASSERT_GT(off, 0u);
+  ASSERT_EQ(static_cast<unsigned char>(bytes[off + 4]), 0x85u) << "a record is a map of 5";
+  bytes[off + 4] = static_cast<char>(0xc1);  // never a valid msgpack type byte
+  TempDir out;
+  const std::string copy = out / "damaged.lct";
+  { std::ofstream(copy, std::ios::binary) << bytes; }
+  auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy}, out / "run");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("damaged or incomplete batch stream"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not parse"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace fleet::test

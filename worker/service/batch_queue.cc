@@ -1,15 +1,13 @@
 #include "fleet/service/batch_queue.h"
 
-#include <spdlog/spdlog.h>
-
 #include "fleet/trace/errors.h"
 
 namespace fleet::service {
 
-void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift) {
+void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift, int64_t seq) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(Item{std::move(raw), std::move(split), t_shift});
+    queue_.push_back(Item{std::move(raw), std::move(split), t_shift, seq});
   }
   cv_.notify_one();
 }
@@ -40,12 +38,30 @@ uint64_t BatchQueue::consumed_batches() const {
   return consumed_;
 }
 
+std::string BatchQueue::corruption() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return corruption_;
+}
+
+void BatchQueue::stop_on_corruption(std::string why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (corruption_.empty()) corruption_ = std::move(why);
+    aborted_ = true;
+  }
+  stopped_ = true;
+  cv_.notify_all();
+}
+
 void BatchQueue::reject_malformed(const trace::RecordView&, const std::string& why) {
-  ++malformed_;  // as in next(): the coordinator sends only parsed records
-  spdlog::warn("batch record does not parse: {}", why);
+  // The coordinator checked this record's args before sending it.
+  stop_on_corruption("batch " + std::to_string(current_.seq) + ", record " +
+                     std::to_string(pos_ - 1) + ": args are malformed here but were not at the "
+                     "coordinator: " + why);
 }
 
 bool BatchQueue::next(trace::RecordView& out) {
+  if (stopped_) return false;
   for (;;) {
     if (has_current_ && pos_ < current_.split.frames.size()) {
       std::string_view f = current_.split.frames[pos_++];
@@ -56,9 +72,9 @@ bool BatchQueue::next(trace::RecordView& out) {
         out.t_mono -= current_.t_shift;
         return true;
       } catch (const trace::DecodeError& e) {
-        ++malformed_;  // the coordinator sends only parsed records: a corrupt batch
-        spdlog::warn("batch record does not parse: {}", e.what());
-        continue;
+        stop_on_corruption("batch " + std::to_string(current_.seq) + ", record " +
+                           std::to_string(pos_ - 1) + " does not parse: " + e.what());
+        return false;
       }
     }
     std::unique_lock<std::mutex> lock(mu_);

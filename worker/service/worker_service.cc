@@ -140,8 +140,8 @@ void WorkerService::serve() {
     shared_trace.reset();
     peer.clear();
   };
-  // The run cannot go on (its engine config, or a record reference its trace copy cannot
-  // serve): tell the coordinator why, end the run and count it.
+  // The run cannot go on (its engine config, a record reference its trace copy cannot serve,
+  // a damaged batch stream): tell the coordinator why, end the run and count it.
   auto abort_run = [&](const char* kind, std::string reason, const char* why) {
     spdlog::error("{}", reason);
     wire::Abort a;
@@ -305,26 +305,56 @@ void WorkerService::serve() {
                        s.node_count, s.speed, s.clock, cfg.engine_name);
         } else if (env.type == "batch") {
           if (!run) throw wire::ProtocolError("batch before start");
-          auto b = env.as<wire::Batch>();
-          if (run->queue.queued() > static_cast<size_t>(4 * run->credit_window)) {
-            throw wire::ProtocolError("coordinator ignores flow control (too many batches queued)");
-          }
-          auto raw = wire::decode_batch(std::string_view(b.data.ptr, b.data.size), b.codec,
-                                        static_cast<uint64_t>(b.raw_bytes));
+          // Every batch of the run must arrive, in order, whole: anything else would replay
+          // fewer records than the coordinator accounts for, so it stops the run instead.
+          wire::RawBatch raw;
           wire::SplitBatch frames;
+          wire::Batch b;
           try {
+            b = env.as<wire::Batch>();
+            const auto expected = static_cast<int64_t>(run->batches_received);
+            if (b.seq != expected) {
+              throw wire::ProtocolError("batch " + std::to_string(b.seq) + " arrived where " +
+                                        std::to_string(expected) + " was due");
+            }
+            if (run->queue.queued() > static_cast<size_t>(4 * run->credit_window)) {
+              throw wire::ProtocolError("the coordinator ignores flow control (too many batches queued)");
+            }
+            raw = wire::decode_batch(std::string_view(b.data.ptr, b.data.size), b.codec,
+                                     static_cast<uint64_t>(b.raw_bytes));
             frames = wire::split_frames(raw, run->trace.get());
+            if (frames.frames.size() != static_cast<size_t>(b.records)) {
+              throw wire::ProtocolError("batch " + std::to_string(b.seq) + " holds " +
+                                        std::to_string(frames.frames.size()) + " records, " +
+                                        std::to_string(b.records) + " announced");
+            }
           } catch (const wire::SharedTraceMismatch& e) {
             // Replaying other records than the coordinator's would be silently wrong: stop.
             abort_run("trace", "worker " + options_.name + ": shared trace: " + e.what(),
                       "the shared trace cannot serve the coordinator's references");
             continue;
+          } catch (const std::exception& e) {
+            abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + e.what(),
+                      "damaged batch stream");
+            continue;
           }
           run->records_received += frames.frames.size();
           ++run->batches_received;
-          run->queue.push(std::move(raw), std::move(frames), b.t_shift);
+          run->queue.push(std::move(raw), std::move(frames), b.t_shift, b.seq);
         } else if (env.type == "end") {
-          if (run) run->queue.close_input();
+          if (!run) continue;
+          auto e = env.as<wire::End>();
+          if (e.batches != static_cast<int64_t>(run->batches_received) ||
+              e.records != static_cast<int64_t>(run->records_received)) {
+            abort_run("protocol",
+                      "worker " + options_.name + ": damaged batch stream: the coordinator sent " +
+                          std::to_string(e.batches) + " batches (" + std::to_string(e.records) +
+                          " records), " + std::to_string(run->batches_received) + " (" +
+                          std::to_string(run->records_received) + " records) arrived",
+                      "damaged batch stream");
+            continue;
+          }
+          run->queue.close_input();
         } else if (env.type == "abort") {
           auto a = env.as<wire::Abort>();
           spdlog::warn("coordinator aborted the run: {}", a.reason);
@@ -370,6 +400,11 @@ void WorkerService::serve() {
         continue;
       }
       if (done) {
+        if (std::string why = run->queue.corruption(); !why.empty()) {
+          abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + why,
+                    "damaged batch stream");
+          continue;
+        }
         wire::Done d;
         d.result = msgpack::type::raw_ref(done->data(), static_cast<uint32_t>(done->size()));
         send_to(peer, wire::encode(d));

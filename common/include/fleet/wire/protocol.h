@@ -162,8 +162,10 @@ struct Abort {
   int v = kProtocolVersion;
   std::string t = "abort";
   std::string reason;
-  // "config": the worker cannot build its engine from the run's config (the coordinator exits
-  // 2, a configuration error, rather than 3 for a failed run); empty otherwise.
+  // Why a worker stops its run (the coordinator exits 2, not 3 for a failed run): "config",
+  // it cannot build its engine from the run's config; "trace", its copy of the trace cannot
+  // serve the record references; "protocol", a batch arrived damaged, out of order or missing.
+  // Empty for a coordinator's ABORT.
   std::string kind;
   MSGPACK_DEFINE_MAP(v, t, reason, kind);
 };

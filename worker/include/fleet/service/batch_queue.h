@@ -1,6 +1,9 @@
 // The hand-off between a worker's network thread and its replay thread: decompressed batches
 // in arrival order, consumed as a RecordSource. It counts consumed batches (the worker turns
 // them into CREDIT messages) and can be closed (END) or aborted (ABORT, lost coordinator).
+// The coordinator sends only records it parsed and checked, so a record that does not parse
+// here means the batch was damaged on the way: the queue stops the replay and keeps the first
+// such reason, which the worker turns into an ABORT (a dropped record would be silent loss).
 #pragma once
 
 #include <condition_variable>
@@ -18,12 +21,13 @@ namespace fleet::service {
 
 class BatchQueue final : public replay::RecordSource {
  public:
-  void push(wire::RawBatch raw, wire::SplitBatch split, double t_shift = 0.0);
+  void push(wire::RawBatch raw, wire::SplitBatch split, double t_shift = 0.0, int64_t seq = 0);
   void close_input();  // no more batches will come
   void abort();        // stop now; next() returns false
   size_t queued() const;
   uint64_t consumed_batches() const;
-  uint64_t malformed() const { return malformed_; }
+  // Why the replay stopped on a damaged record ("" while none was found).
+  std::string corruption() const;
 
   bool next(trace::RecordView& out) override;
   void reject_malformed(const trace::RecordView& rec, const std::string& why) override;
@@ -33,7 +37,10 @@ class BatchQueue final : public replay::RecordSource {
     wire::RawBatch raw;
     wire::SplitBatch split;  // frames: views into raw or split.referenced
     double t_shift = 0.0;
+    int64_t seq = 0;
   };
+  void stop_on_corruption(std::string why);
+
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
@@ -44,7 +51,8 @@ class BatchQueue final : public replay::RecordSource {
   Item current_;
   size_t pos_ = 0;
   bool has_current_ = false;
-  uint64_t malformed_ = 0;
+  bool stopped_ = false;  // a damaged record was found (stop_on_corruption runs on this thread)
+  std::string corruption_;  // guarded by mu_
 };
 
 }  // namespace fleet::service
