@@ -3,7 +3,7 @@
 //       writes a deterministic era-3 synthetic trace (fewer context tokens = fewer keys per
 //       record = smaller records)
 //   fleet_bench merge [NODES] [SAMPLES]
-//       times what the coordinator does with DONE messages: decode_node_result + add_node for
+//       times what the coordinator does with DONE messages: decode_node_result + add_nodes for
 //       NODES synthetic NodeResults of SAMPLES latency samples each, then the merged summary.
 #include <chrono>
 #include <cstdio>
@@ -66,7 +66,7 @@ int merge(int nodes, int samples) {
     double d = ms_since(t);
     t = Clock::now();
     fleet::report::RunReport report;
-    for (auto& r : decoded) fleet::report::add_node(report, std::move(r));
+    fleet::report::add_nodes(report, std::move(decoded));
     double m = ms_since(t);
     t = Clock::now();
     auto summary = report.stats.summary();
@@ -77,7 +77,7 @@ int merge(int nodes, int samples) {
     best_summary = std::min(best_summary, s);
   }
   std::printf(
-      "merge: %d nodes x %d samples (%zu DONE bytes): decode %.1f ms, add_node %.1f ms, "
+      "merge: %d nodes x %d samples (%zu DONE bytes): decode %.1f ms, add_nodes %.1f ms, "
       "summary %.1f ms, total %.1f ms (best of %d)\n",
       nodes, samples, bytes, best_decode, best_merge, best_summary,
       best_decode + best_merge + best_summary, reps);

@@ -16,18 +16,29 @@ TraceInfo trace_info(const trace::FrameReader& reader) {
   return t;
 }
 
+void add_nodes(RunReport& report, std::vector<NodeReport> nodes) {
+  const std::size_t first = report.nodes.size();
+  for (auto& node : nodes) {
+    report.total += node.total;
+    report.replayed += node.replayed;
+    report.skipped += node.skipped;
+    report.failed += node.failed;
+    report.duration_s = std::max(report.duration_s, node.duration_s);
+    report.lateness.merge(node.lateness);
+    report.feed_late += node.feed_late;
+    report.engine_late += node.engine_late;
+    if (node.status != "ok") report.stopped_early = true;
+    report.nodes.push_back(std::move(node));
+  }
+  std::vector<const stats::StatsCollector*> parts;
+  for (std::size_t i = first; i < report.nodes.size(); ++i) parts.push_back(&report.nodes[i].stats);
+  report.stats.merge_all(parts);
+}
+
 void add_node(RunReport& report, NodeReport node) {
-  report.total += node.total;
-  report.replayed += node.replayed;
-  report.skipped += node.skipped;
-  report.failed += node.failed;
-  report.duration_s = std::max(report.duration_s, node.duration_s);
-  report.stats.merge(node.stats);
-  report.lateness.merge(node.lateness);
-  report.feed_late += node.feed_late;
-  report.engine_late += node.engine_late;
-  if (node.status != "ok") report.stopped_early = true;
-  report.nodes.push_back(std::move(node));
+  std::vector<NodeReport> one;
+  one.push_back(std::move(node));
+  add_nodes(report, std::move(one));
 }
 
 std::string RunReport::replay_digest() const {

@@ -560,6 +560,7 @@ int run_fleet(FleetOptions o) {
   bool lost = false;
   uint64_t records_sent = 0;
   for (const auto& l : links) records_sent += l->records_sent;
+  std::vector<wire::NodeResult> nodes;
   for (auto& l : links) {
     wire::NodeResult node;
     if (l->result) {
@@ -585,8 +586,9 @@ int run_fleet(FleetOptions o) {
     node.clock_offset_ns = l->clock_offset_ns;
     node.clock_uncertainty_ns = l->clock_uncertainty_ns;
     if (aborted && node.status == "ok") node.status = "aborted";
-    report::add_node(rep, std::move(node));
+    nodes.push_back(std::move(node));
   }
+  report::add_nodes(rep, std::move(nodes));
   if (aborted) rep.stopped_early = true;
   rep.extra["coordinator"] = coordinator_usage(t0, records_sent);
   // Where the coordinator's wall time went (writing the outputs comes after and is not here).

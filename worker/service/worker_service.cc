@@ -53,7 +53,7 @@ struct Run {
   std::unique_ptr<replay::ReplaySession> session;
   std::thread thread;
   std::mutex mu;
-  std::optional<std::string> done_payload;  // set by the session thread
+  std::optional<std::string> done_payload;  // the DONE message, set by the session thread
   std::string error;                        // set when the engine could not be built
   std::atomic<bool> session_ready{false};
   uint64_t credits_sent = 0;
@@ -297,7 +297,7 @@ void WorkerService::serve() {
             replay::SessionResult res = r->session->run(r->queue);
             wire::NodeResult node = replay::to_node_result(std::move(res), name);
             node.records_received = r->records_received;
-            std::string payload = wire::encode_node_result(node);
+            std::string payload = wire::encode_done_message(node);
             std::lock_guard<std::mutex> lock(r->mu);
             r->done_payload = std::move(payload);
           });
@@ -405,9 +405,7 @@ void WorkerService::serve() {
                     "damaged batch stream");
           continue;
         }
-        wire::Done d;
-        d.result = msgpack::type::raw_ref(done->data(), static_cast<uint32_t>(done->size()));
-        send_to(peer, wire::encode(d));
+        send_to(peer, std::move(*done));  // the whole DONE message
         reset("result sent");
         count_run();
         continue;

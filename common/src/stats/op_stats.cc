@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <iterator>
+#include <queue>
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/percentile_rank.h"
@@ -17,7 +20,7 @@ void OpStats::merge(const OpStats& other) {
   summary_valid_ = false;
   const std::size_t before = samples_.size();
   samples_.append(other.samples_);
-  add_partials(before, other.partials_cover_ == other.samples_.size() ? &other.sum_partials_ : nullptr);
+  add_partials(before, other.exact_partials());
   if (in_runs_ && other.in_runs_) {
     for (std::size_t end : other.run_ends_) run_ends_.push_back(before + end);
   } else {
@@ -25,6 +28,66 @@ void OpStats::merge(const OpStats& other) {
   }
   errors_ += other.errors_;
   histogram_.merge(other.histogram_);
+}
+
+namespace {
+
+// The ascending union of ascending runs, written once into `out` (O(n log k)).
+void merge_sorted_runs(std::vector<std::span<const double>> runs, std::vector<double>& out) {
+  std::erase_if(runs, [](std::span<const double> r) { return r.empty(); });
+  if (runs.size() == 1) {
+    out.insert(out.end(), runs[0].begin(), runs[0].end());
+    return;
+  }
+  if (runs.size() == 2) {
+    std::merge(runs[0].begin(), runs[0].end(), runs[1].begin(), runs[1].end(), std::back_inserter(out));
+    return;
+  }
+  // A min-heap of each run's next sample; ties go to the earlier run (any order of equal
+  // values is the same multiset, and the same sorted array).
+  using Head = std::pair<double, std::size_t>;
+  std::vector<std::size_t> pos(runs.size(), 0);
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
+  for (std::size_t i = 0; i < runs.size(); ++i) heap.emplace(runs[i][0], i);
+  while (!heap.empty()) {
+    const std::size_t i = heap.top().second;
+    out.push_back(heap.top().first);
+    heap.pop();
+    if (++pos[i] < runs[i].size()) heap.emplace(runs[i][pos[i]], i);
+  }
+}
+
+}  // namespace
+
+void OpStats::merge_all(std::span<const OpStats* const> parts) {
+  const bool all_sorted = std::all_of(parts.begin(), parts.end(),
+                                      [this](const OpStats* p) { return p != this && p->one_sorted_run(); });
+  if (!samples_.empty() || !all_sorted) {
+    for (const OpStats* p : parts) merge(*p);
+    return;
+  }
+  summary_valid_ = false;
+  std::size_t total = 0;
+  bool exact_sum = partials_cover_ == 0;  // as add_partials() would decide part by part
+  std::vector<std::span<const double>> runs;
+  for (const OpStats* p : parts) {
+    runs.push_back(p->samples());
+    total += p->count();
+    if (const auto* partials = p->exact_partials(); exact_sum && partials) {
+      sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
+    } else {
+      exact_sum = false;
+    }
+    errors_ += p->errors_;
+    histogram_.merge(p->histogram_);
+  }
+  std::vector<double> sorted;
+  sorted.reserve(total);
+  merge_sorted_runs(std::move(runs), sorted);
+  samples_.assign(std::move(sorted));
+  partials_cover_ = exact_sum ? total : static_cast<std::size_t>(-1);
+  in_runs_ = true;
+  run_ends_.assign(1, total);
 }
 
 void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,

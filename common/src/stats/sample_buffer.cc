@@ -37,6 +37,12 @@ void SampleBuffer::append(const SampleBuffer& other) {
 
 void SampleBuffer::append_raw(const void* doubles, std::size_t n) {
   const auto* from = static_cast<const unsigned char*>(doubles);
+  if (size() == 0 && n > kChunk) {
+    // A whole part at once (a node's DONE): one exact array, already what contiguous() returns.
+    head_.resize(n);
+    std::memcpy(head_.data(), from, n * sizeof(double));
+    return;
+  }
   while (n > 0) {
     if (tail_pos_ == kChunk) next_chunk();
     const std::size_t k = std::min(n, kChunk - tail_pos_);

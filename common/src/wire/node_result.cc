@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "fleet/stats/fsum.h"
@@ -71,7 +72,11 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
 
 }  // namespace
 
-std::string encode_node_result(const NodeResult& r) {
+namespace {
+
+// The node result's bytes after `prefix` (empty, or a DONE message's header whose bin field
+// is the result), in one exact allocation: the samples are written once.
+std::string encode_after(const NodeResult& r, const std::function<std::string(size_t)>& prefix) {
   nlohmann::json j = {
       {"name", r.name},
       {"address", r.address},
@@ -98,16 +103,39 @@ std::string encode_node_result(const NodeResult& r) {
       {"records_received", r.records_received},
   };
   const auto meta = nlohmann::json::to_msgpack(j);
-  std::string out;
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
-  out.reserve(4 + meta.size() + samples * sizeof(double));  // one allocation, no regrowth
+  const size_t size = 4 + meta.size() + samples * sizeof(double);
+  std::string out = prefix(size);
+  out.reserve(out.size() + size);  // one allocation, no regrowth
   char len[4];
   util::store_be32(len, static_cast<uint32_t>(meta.size()));
   out.append(len, 4);
   out.append(reinterpret_cast<const char*>(meta.data()), meta.size());
   append_samples(r.stats, out);
   return out;
+}
+
+}  // namespace
+
+std::string encode_node_result(const NodeResult& r) {
+  return encode_after(r, [](size_t) { return std::string(); });
+}
+
+std::string encode_done_message(const NodeResult& r) {
+  return encode_after(r, [](size_t size) {
+    msgpack::sbuffer head;
+    msgpack::packer<msgpack::sbuffer> pk(head);
+    const Done d;  // its fields, with `result` written as the bin header alone
+    pk.pack_map(3);
+    pk.pack(std::string_view("v"));
+    pk.pack(d.v);
+    pk.pack(std::string_view("t"));
+    pk.pack(d.t);
+    pk.pack(std::string_view("result"));
+    pk.pack_bin(static_cast<uint32_t>(size));
+    return std::string(head.data(), head.size());
+  });
 }
 
 NodeResult decode_node_result(std::string_view bytes) {

@@ -50,6 +50,12 @@ class OpStats {
                      const LogLinearHistogram& histogram,
                      const std::vector<double>* sum_partials = nullptr);
 
+  // merge() of every part in turn, in one pass when it can: while this holds nothing and each
+  // part is one sorted run (a node's samples as they arrive in DONE), the union is built by one
+  // k-way merge straight into its final sorted array, instead of appending every part (a copy)
+  // and merging the runs afterwards (another copy, and a temporary buffer per merge).
+  void merge_all(std::span<const OpStats* const> parts);
+
   // Puts the samples in ascending order (in place, which does not change the multiset, hence
   // const). Not safe concurrently with record_*() or summary().
   void sort_samples() const;
@@ -80,6 +86,10 @@ class OpStats {
   // After appending samples to the `before` there were: extend the exact-sum partials with
   // theirs, or give up on them when the new samples came without.
   void add_partials(std::size_t before, const std::vector<double>* partials);
+  const std::vector<double>* exact_partials() const {
+    return partials_cover_ == samples_.size() ? &sum_partials_ : nullptr;
+  }
+  bool one_sorted_run() const { return in_runs_ && run_ends_.size() <= 1; }
 
   mutable SampleBuffer samples_;
   // When in_runs_, the samples are ascending runs ending at these indices (one run: sorted;

@@ -44,6 +44,11 @@ class SampleBuffer {
   void reserve(std::size_t n);
   // Drops the samples but keeps chunk memory for reuse.
   void clear();
+  // Replaces the samples with `v` (taken as one contiguous block, without a copy).
+  void assign(std::vector<double> v) {
+    clear();
+    head_ = std::move(v);
+  }
   // Moves all samples into one contiguous array (releasing chunks as they are copied, so the
   // peak stays near 1x) and returns it; callers may reorder it in place.
   std::span<double> contiguous();

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,8 @@ class StatsCollector {
   }
 
   void merge(const StatsCollector& other);
+  // merge() of every part, each qualname's union merged in one pass (OpStats::merge_all).
+  void merge_all(std::span<const StatsCollector* const> parts);
 
   bool empty() const { return ops_.empty(); }
   const Map& ops() const { return ops_; }

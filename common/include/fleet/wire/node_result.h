@@ -38,6 +38,9 @@ struct NodeResult {
 // Binary form for the DONE message: a u32 BE length, a msgpack map of everything but the
 // latency samples, then each qualname's samples as raw little-endian doubles, ascending.
 std::string encode_node_result(const NodeResult& r);
+// A whole DONE message carrying encode_node_result(r), written in one pass (the result is
+// megabytes of samples: encoding it and then a Done around it would copy it twice).
+std::string encode_done_message(const NodeResult& r);
 // Throws ProtocolError on malformed input.
 NodeResult decode_node_result(std::string_view bytes);
 

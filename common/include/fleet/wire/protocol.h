@@ -197,6 +197,7 @@ struct Envelope {
 };
 
 // Throws ProtocolError: oversized, not a map, no "v"/"t", over the nesting/count limits.
+// The envelope's bin fields (raw_ref) are views into `data`: keep it alive while using them.
 // A version other than kProtocolVersion is returned as is: the caller refuses it by name.
 Envelope decode(const void* data, size_t size);
 

@@ -50,7 +50,10 @@ struct RunReport {
 
 // The report's trace section from a reader that has read the whole file.
 TraceInfo trace_info(const trace::FrameReader& reader);
-// Adds a node and folds it into the merged totals, stats and lateness.
-void add_node(RunReport& report, NodeReport node);
+// Adds nodes and folds them into the merged totals, stats and lateness. Give every node at
+// once where possible: each qualname's union is then built in one k-way merge of the nodes'
+// sorted samples (OpStats::merge_all), not node by node.
+void add_nodes(RunReport& report, std::vector<NodeReport> nodes);
+void add_node(RunReport& report, NodeReport node);  // add_nodes of one
 
 }  // namespace fleet::report
