@@ -60,10 +60,18 @@ const char* shard_mode_name(ShardMode m) {
   return "?";
 }
 
-uint64_t WorkerPlan::peak_per_second() const {
+uint64_t PerSecondCounts::peak() const {
   uint64_t peak = 0;
-  for (const auto& [s, n] : per_second) peak = std::max(peak, n);
+  for (uint64_t n : dense_) peak = std::max(peak, n);
+  for (const auto& [s, n] : sparse_) peak = std::max(peak, n);
   return peak;
+}
+
+const std::vector<WorkerPlan>& ShardRouter::plan() const {
+  if (options_.mode == ShardMode::None) {
+    for (size_t w = 1; w < plan_.size(); ++w) plan_[w] = plan_[0];
+  }
+  return plan_;
 }
 
 ShardRouter::ShardRouter(RouterOptions options) : options_(std::move(options)) {
@@ -94,7 +102,7 @@ void ShardRouter::account(int worker, const trace::RecordView& rec, trace::OpKin
   ++p.records;
   p.bytes += bytes;
   ++p.per_kind[static_cast<int>(kind)];
-  ++p.per_second[static_cast<int64_t>(std::floor(rec.t_mono - t_first_))];
+  p.per_second.add(static_cast<int64_t>(std::floor(rec.t_mono - t_first_)));
 }
 
 const std::vector<Route>& ShardRouter::route(const trace::RecordView& rec) {
@@ -129,10 +137,8 @@ const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& re
     case ShardMode::None: {
       trace::check_deferred_args(rec);
       auto kind = trace::op_kind_from_qualname(rec.qualname);
-      for (int w = 0; w < workers(); ++w) {
-        routes_.push_back({w, body, 0.0, true});
-        account(w, rec, kind, body.size());
-      }
+      for (int w = 0; w < workers(); ++w) routes_.push_back({w, body, 0.0, true});
+      account(0, rec, kind, body.size());  // every row alike: see plan()
       break;
     }
     case ShardMode::Time: route_time(rec); break;
@@ -242,11 +248,11 @@ nlohmann::ordered_json ShardRouter::plan_json() const {
   j["records"] = records_;
   j["split_calls"] = split_calls_;
   double mean = 0;
-  for (const auto& p : plan_) mean += static_cast<double>(p.records);
+  for (size_t i = 0; i < plan_.size(); ++i) mean += static_cast<double>(row(i).records);
   mean /= static_cast<double>(plan_.size());
   auto workers = nlohmann::ordered_json::array();
   for (size_t i = 0; i < plan_.size(); ++i) {
-    const auto& p = plan_[i];
+    const auto& p = row(i);
     nlohmann::ordered_json w;
     w["worker"] = options_.worker_names[i];
     w["records"] = p.records;
@@ -283,10 +289,10 @@ std::string ShardRouter::render_plan() const {
                 "bytes", "peak/s", "moved", "split", "skew", "ops");
   out += line;
   double mean = 0;
-  for (const auto& p : plan_) mean += static_cast<double>(p.records);
+  for (size_t i = 0; i < plan_.size(); ++i) mean += static_cast<double>(row(i).records);
   mean /= static_cast<double>(plan_.size());
   for (size_t i = 0; i < plan_.size(); ++i) {
-    const auto& p = plan_[i];
+    const auto& p = row(i);
     std::string ops;
     for (int k = 0; k < trace::kOpKindCount; ++k) {
       if (!p.per_kind[k]) continue;

@@ -48,6 +48,11 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
       continue;
     }
     uint64_t count;
+    if (b == 0x82 && depth + d + 2 <= max_depth) {
+      --p_;
+      if (skip_canonical_object_key(check_utf8)) continue;
+      ++p_;
+    }
     if ((b & 0xf0) == 0x80) {
       count = uint64_t{b & 0x0fu} * 2;
     } else if ((b & 0xf0) == 0x90) {
@@ -86,6 +91,48 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
     if (depth + d + 1 > max_depth) fail("msgpack nesting exceeds the depth limit");
     pending[++d] = count;
   }
+}
+
+// LMCache's canonical ObjectKey, {"__t__": "ObjectKey", "v": {"chunk_hash": bin,
+// "model_name": str, "kv_rank": int, "object_group_id": int, "cache_salt": str}}, is most of a
+// trace's bytes and 15 values each: skipped here by matching its constant bytes, with its
+// values checked exactly as the general loop checks them. Any other shape or width (and any
+// value the general loop would refuse, so that it reports it) returns false, p_ unchanged.
+bool MsgpackReader::skip_canonical_object_key(bool check_utf8) {
+  const uint8_t* const start = p_;
+  const bool ok = try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash") &&
+                  remaining() >= 2 && p_[0] == 0xc4 && remaining() - 2 >= p_[1] &&
+                  (p_ += 2 + p_[1], try_literal("\xaamodel_name")) && skip_short_str(check_utf8) &&
+                  try_literal("\xa7kv_rank") && skip_fixint() &&
+                  try_literal("\xafobject_group_id") && skip_fixint() &&
+                  try_literal("\xaa" "cache_salt") && skip_short_str(check_utf8);
+  if (!ok) p_ = start;
+  return ok;
+}
+
+// A fixstr or str8 that is whole (and valid UTF-8 when checked); p_ is only moved past it.
+bool MsgpackReader::skip_short_str(bool check_utf8) {
+  if (p_ == end_) return false;
+  size_t header = 1, n;
+  if ((*p_ & 0xe0) == 0xa0) {
+    n = *p_ & 0x1f;
+  } else if (*p_ == 0xd9 && remaining() >= 2) {
+    header = 2;
+    n = p_[1];
+  } else {
+    return false;
+  }
+  if (remaining() - header < n) return false;
+  const char* s = reinterpret_cast<const char*>(p_ + header);
+  if (check_utf8 && !util::is_valid_utf8({s, n})) return false;
+  p_ += header + n;
+  return true;
+}
+
+bool MsgpackReader::skip_fixint() {
+  if (p_ == end_ || !(*p_ <= 0x7f || *p_ >= 0xe0)) return false;
+  ++p_;
+  return true;
 }
 
 }  // namespace fleet::trace

@@ -14,7 +14,7 @@ namespace fleet {
 namespace {
 
 // Folded node by node (add_node) or all at once (add_nodes: one k-way merge per qualname),
-// for 1, 2 (a plain two-way merge) and 5 nodes (the heap), with parts above and below the
+// for 1, 2, 5 and 11 nodes (more than one merge round of 8), with parts above and below the
 // sample buffer's chunk size and a qualname only some nodes saw.
 class NodeMerge : public ::testing::TestWithParam<int> {};
 
@@ -58,7 +58,7 @@ TEST_P(NodeMerge, DecodedDoneMessagesMergeToTheUnionOfSamples) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Nodes, NodeMerge, ::testing::Values(1, 2, 5));
+INSTANTIATE_TEST_SUITE_P(Nodes, NodeMerge, ::testing::Values(1, 2, 5, 11));
 
 wire::NodeResult node_with_samples(int n) {
   wire::NodeResult r;

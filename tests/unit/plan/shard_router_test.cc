@@ -225,6 +225,38 @@ TEST(KeySharding, RemovingAWorkerMovesOnlyItsChunks) {
   }
 }
 
+// Counted once per record, reported for every worker alike.
+TEST(NoneSharding, EveryWorkersPlanRowCountsEveryRecord) {
+  ShardRouter r(opts(ShardMode::None, 3));
+  Records recs;
+  r.route(recs.add(op(OpKind::ReserveWrite, 0.0, {key("a")})));
+  r.route(recs.add(op(OpKind::FinishWrite, 0.5, {key("a")})));
+  r.route(recs.add(op(OpKind::ReserveWrite, 2.2, {key("b")})));
+  const auto j = r.plan_json();
+  ASSERT_EQ(j["workers"].size(), 3u);
+  for (const auto& w : j["workers"]) {
+    EXPECT_EQ(w["records"], 3);
+    EXPECT_EQ(w["peak_records_per_s"], 2);
+    EXPECT_EQ(w["ops"]["reserve_write"], 2);
+    EXPECT_EQ(w["skew"], 1.0);
+  }
+  EXPECT_EQ(r.plan()[2].records, 3u);
+}
+
+TEST(PerSecondCounts, PeakOverDenseEarlyAndFarSeconds) {
+  PerSecondCounts c;
+  EXPECT_EQ(c.peak(), 0u);
+  c.add(0);
+  c.add(3);
+  c.add(3);
+  c.add(-1);  // a record before the first one
+  c.add(-1);
+  c.add(-1);
+  EXPECT_EQ(c.peak(), 3u);
+  for (int i = 0; i < 4; ++i) c.add(int64_t{1} << 40);  // a hostile timestamp: one map entry
+  EXPECT_EQ(c.peak(), 4u);
+}
+
 TEST(NoneSharding, EveryWorkerGetsEveryRecord) {
   ShardRouter r(opts(ShardMode::None, 3));
   Records recs;

@@ -89,6 +89,9 @@ class MsgpackReader {
   uint32_t checked_count(uint64_t n, size_t min_bytes_each);
   void skip_depth(uint32_t depth, bool check_utf8);
   void take_str(size_t n, bool check_utf8);
+  bool skip_canonical_object_key(bool check_utf8);
+  bool skip_short_str(bool check_utf8);
+  bool skip_fixint();
 
   const uint8_t* begin_;
   const uint8_t* p_;

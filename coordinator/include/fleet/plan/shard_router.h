@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +46,27 @@ struct Route {
   bool original = true;  // body is the record's own frame (false: a re-encoded sub-call)
 };
 
+// Records per second of trace time (seconds since the first record). The first 2^16 seconds
+// (18 hours; 512 KiB at most) are a flat array, indexed without hashing on the routing path; anything before
+// the first record or beyond goes to a map, so a hostile timestamp costs one map entry.
+class PerSecondCounts {
+ public:
+  void add(int64_t second) {
+    if (second >= 0 && second < kDense) [[likely]] {
+      if (static_cast<size_t>(second) >= dense_.size()) dense_.resize(static_cast<size_t>(second) + 1);
+      ++dense_[static_cast<size_t>(second)];
+    } else {
+      ++sparse_[second];
+    }
+  }
+  uint64_t peak() const;
+
+ private:
+  static constexpr int64_t kDense = int64_t{1} << 16;
+  std::vector<uint64_t> dense_;
+  std::map<int64_t, uint64_t> sparse_;
+};
+
 // Per-worker plan statistics (--plan-only and the run report).
 struct WorkerPlan {
   uint64_t records = 0;
@@ -52,8 +74,8 @@ struct WorkerPlan {
   uint64_t per_kind[trace::kOpKindCount] = {};
   uint64_t moved = 0;        // records that followed an open lifecycle out of their window
   uint64_t split_parts = 0;  // sub-calls received from split multi-owner calls
-  std::unordered_map<int64_t, uint64_t> per_second;  // trace second -> records
-  uint64_t peak_per_second() const;
+  PerSecondCounts per_second;  // records per trace second
+  uint64_t peak_per_second() const { return per_second.peak(); }
 };
 
 class ShardRouter {
@@ -66,7 +88,7 @@ class ShardRouter {
   const std::vector<Route>& route(const trace::RecordView& rec);
 
   int workers() const { return static_cast<int>(options_.worker_names.size()); }
-  const std::vector<WorkerPlan>& plan() const { return plan_; }
+  const std::vector<WorkerPlan>& plan() const;
   uint64_t split_calls() const { return split_calls_; }
   uint64_t records() const { return records_; }
   double t_first() const { return t_first_; }
@@ -82,6 +104,8 @@ class ShardRouter {
   void route_time(const trace::RecordView& rec);
   void route_key(const trace::RecordView& rec);
   void account(int worker, const trace::RecordView& rec, trace::OpKind kind, size_t bytes);
+  // Worker w's plan row (row 0 for every worker with --shard none).
+  const WorkerPlan& row(size_t w) const { return plan_[options_.mode == ShardMode::None ? 0 : w]; }
 
   struct OpenLifecycle {
     int64_t window = 0;
@@ -93,7 +117,9 @@ class ShardRouter {
   std::vector<uint64_t> worker_seeds_;
   std::vector<Route> routes_;
   std::vector<std::string> bodies_;  // re-encoded sub-calls
-  std::vector<WorkerPlan> plan_;
+  // --shard none accounts each record once, in row 0: every row is the same, and plan()
+  // copies it to the others when asked (per-record work must not grow with the workers).
+  mutable std::vector<WorkerPlan> plan_;
   FlatU64Map<OpenLifecycle> open_;  // chunk id -> lifecycle
   trace::ScanInfo scan_;            // reused: its key list keeps its capacity
   uint64_t records_ = 0;
