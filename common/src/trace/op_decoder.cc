@@ -282,7 +282,8 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
 }
 
 void check_deferred_args(const RecordView& rec) {
-  if (!rec.args_checked) check_record_strictly(rec);
+  // The strict parse again only for a frame that fails: it words the error as msgspec would.
+  if (!deferred_args_valid(rec)) check_record_strictly(rec);
 }
 
 }  // namespace fleet::trace

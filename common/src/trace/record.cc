@@ -26,7 +26,28 @@ bool parse_canonical(MsgpackReader r, size_t size, RecordView& out) {
   out.args_checked = false;
   return true;
 }
+// The args map as msgspec checks it: str keys, and every str inside valid UTF-8.
+void skip_args_strictly(MsgpackReader& r) {
+  uint32_t nargs = r.read_map_header();
+  for (uint32_t a = 0; a < nargs; ++a) {
+    if (r.peek() != MsgType::Str) r.fail("args key is not a str");
+    if (!util::is_valid_utf8(r.read_str())) r.fail("args key is not valid UTF-8");
+    r.skip(/*check_utf8=*/true);
+  }
+}
 }  // namespace
+
+bool deferred_args_valid(const RecordView& rec) {
+  if (rec.args_checked) return true;
+  // Deferred args run to the end of the frame (the last field): the check is that walk.
+  MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
+  try {
+    skip_args_strictly(r);
+  } catch (const DecodeError&) {
+    return false;
+  }
+  return r.at_end();
+}
 
 void parse_record(const uint8_t* body, size_t size, RecordView& out, const MsgpackLimits& limits,
                   bool defer_args_check) {
@@ -61,12 +82,7 @@ void parse_record(const uint8_t* body, size_t size, RecordView& out, const Msgpa
         args = true;
         continue;
       }
-      uint32_t nargs = r.read_map_header();
-      for (uint32_t a = 0; a < nargs; ++a) {
-        if (r.peek() != MsgType::Str) r.fail("args key is not a str");
-        if (!util::is_valid_utf8(r.read_str())) r.fail("args key is not valid UTF-8");
-        r.skip(/*check_utf8=*/true);
-      }
+      skip_args_strictly(r);
       out.args_size = r.offset() - out.args_offset;
       args = true;
     } else if (key == "t_wall") {

@@ -29,6 +29,10 @@ struct RecordView {
 // bytes). Throws DecodeError when the frame is not a valid Record. With `defer_args_check`,
 // an `args` that ends the frame (the order LMCache writes) is not walked here: the replay
 // decodes it anyway, and one pass instead of two is the replay loop's largest saving.
+// The deferred args check alone (the rest of the frame passed when it was parsed): true when
+// the strict parse would accept the frame. Only its message needs the strict parse again.
+bool deferred_args_valid(const RecordView& rec);
+
 void parse_record(const uint8_t* body, size_t size, RecordView& out,
                   const MsgpackLimits& limits = {}, bool defer_args_check = false);
 
