@@ -53,7 +53,7 @@ struct Run {
   std::unique_ptr<replay::ReplaySession> session;
   std::thread thread;
   std::mutex mu;
-  std::optional<std::string> done_payload;  // the DONE message, set by the session thread
+  std::optional<util::HugeString> done_payload;  // the DONE message, set by the session thread
   std::string error;                        // set when the engine could not be built
   std::atomic<bool> session_ready{false};
   uint64_t credits_sent = 0;
@@ -118,7 +118,7 @@ void WorkerService::serve() {
   const int64_t beat_ns = int64_t{options_.heartbeat_ms} * 1'000'000;
   const int64_t lost_ns = beat_ns * options_.lost_after_heartbeats;
 
-  auto send_to = [&](const std::string& id, std::string payload) {
+  auto send_to = [&](const std::string& id, auto payload) {  // std::string or util::HugeString
     zmq::message_t idm(id.data(), id.size());
     zmq::message_t body = wire::owned_message(std::move(payload));
     sock.send(idm, zmq::send_flags::sndmore);
@@ -297,7 +297,7 @@ void WorkerService::serve() {
             replay::SessionResult res = r->session->run(r->queue);
             wire::NodeResult node = replay::to_node_result(std::move(res), name);
             node.records_received = r->records_received;
-            std::string payload = wire::encode_done_message(node);
+            util::HugeString payload = wire::encode_done_message(node);
             std::lock_guard<std::mutex> lock(r->mu);
             r->done_payload = std::move(payload);
           });
@@ -388,7 +388,7 @@ void WorkerService::serve() {
         run->credits_sent = consumed;
         send_to(peer, wire::encode(c));
       }
-      std::optional<std::string> done;
+      std::optional<util::HugeString> done;
       std::string failure;
       {
         std::lock_guard<std::mutex> lock(run->mu);

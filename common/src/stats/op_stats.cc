@@ -34,7 +34,7 @@ namespace {
 // ~170 instructions per sample for 4 nodes).
 constexpr std::size_t kFanIn = 8;
 
-void merge_few_runs(std::span<const std::span<const double>> runs, std::vector<double>& out) {
+void merge_few_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out) {
   const double* head[kFanIn];
   const double* end[kFanIn];
   std::size_t k = 0;
@@ -62,12 +62,12 @@ void merge_few_runs(std::span<const std::span<const double>> runs, std::vector<d
 
 // The ascending union of ascending runs, appended to `out`: groups of kFanIn runs are merged
 // into temporaries, then the groups, so each sample is written log_8(runs) times.
-void merge_sorted_runs(std::span<const std::span<const double>> runs, std::vector<double>& out) {
+void merge_sorted_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out) {
   if (runs.size() <= kFanIn) {
     merge_few_runs(runs, out);
     return;
   }
-  std::vector<std::vector<double>> groups;
+  std::vector<util::HugeVector<double>> groups;
   for (std::size_t i = 0; i < runs.size(); i += kFanIn) {
     const auto part = runs.subspan(i, std::min(kFanIn, runs.size() - i));
     std::size_t n = 0;
@@ -103,7 +103,7 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
     errors_ += p->errors_;
     histogram_.merge(p->histogram_);
   }
-  std::vector<double> sorted;
+  util::HugeVector<double> sorted;
   sorted.reserve(total);
   merge_sorted_runs(runs, sorted);
   samples_.assign(std::move(sorted));

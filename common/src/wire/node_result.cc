@@ -34,7 +34,8 @@ nlohmann::json stats_meta(const stats::StatsCollector& c) {
   return ops;
 }
 
-void append_samples(const stats::StatsCollector& c, std::string& out) {
+template <class String>
+void append_samples(const stats::StatsCollector& c, String& out) {
   for (const auto& [q, s] : c.ops()) {
     s.for_each_sample_block([&](const double* data, std::size_t n) {
       out.append(reinterpret_cast<const char*>(data), n * sizeof(double));
@@ -76,7 +77,8 @@ namespace {
 
 // The node result's bytes after `prefix` (empty, or a DONE message's header whose bin field
 // is the result), in one exact allocation: the samples are written once.
-std::string encode_after(const NodeResult& r, const std::function<std::string(size_t)>& prefix) {
+template <class String>
+String encode_after(const NodeResult& r, const std::function<String(size_t)>& prefix) {
   nlohmann::json j = {
       {"name", r.name},
       {"address", r.address},
@@ -106,7 +108,7 @@ std::string encode_after(const NodeResult& r, const std::function<std::string(si
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
   const size_t size = 4 + meta.size() + samples * sizeof(double);
-  std::string out = prefix(size);
+  String out = prefix(size);
   out.reserve(out.size() + size);  // one allocation, no regrowth
   char len[4];
   util::store_be32(len, static_cast<uint32_t>(meta.size()));
@@ -119,11 +121,11 @@ std::string encode_after(const NodeResult& r, const std::function<std::string(si
 }  // namespace
 
 std::string encode_node_result(const NodeResult& r) {
-  return encode_after(r, [](size_t) { return std::string(); });
+  return encode_after<std::string>(r, [](size_t) { return std::string(); });
 }
 
-std::string encode_done_message(const NodeResult& r) {
-  return encode_after(r, [](size_t size) {
+util::HugeString encode_done_message(const NodeResult& r) {
+  return encode_after<util::HugeString>(r, [](size_t size) {
     msgpack::sbuffer head;
     msgpack::packer<msgpack::sbuffer> pk(head);
     const Done d;  // its fields, with `result` written as the bin header alone
@@ -134,7 +136,7 @@ std::string encode_done_message(const NodeResult& r) {
     pk.pack(d.t);
     pk.pack(std::string_view("result"));
     pk.pack_bin(static_cast<uint32_t>(size));
-    return std::string(head.data(), head.size());
+    return util::HugeString(head.data(), head.size());
   });
 }
 

@@ -22,7 +22,7 @@ NodeResult some_result() {
 
 TEST(DoneMessage, IsADoneCarryingTheEncodedNodeResult) {
   const NodeResult r = some_result();
-  const std::string msg = encode_done_message(r);
+  const auto msg = encode_done_message(r);
   const Envelope env = decode(msg.data(), msg.size());
   EXPECT_EQ(env.version, kProtocolVersion);
   ASSERT_EQ(env.type, "done");
@@ -39,7 +39,7 @@ TEST(DoneMessage, AnEmptyResultIsStillAWholeMessage) {
   NodeResult r;
   r.name = "idle";
   r.status = "ok";
-  const std::string msg = encode_done_message(r);
+  const auto msg = encode_done_message(r);
   const Done d = decode(msg.data(), msg.size()).as<Done>();
   EXPECT_EQ(std::string_view(d.result.ptr, d.result.size), encode_node_result(r));
 }

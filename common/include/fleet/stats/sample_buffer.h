@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/util/huge_page_allocator.h"
+
 namespace fleet::stats {
 
 class SampleBuffer {
@@ -45,7 +47,7 @@ class SampleBuffer {
   // Drops the samples but keeps chunk memory for reuse.
   void clear();
   // Replaces the samples with `v` (taken as one contiguous block, without a copy).
-  void assign(std::vector<double> v) {
+  void assign(util::HugeVector<double> v) {
     clear();
     head_ = std::move(v);
   }
@@ -65,7 +67,9 @@ class SampleBuffer {
   std::size_t chunked() const { return tail_ ? cur_ * kChunk + tail_pos_ : 0; }
   void next_chunk();
 
-  std::vector<double> head_;                       // contiguous part (after contiguous())
+  // Contiguous part (after contiguous(), or a part appended whole): the large arrays of a
+  // run's end, so on huge pages where the kernel allows (util/huge_page_allocator.h).
+  util::HugeVector<double> head_;
   std::vector<std::unique_ptr<double[]>> chunks_;  // [0, cur_] in use, the rest are spare
   std::size_t cur_ = 0;
   double* tail_ = nullptr;         // chunks_[cur_] once the first chunk is in use

@@ -10,6 +10,7 @@
 
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
+#include "fleet/util/huge_page_allocator.h"
 
 namespace fleet::wire {
 
@@ -39,8 +40,9 @@ struct NodeResult {
 // latency samples, then each qualname's samples as raw little-endian doubles, ascending.
 std::string encode_node_result(const NodeResult& r);
 // A whole DONE message carrying encode_node_result(r), written in one pass (the result is
-// megabytes of samples: encoding it and then a Done around it would copy it twice).
-std::string encode_done_message(const NodeResult& r);
+// megabytes of samples: encoding it and then a Done around it would copy it twice), on huge
+// pages when large.
+util::HugeString encode_done_message(const NodeResult& r);
 // Throws ProtocolError on malformed input.
 NodeResult decode_node_result(std::string_view bytes);
 

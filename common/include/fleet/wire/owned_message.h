@@ -6,17 +6,20 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <zmq.hpp>
 
 namespace fleet::wire {
 
-inline zmq::message_t owned_message(std::string&& bytes) {
+// `String`: std::string, or a string with another allocator (util::HugeString).
+template <class String>
+zmq::message_t owned_message(String&& bytes) {
+  using S = std::remove_cvref_t<String>;
   if (bytes.size() < 64) return zmq::message_t(bytes.data(), bytes.size());  // zmq copies small ones
-  auto* owned = new std::string(std::move(bytes));
+  auto* owned = new S(std::move(bytes));
   return zmq::message_t(
-      owned->data(), owned->size(),
-      [](void*, void* hint) { delete static_cast<std::string*>(hint); }, owned);
+      owned->data(), owned->size(), [](void*, void* hint) { delete static_cast<S*>(hint); }, owned);
 }
 
 // The same for a buffer several messages share (one batch sent to many workers): each message
