@@ -46,10 +46,20 @@ void WorkerLink::handle(const wire::Envelope& env) {
     } else if (env.type == "done") {
       auto d = env.as<wire::Done>();
       const auto t = std::chrono::steady_clock::now();
-      result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size));
-      spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms", address_.name(),
+      // The node's samples stay in the received message (kept alive by its stats) instead of
+      // being copied; moving a large ZeroMQ message keeps its buffer where it is (checked).
+      auto owner = std::make_shared<zmq::message_t>(std::move(rx_));
+      const bool same_buffer = owner->data<char>() <= d.result.ptr &&
+                               d.result.ptr + d.result.size <= owner->data<char>() + owner->size();
+      if (!same_buffer) {  // a message small enough to live inside zmq::message_t: move it back
+        rx_ = std::move(*owner);
+        owner.reset();
+      }
+      result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size), owner);
+      spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms (samples {})", address_.name(),
                     d.result.size,
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(),
+                    owner.use_count() > 1 ? "read in place" : "copied");
       state_ = State::Done;
       confirm(records_sent);
       send(wire::encode(wire::DoneAck{}));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/percentile_rank.h"
@@ -14,6 +15,8 @@ void OpStats::merge(const OpStats& other) {
     merge(copy);
     return;
   }
+  materialize();
+  other.materialize();
   summary_valid_ = false;
   const std::size_t before = samples_.size();
   samples_.append(other.samples_);
@@ -27,64 +30,30 @@ void OpStats::merge(const OpStats& other) {
   histogram_.merge(other.histogram_);
 }
 
-namespace {
-
-// Up to kFanIn ascending runs merged into `out` by picking the least head each time: for a
-// handful of runs a scan of the heads beats a heap by several times (measured: the heap cost
-// ~170 instructions per sample for 4 nodes).
-constexpr std::size_t kFanIn = 8;
-
-void merge_few_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out) {
-  const double* head[kFanIn];
-  const double* end[kFanIn];
-  std::size_t k = 0;
-  for (const auto& r : runs) {
-    if (r.empty()) continue;
-    head[k] = r.data();
-    end[k] = r.data() + r.size();
-    ++k;
-  }
-  while (k > 1) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < k; ++i)
-      if (*head[i] < *head[best]) best = i;
-    out.push_back(*head[best]++);
-    if (head[best] == end[best]) {  // run done: close the gap, keeping the others' order
-      for (std::size_t i = best + 1; i < k; ++i) {
-        head[i - 1] = head[i];
-        end[i - 1] = end[i];
+void OpStats::merge_all(std::span<const OpStats* const> parts) {
+  const bool all_shared = std::all_of(parts.begin(), parts.end(), [this](const OpStats* p) {
+    return p != this && (p->only_shared_runs() || p->count() == 0);
+  });
+  if (count() == 0 && all_shared) {
+    summary_valid_ = false;
+    bool exact_sum = partials_cover_ == 0;  // as add_partials() would decide part by part
+    for (const OpStats* p : parts) {
+      shared_runs_.insert(shared_runs_.end(), p->shared_runs_.begin(), p->shared_runs_.end());
+      shared_count_ += p->shared_count_;
+      if (const auto* partials = p->exact_partials(); exact_sum && partials) {
+        sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
+      } else {
+        exact_sum = false;
       }
-      --k;
+      errors_ += p->errors_;
+      histogram_.merge(p->histogram_);
     }
-  }
-  if (k == 1) out.insert(out.end(), head[0], end[0]);
-}
-
-// The ascending union of ascending runs, appended to `out`: groups of kFanIn runs are merged
-// into temporaries, then the groups, so each sample is written log_8(runs) times.
-void merge_sorted_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out) {
-  if (runs.size() <= kFanIn) {
-    merge_few_runs(runs, out);
+    partials_cover_ = exact_sum ? count() : static_cast<std::size_t>(-1);
     return;
   }
-  std::vector<util::HugeVector<double>> groups;
-  for (std::size_t i = 0; i < runs.size(); i += kFanIn) {
-    const auto part = runs.subspan(i, std::min(kFanIn, runs.size() - i));
-    std::size_t n = 0;
-    for (const auto& r : part) n += r.size();
-    groups.emplace_back().reserve(n);
-    merge_few_runs(part, groups.back());
-  }
-  std::vector<std::span<const double>> merged(groups.begin(), groups.end());
-  merge_sorted_runs(merged, out);
-}
-
-}  // namespace
-
-void OpStats::merge_all(std::span<const OpStats* const> parts) {
   const bool all_sorted = std::all_of(parts.begin(), parts.end(),
                                       [this](const OpStats* p) { return p != this && p->one_sorted_run(); });
-  if (!samples_.empty() || !all_sorted) {
+  if (count() != 0 || !all_sorted) {
     for (const OpStats* p : parts) merge(*p);
     return;
   }
@@ -115,6 +84,7 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
 void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
                             const LogLinearHistogram& histogram,
                             const std::vector<double>* sum_partials) {
+  materialize();
   summary_valid_ = false;
   const std::size_t before = samples_.size();
   samples_.append_raw(doubles, n);
@@ -139,16 +109,60 @@ void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
   run_ends_.push_back(before + n);
 }
 
+void OpStats::merge_encoded_shared(std::shared_ptr<const void> owner, const double* samples,
+                                   std::size_t n, uint64_t errors,
+                                   const LogLinearHistogram& histogram,
+                                   const std::vector<double>* sum_partials) {
+  const bool ascending = n > 0 && samples[0] == samples[0] &&
+                         std::adjacent_find(samples, samples + n, [](double a, double b) {
+                           return !(a <= b);  // descending, or NaN
+                         }) == samples + n;
+  if (!ascending || !samples_.empty()) {
+    merge_encoded(samples, n, errors, histogram, sum_partials);
+    return;
+  }
+  summary_valid_ = false;
+  const std::size_t before = count();
+  shared_runs_.push_back({std::move(owner), samples, n});
+  shared_count_ += n;
+  add_partials(before, sum_partials);
+  errors_ += errors;
+  histogram_.merge(histogram);
+}
+
+void OpStats::materialize() const {
+  if (shared_runs_.empty()) return;
+  std::vector<std::span<const double>> runs;
+  if (!samples_.empty()) {
+    sort_own_samples();
+    runs.push_back(samples_.contiguous());
+  }
+  for (const auto& r : shared_runs_) runs.push_back(r.span());
+  util::HugeVector<double> merged;
+  merged.reserve(count());
+  merge_sorted_runs(runs, merged);
+  samples_.assign(std::move(merged));
+  shared_runs_.clear();
+  shared_count_ = 0;
+  in_runs_ = true;
+  run_ends_.assign(1, samples_.size());
+}
+
 void OpStats::add_partials(std::size_t before, const std::vector<double>* partials) {
   if (partials && partials_cover_ == before) {
     sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
-    partials_cover_ = samples_.size();
+    partials_cover_ = count();
   } else {
     partials_cover_ = static_cast<std::size_t>(-1);  // the mean needs every sample again
   }
 }
 
 void OpStats::sort_samples() const {
+  materialize();
+  sort_own_samples();
+}
+
+void OpStats::sort_own_samples() const {
   if (in_runs_ && run_ends_.size() <= 1) return;
   const std::span<double> v = samples_.contiguous();
   if (!in_runs_) {
@@ -183,11 +197,18 @@ OpSummary OpStats::summary() const {
     s.errors = errors_;
     return s;
   }
+  if (only_shared_runs()) {
+    if (auto shared = summary_of_shared_runs()) {
+      summary_ = *shared;
+      summary_valid_ = true;
+      return *shared;
+    }
+  }
   OpSummary s;
   s.errors = errors_;
+  sort_samples();
   s.count = samples_.size();
   if (samples_.empty()) return s;
-  sort_samples();
   const std::span<double> v = samples_.contiguous();
   const auto n = static_cast<uint64_t>(v.size());
   auto pct = [&](double p) { return v[nearest_rank(p, n) - 1]; };
@@ -200,6 +221,36 @@ OpSummary OpStats::summary() const {
   s.max_ms = v.back();
   summary_ = s;
   summary_valid_ = true;
+  return s;
+}
+
+// The summary straight from the shared runs: percentiles by selection across them, the exact
+// mean from partials (the nodes' own or each run's). nullopt when a run's sum is not finite.
+std::optional<OpSummary> OpStats::summary_of_shared_runs() const {
+  std::vector<std::span<const double>> runs;
+  for (const auto& r : shared_runs_) runs.push_back(r.span());
+  const uint64_t n = count();
+  double sum;
+  if (const auto* partials = exact_partials()) {
+    sum = fsum(*partials);
+  } else {
+    std::vector<double> all_partials;
+    for (const auto& r : runs) {
+      auto p = fsum_partials(r);
+      if (!p) return std::nullopt;
+      all_partials.insert(all_partials.end(), p->begin(), p->end());
+    }
+    sum = fsum(all_partials);
+  }
+  OpSummary s;
+  s.errors = errors_;
+  s.count = n;
+  s.mean_ms = sum / static_cast<double>(n);
+  s.p50_ms = select_rank(runs, nearest_rank(50, n));
+  s.p90_ms = select_rank(runs, nearest_rank(90, n));
+  s.p99_ms = select_rank(runs, nearest_rank(99, n));
+  s.min_ms = select_rank(runs, 1);
+  s.max_ms = select_rank(runs, n);
   return s;
 }
 

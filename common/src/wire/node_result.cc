@@ -2,8 +2,12 @@
 
 #include "fleet/wire/protocol.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <optional>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -22,30 +26,62 @@ static_assert(std::endian::native == std::endian::little,
 // a msgpack array or bin: one memcpy each way (JSON values per sample, and nlohmann's bytewise
 // bin reader, were most of the coordinator's merge). The node sorts its samples and sends its
 // histogram, so the coordinator merges sorted runs in linear time and re-records nothing.
+// The map's "pad" (a bin of 0-7 bytes) puts the samples at a multiple of 8 bytes from the
+// start of the DONE message: the node sorts them in place there, and the coordinator reads
+// them where they arrived, as doubles (older coordinators ignore the field).
+
+// The exact sum's partials of all of `s`'s samples, block by block: the coordinator's mean over
+// every node then costs a few doubles per node instead of a pass over every sample.
+std::optional<std::vector<double>> sum_partials(const stats::OpStats& s) {
+  std::vector<double> blocks;
+  bool finite = true;
+  s.for_each_sample_block([&](const double* data, std::size_t n) {
+    auto p = finite ? stats::fsum_partials({data, n}) : std::nullopt;
+    if (!p) {
+      finite = false;
+      return;
+    }
+    blocks.insert(blocks.end(), p->begin(), p->end());
+  });
+  if (!finite) return std::nullopt;
+  return stats::fsum_partials(blocks);  // same exact sum, fewer doubles
+}
+
 nlohmann::json stats_meta(const stats::StatsCollector& c) {
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [q, s] : c.ops()) {
-    s.sort_samples();
     ops[q] = {{"errors", s.errors()}, {"count", s.count()}, {"histogram", s.histogram().to_json()}};
-    // The exact sum's partials: the coordinator's mean over every node costs a few doubles per
-    // node instead of a pass over every sample.
-    if (auto partials = stats::fsum_partials(s.samples())) ops[q]["sum_partials"] = *partials;
+    if (auto partials = sum_partials(s)) ops[q]["sum_partials"] = *partials;
   }
   return ops;
 }
 
+// Appends every qualname's samples (in recording order) and sorts each qualname's part where
+// it now lies: no sorted copy of the samples is ever made.
 template <class String>
-void append_samples(const stats::StatsCollector& c, String& out) {
+void append_sorted_samples(const stats::StatsCollector& c, String& out) {
   for (const auto& [q, s] : c.ops()) {
+    const size_t begin = out.size();
     s.for_each_sample_block([&](const double* data, std::size_t n) {
       out.append(reinterpret_cast<const char*>(data), n * sizeof(double));
     });
+    char* part = out.data() + begin;
+    const size_t n = (out.size() - begin) / sizeof(double);
+    if (reinterpret_cast<std::uintptr_t>(part) % alignof(double) == 0) {
+      auto* d = reinterpret_cast<double*>(part);
+      std::sort(d, d + n);
+    } else {  // not aligned (a caller's own prefix): sort a copy
+      std::vector<double> v(n);
+      std::memcpy(v.data(), part, n * sizeof(double));
+      std::sort(v.begin(), v.end());
+      std::memcpy(part, v.data(), n * sizeof(double));
+    }
   }
 }
 
 // `samples` holds the raw section; returns how many of its bytes the stats used.
 size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
-                       stats::StatsCollector& c) {
+                       stats::StatsCollector& c, const std::shared_ptr<const void>& owner) {
   size_t pos = 0;
   for (auto it = meta.begin(); it != meta.end(); ++it) {
     const uint64_t n = it.value().at("count").get<uint64_t>();
@@ -64,8 +100,14 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
       partials = it.value()["sum_partials"].get<std::vector<double>>();
       for (double p : partials) have_partials = have_partials && std::isfinite(p);
     }
-    c.op(it.key()).merge_encoded(samples.data() + pos, n, it.value().at("errors").get<uint64_t>(),
-                                 histogram, have_partials ? &partials : nullptr);
+    const char* at = samples.data() + pos;
+    const uint64_t errors = it.value().at("errors").get<uint64_t>();
+    if (owner && reinterpret_cast<std::uintptr_t>(at) % alignof(double) == 0) {
+      c.op(it.key()).merge_encoded_shared(owner, reinterpret_cast<const double*>(at), n, errors,
+                                          histogram, have_partials ? &partials : nullptr);
+    } else {
+      c.op(it.key()).merge_encoded(at, n, errors, histogram, have_partials ? &partials : nullptr);
+    }
     pos += n * sizeof(double);
   }
   return pos;
@@ -104,17 +146,26 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
       {"dangling_contexts_closed", r.dangling_contexts_closed},
       {"records_received", r.records_received},
   };
-  const auto meta = nlohmann::json::to_msgpack(j);
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
-  const size_t size = 4 + meta.size() + samples * sizeof(double);
-  String out = prefix(size);
-  out.reserve(out.size() + size);  // one allocation, no regrowth
+  // Pad so that prefix + length + map is a multiple of 8 (the prefix's own size depends on the
+  // total: settle it in a few rounds).
+  std::vector<uint8_t> meta;
+  String out;
+  for (size_t pad = 0, round = 0;; ++round) {
+    j["pad"] = nlohmann::json::binary(std::vector<uint8_t>(pad, 0));
+    meta = nlohmann::json::to_msgpack(j);
+    out = prefix(4 + meta.size() + samples * sizeof(double));
+    const size_t misaligned = (out.size() + 4 + meta.size()) % 8;
+    if (misaligned == 0 || round == 8) break;
+    pad = (pad + 8 - misaligned) % 8;
+  }
+  out.reserve(out.size() + 4 + meta.size() + samples * sizeof(double));  // one allocation
   char len[4];
   util::store_be32(len, static_cast<uint32_t>(meta.size()));
   out.append(len, 4);
   out.append(reinterpret_cast<const char*>(meta.data()), meta.size());
-  append_samples(r.stats, out);
+  append_sorted_samples(r.stats, out);
   return out;
 }
 
@@ -140,7 +191,7 @@ util::HugeString encode_done_message(const NodeResult& r) {
   });
 }
 
-NodeResult decode_node_result(std::string_view bytes) {
+NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void> owner) {
   try {
     if (bytes.size() < 4) throw ProtocolError("node result shorter than its header");
     const uint32_t meta_size = util::load_be32(reinterpret_cast<const uint8_t*>(bytes.data()));
@@ -157,7 +208,7 @@ NodeResult decode_node_result(std::string_view bytes) {
     r.skipped = j.at("skipped").get<uint64_t>();
     r.failed = j.at("failed").get<uint64_t>();
     r.duration_s = j.at("duration_s").get<double>();
-    if (stats_from_meta(j.at("stats"), samples, r.stats) != samples.size()) {
+    if (stats_from_meta(j.at("stats"), samples, r.stats, owner) != samples.size()) {
       throw ProtocolError("node result has bytes after its samples");
     }
     r.lateness = stats::LatenessStats::from_json(j.at("lateness"));

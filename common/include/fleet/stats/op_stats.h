@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "fleet/stats/log_linear_histogram.h"
 #include "fleet/stats/sample_buffer.h"
+#include "fleet/stats/sorted_runs.h"
 
 namespace fleet::stats {
 
@@ -31,6 +34,8 @@ class OpStats {
  public:
   // Hot path: a chunked push_back and a histogram increment, nothing else.
   void record_success(double latency_ms) {
+    if (!shared_runs_.empty()) [[unlikely]]
+      materialize();
     samples_.push_back(latency_ms);
     in_runs_ = false;
     histogram_.record(ms_to_ns(latency_ms));
@@ -49,11 +54,17 @@ class OpStats {
   void merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
                      const LogLinearHistogram& histogram,
                      const std::vector<double>* sum_partials = nullptr);
+  // The same for samples that stay where they are (8-byte aligned, alive while `owner` is):
+  // an ascending run is kept by reference and counted and summarised in place (no copy of a
+  // node's megabytes); anything else is copied as merge_encoded does.
+  void merge_encoded_shared(std::shared_ptr<const void> owner, const double* samples,
+                            std::size_t n, uint64_t errors, const LogLinearHistogram& histogram,
+                            const std::vector<double>* sum_partials = nullptr);
 
-  // merge() of every part in turn, in one pass when it can: while this holds nothing and each
-  // part is one sorted run (a node's samples as they arrive in DONE), the union is built by one
-  // k-way merge straight into its final sorted array, instead of appending every part (a copy)
-  // and merging the runs afterwards (another copy, and a temporary buffer per merge).
+  // merge() of every part in turn, in one pass when it can: while this holds nothing and every
+  // part's samples are runs kept by reference (nodes' DONE messages), this shares those runs
+  // and the summary selects its percentiles across them without building the union; when each
+  // part is one sorted run of its own, the union is one k-way merge into its final array.
   void merge_all(std::span<const OpStats* const> parts);
 
   // Puts the samples in ascending order (in place, which does not change the multiset, hence
@@ -62,13 +73,17 @@ class OpStats {
   // Sorts (see above) and computes LMCache's numbers.
   OpSummary summary() const;
 
-  uint64_t count() const { return samples_.size(); }
+  uint64_t count() const { return samples_.size() + shared_count_; }
   uint64_t errors() const { return errors_; }
   // All samples in ms, contiguous (consolidates the chunks; same caveat as summary()).
-  std::span<const double> samples() const { return samples_.contiguous(); }
+  std::span<const double> samples() const {
+    materialize();
+    return samples_.contiguous();
+  }
   // fn(const double* data, std::size_t n) per stored block of samples, in recording order.
   template <class Fn>
   void for_each_sample_block(Fn&& fn) const {
+    materialize();
     samples_.for_each_block(std::forward<Fn>(fn));
   }
   const LogLinearHistogram& histogram() const { return histogram_; }  // latency in ns
@@ -87,11 +102,21 @@ class OpStats {
   // theirs, or give up on them when the new samples came without.
   void add_partials(std::size_t before, const std::vector<double>* partials);
   const std::vector<double>* exact_partials() const {
-    return partials_cover_ == samples_.size() ? &sum_partials_ : nullptr;
+    return partials_cover_ == count() ? &sum_partials_ : nullptr;
   }
   bool one_sorted_run() const { return in_runs_ && run_ends_.size() <= 1; }
+  bool only_shared_runs() const { return samples_.empty() && !shared_runs_.empty(); }
+  // Moves shared runs into samples_ (sorted, as one run): before anything that needs the
+  // samples themselves or adds to them.
+  void materialize() const;
+  void sort_own_samples() const;  // sort_samples() of samples_ alone
+  std::optional<OpSummary> summary_of_shared_runs() const;
 
   mutable SampleBuffer samples_;
+  // Sorted runs held by reference (merge_encoded_shared), besides samples_; shared_count_
+  // samples in all. While there are any, samples_ is empty or one sorted run.
+  mutable std::vector<SharedRun> shared_runs_;
+  mutable std::size_t shared_count_ = 0;
   // When in_runs_, the samples are ascending runs ending at these indices (one run: sorted;
   // none: empty). record_success() clears in_runs_: order unknown, the summary sorts.
   mutable bool in_runs_ = true;
