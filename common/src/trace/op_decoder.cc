@@ -159,28 +159,43 @@ void decode_op(const RecordView& rec, Op& op) {
   }
 }
 
+uint64_t ModelHashCache::get(std::string_view m) {
+  if (!valid || m != model) {
+    model.assign(m);
+    state = chunk_identity_model_state(m);
+    encoded.clear();
+    valid = true;
+  }
+  return state;
+}
+
 namespace {
 
-// Model-name part of the chunk identity, cached: the keys of a record share one model, so
-// after the first key its encoded bytes are matched raw (already read and checked once).
-struct ModelHashCache {
-  std::string_view model;
-  std::string_view encoded;  // model's msgpack bytes in the record; empty if not canonical
-  uint64_t state = 0;
-  bool valid = false;
-  uint64_t get(std::string_view m) {
-    if (!valid || m != model) {
-      model = m;
-      state = chunk_identity_model_state(m);
-      valid = true;
-    }
-    return state;
+// LMCache's canonical key, {"__t__": "ObjectKey", "v": {"chunk_hash": bin8, "model_name":
+// <the cached model's bytes>, "kv_rank": fixint, "object_group_id": fixint, "cache_salt":
+// short str}}, matched as bytes in one sequence: the identity without a single generic
+// read. False (reader unmoved) for anything else, which scan_key reads field by field.
+bool scan_canonical_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
+  if (cache.encoded.empty()) return false;
+  MsgpackReader p = r;
+  if (!p.try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash")) return false;
+  if (p.remaining() < 2 || p.data()[p.offset()] != 0xc4) return false;
+  const std::string_view hash = p.read_bin();
+  if (!p.try_literal("\xaamodel_name") || !p.try_bytes(cache.encoded) ||
+      !p.try_literal("\xa7kv_rank") || !p.try_skip_fixint() ||
+      !p.try_literal("\xaf" "object_group_id") || !p.try_skip_fixint() ||
+      !p.try_literal("\xaa" "cache_salt") || !p.try_skip_short_str()) {
+    return false;
   }
-};
+  ids.push_back(chunk_lifecycle_id(cache.state, hash));
+  r = p;
+  return true;
+}
 
 // Walks an ObjectKey wrapper and appends its chunk identity without allocating. LMCache's
 // canonical field names are matched as raw bytes; anything else takes the general path.
 void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
+  if (scan_canonical_key(r, ids, cache)) return;
   Wrapped w{{}, r};
   MsgpackReader* pp = &r;
   std::string_view tag;
@@ -195,20 +210,15 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   MsgpackReader& p = *pp;
   uint32_t n = p.read_map_header();
   std::string_view hash, model;
-  std::string_view encoded;  // model's bytes when read canonically: the cache may keep them
+  std::string_view encoded;  // model's bytes when read canonically: the cache keeps them
   for (uint32_t i = 0; i < n; ++i) {
     if (p.try_literal("\xaa" "chunk_hash")) {
       hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
     } else if (p.try_literal("\xaamodel_name")) {
-      if (!cache.encoded.empty() && p.try_bytes(cache.encoded)) {
-        model = cache.model;
-        encoded = cache.encoded;
-      } else {
-        const uint8_t* start = p.data() + p.offset();
-        model = p.read_str();
-        encoded = std::string_view(reinterpret_cast<const char*>(start),
-                                   static_cast<size_t>(p.data() + p.offset() - start));
-      }
+      const uint8_t* start = p.data() + p.offset();
+      model = p.read_str();
+      encoded = std::string_view(reinterpret_cast<const char*>(start),
+                                 static_cast<size_t>(p.data() + p.offset() - start));
     } else if (p.try_literal("\xa7kv_rank") || p.try_literal("\xaf" "object_group_id") ||
                p.try_literal("\xaa" "cache_salt")) {
       p.skip();
@@ -224,9 +234,9 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
       }
     }
   }
-  // The cache's bytes always encode the cache's model (empty when it came another way).
   const uint64_t state = cache.get(model);
-  cache.encoded = encoded;
+  // Only bytes that were read (and checked) as this very model may stand for it later.
+  if (!encoded.empty()) cache.encoded.assign(encoded);
   ids.push_back(chunk_lifecycle_id(state, hash));
 }
 
@@ -246,7 +256,7 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
     if (!rec.args_checked) check_record_strictly(rec);
     return;
   }
-  ModelHashCache cache;
+  ModelHashCache& cache = out.models;
   try {
     MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
     // Deferred check, as in decode_op: the scan's one walk also validates the args.

@@ -349,3 +349,80 @@ TEST(DeferredArgsCheck, ScanGivesEveryKeyItsOwnModel) {
 
 }  // namespace
 }  // namespace fleet::trace
+
+namespace fleet::trace {
+namespace {
+
+struct FullKey {
+  std::string model;
+  std::string hash;
+  int64_t kv_rank = 0;
+  std::string salt;
+};
+
+// Keys exactly as LMCache writes them (all five fields), which the scan matches as bytes.
+std::string record_with_full_keys(const std::vector<FullKey>& keys) {
+  return testing::record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string&) {
+    w.map(1);
+    w.str("keys");
+    w.array(static_cast<uint32_t>(keys.size()));
+    for (const FullKey& k : keys) {
+      w.wrapper("ObjectKey");
+      w.map(5);
+      w.str("chunk_hash");
+      w.bin(k.hash);
+      w.str("model_name");
+      w.str(k.model);
+      w.str("kv_rank");
+      w.integer(k.kv_rank);
+      w.str("object_group_id");
+      w.integer(0);
+      w.str("cache_salt");
+      w.str(k.salt);
+    }
+  });
+}
+
+// The scan remembers the model's bytes from record to record (one ScanInfo, as the router
+// keeps it): every id must still be its own key's, whatever model came before.
+TEST(ScanCanonicalKeys, TheRememberedModelFollowsEveryRecord) {
+  const std::vector<std::vector<FullKey>> records = {
+      {{"A", "h1", 0, ""}, {"A", "h2", 0, ""}, {"A", "h3", 0, ""}},
+      {{"B", "h1", 0, ""}, {"B", "h4", 0, ""}},
+      {{"A", "h5", 0, ""}, {"B", "h5", 0, ""}, {"A", "h5", 0, ""}},
+      {{"A", "h6", 300, "tenant"}, {"A", "h7", 1, ""}},  // a uint16 kv_rank, a salt
+      {{std::string(40, 'L'), "h8", 0, ""}, {std::string(40, 'L'), "h9", 0, ""}},  // str8 model
+  };
+  for (bool deferred : {false, true}) {
+    SCOPED_TRACE(deferred);
+    ScanInfo info;
+    for (const auto& keys : records) {
+      const std::string body = record_with_full_keys(keys);
+      RecordView rec;
+      parse_record(reinterpret_cast<const uint8_t*>(body.data()), body.size(), rec, {}, deferred);
+      scan_record(rec, info);
+      ASSERT_FALSE(info.decode_failed);
+      ASSERT_EQ(info.chunk_ids.size(), keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        EXPECT_EQ(info.chunk_ids[i],
+                  chunk_lifecycle_id(chunk_identity_model_state(keys[i].model), keys[i].hash))
+            << keys[i].model << "/" << keys[i].hash;
+      }
+    }
+  }
+}
+
+// A salt that is not UTF-8 in an otherwise canonical key is still refused (msgspec would).
+TEST(ScanCanonicalKeys, AnInvalidSaltIsStillMalformed) {
+  ScanInfo info;
+  const std::string good = record_with_full_keys({{"A", "h1", 0, ""}});
+  RecordView rec;
+  parse_record(reinterpret_cast<const uint8_t*>(good.data()), good.size(), rec, {}, true);
+  scan_record(rec, info);  // the model's bytes are now remembered
+  const std::string bad = record_with_full_keys({{"A", "h2", 0, "\xff\xfe"}});
+  parse_record(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), rec, {}, true);
+  EXPECT_THROW(scan_record(rec, info), MalformedRecord);
+}
+
+}  // namespace
+}  // namespace fleet::trace

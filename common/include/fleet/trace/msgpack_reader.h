@@ -77,6 +77,11 @@ class MsgpackReader {
     p_ += n;
     return true;
   }
+  // True and consumed if the next value is a positive or negative fixint.
+  bool try_skip_fixint() { return skip_fixint(); }
+  // True and consumed if the next value is a whole fixstr or str8 (valid UTF-8 while every
+  // string is checked, see check_all_strings).
+  bool try_skip_short_str() { return skip_short_str(check_utf8_); }
   // True and consumed if the next value is nil.
   bool try_nil();
 

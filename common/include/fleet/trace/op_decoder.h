@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleet/trace/op.h"
@@ -18,11 +20,22 @@ namespace fleet::trace {
 void decode_op(const RecordView& rec, Op& out);
 
 // What the planner needs of a record, without allocations beyond the reused vector.
+// The model-name part of chunk identities, kept from record to record (a trace names one or
+// a few models): its msgpack bytes as last seen canonically, matched raw before anything else.
+struct ModelHashCache {
+  std::string model;
+  std::string encoded;  // model's msgpack str bytes; empty until seen canonically
+  uint64_t state = 0;
+  bool valid = false;
+  uint64_t get(std::string_view m);
+};
+
 struct ScanInfo {
   double t_mono = 0.0;
   OpKind kind = OpKind::Unknown;
   std::vector<uint64_t> chunk_ids;  // chunk_lifecycle_id per key, in key order
   bool decode_failed = false;
+  ModelHashCache models;  // reused by the next scan with this ScanInfo
 };
 // With deferred args (RecordView::args_checked false) the scan validates the args in the same
 // walk and throws MalformedRecord for a frame msgspec would refuse, like decode_op.
