@@ -106,28 +106,93 @@ nlohmann::json LogLinearHistogram::to_json() const {
           {"max", max()},      {"sum", sum_},     {"buckets", std::move(buckets)}};
 }
 
-LogLinearHistogram LogLinearHistogram::from_json(const nlohmann::json& j) {
-  auto fail = [](const std::string& why) {
-    throw std::invalid_argument("LogLinearHistogram JSON: " + why);
+namespace {
+[[noreturn]] void fail_json(const std::string& why) {
+  throw std::invalid_argument("LogLinearHistogram JSON: " + why);
+}
+}  // namespace
+
+nlohmann::json LogLinearHistogram::to_json_raw_buckets() const {
+  // (index - previous index, count) per non-empty bucket, as unsigned LEB128: ~3 bytes each.
+  std::vector<uint8_t> raw;
+  auto put = [&raw](uint64_t v) {
+    do {
+      raw.push_back(static_cast<uint8_t>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+      v >>= 7;
+    } while (v);
   };
+  std::size_t previous = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] == 0) continue;
+    put(i - previous);
+    put(counts_[i]);
+    previous = i;
+  }
+  return {{"sub_bits", kBits}, {"count", count_}, {"min", min()}, {"max", max()},
+          {"sum", sum_},       {"buckets_leb128", nlohmann::json::binary(std::move(raw))}};
+}
+
+LogLinearHistogram LogLinearHistogram::from_json_raw_buckets(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("buckets_leb128") || !j["buckets_leb128"].is_binary())
+    fail_json("\"buckets_leb128\" must be bytes");
+  const auto& raw = j["buckets_leb128"].get_binary();
+  std::size_t pos = 0;
+  auto get = [&]() {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      if (pos == raw.size()) fail_json("\"buckets_leb128\" ends inside a number");
+      if (shift > 63) fail_json("\"buckets_leb128\" number longer than 64 bits");
+      const uint8_t b = raw[pos++];
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  std::vector<uint64_t> pairs;
+  uint64_t index = 0;
+  while (pos < raw.size()) {
+    const uint64_t delta = get();
+    if (delta > (UINT64_MAX >> 1) - index) fail_json("bucket index out of range");
+    index += delta;
+    pairs.push_back(index);
+    pairs.push_back(get());
+  }
+  return from_parts(j, pairs);
+}
+
+LogLinearHistogram LogLinearHistogram::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) fail_json("not an object");
+  if (!j.contains("buckets")) fail_json("missing \"buckets\"");
+  const auto& b = j["buckets"];
+  if (!b.is_array() || b.size() % 2 != 0) fail_json("\"buckets\" must be [index, count, ...]");
+  std::vector<uint64_t> pairs;
+  pairs.reserve(b.size());
+  for (const auto& v : b) {
+    if (!v.is_number_unsigned()) fail_json("non-integer bucket");
+    pairs.push_back(v.get<uint64_t>());
+  }
+  return from_parts(j, pairs);
+}
+
+LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
+                                                  std::span<const uint64_t> pairs) {
+  auto fail = fail_json;
   if (!j.is_object()) fail("not an object");
-  for (const char* k : {"sub_bits", "count", "min", "max", "sum", "buckets"})
+  for (const char* k : {"sub_bits", "count", "min", "max", "sum"})
     if (!j.contains(k)) fail(std::string("missing \"") + k + "\"");
   if (j["sub_bits"] != kBits)
     fail("sub_bits " + j["sub_bits"].dump() + " != " + std::to_string(kBits));
-  const auto& b = j["buckets"];
-  if (!b.is_array() || b.size() % 2 != 0) fail("\"buckets\" must be [index, count, ...]");
   LogLinearHistogram h;
   uint64_t total = 0;
   const std::size_t max_index = bucket_index(UINT64_MAX >> 1);
-  for (std::size_t k = 0; k < b.size(); k += 2) {
-    if (!b[k].is_number_unsigned() || !b[k + 1].is_number_unsigned()) fail("non-integer bucket");
-    const auto idx = b[k].get<uint64_t>();
-    const auto cnt = b[k + 1].get<uint64_t>();
-    if (idx > max_index) fail("bucket index " + std::to_string(idx) + " out of range");
-    if (idx >= h.counts_.size()) h.counts_.resize(idx + 1, 0);
-    h.counts_[idx] += cnt;
-    total += cnt;
+  uint64_t highest = 0;
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    if (pairs[k] > max_index) fail("bucket index " + std::to_string(pairs[k]) + " out of range");
+    highest = std::max(highest, pairs[k]);
+  }
+  if (pairs.size() >= 2) h.counts_.assign(highest + 1, 0);  // one allocation
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    h.counts_[pairs[k]] += pairs[k + 1];
+    total += pairs[k + 1];
   }
   try {
     h.count_ = j["count"].get<uint64_t>();

@@ -50,7 +50,7 @@ std::optional<std::vector<double>> sum_partials(const stats::OpStats& s) {
 nlohmann::json stats_meta(const stats::StatsCollector& c) {
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [q, s] : c.ops()) {
-    ops[q] = {{"errors", s.errors()}, {"count", s.count()}, {"histogram", s.histogram().to_json()}};
+    ops[q] = {{"errors", s.errors()}, {"count", s.count()}, {"histogram", s.histogram().to_json_raw_buckets()}};
     if (auto partials = sum_partials(s)) ops[q]["sum_partials"] = *partials;
   }
   return ops;
@@ -89,7 +89,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
       throw ProtocolError("samples of " + it.key() + ": " + std::to_string(n) +
                           " announced, the message ends first");
     }
-    const auto histogram = stats::LogLinearHistogram::from_json(it.value().at("histogram"));
+    const auto histogram = stats::LogLinearHistogram::from_json_raw_buckets(it.value().at("histogram"));
     if (histogram.count() != n) {
       throw ProtocolError("samples of " + it.key() + ": histogram counts " +
                           std::to_string(histogram.count()) + ", samples " + std::to_string(n));

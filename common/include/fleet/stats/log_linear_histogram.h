@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <vector>
 
 namespace fleet::stats {
@@ -36,6 +37,12 @@ class LogLinearHistogram {
   // with only non-empty buckets. from_json throws std::invalid_argument on malformed input.
   nlohmann::json to_json() const;
   static LogLinearHistogram from_json(const nlohmann::json& j);
+  // The same with the buckets as bytes ("buckets_leb128": index delta, count, as unsigned
+  // LEB128 varints) instead of a JSON array: a node's DONE carries a few thousand buckets per
+  // qualname, and parsing them as JSON values was most of the coordinator's decode (4 nodes:
+  // 48 -> 7 ms). Same checks as from_json, and a cut or overlong varint is refused.
+  nlohmann::json to_json_raw_buckets() const;
+  static LogLinearHistogram from_json_raw_buckets(const nlohmann::json& j);
 
   bool operator==(const LogLinearHistogram& o) const;
 
@@ -44,6 +51,9 @@ class LogLinearHistogram {
   static uint64_t bucket_width(std::size_t index);
 
  private:
+  // from_json's checks, given the (index, count) pairs however they were stored.
+  static LogLinearHistogram from_parts(const nlohmann::json& j, std::span<const uint64_t> pairs);
+
   void grow(std::size_t idx);
 
   std::vector<uint64_t> counts_;  // grown on demand: most runs never touch the high buckets

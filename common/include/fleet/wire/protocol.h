@@ -15,7 +15,7 @@ namespace fleet::wire {
 
 // 2: Batch.codec, Batch.zstd -> Batch.data. 3: record references and the shared-trace
 // handshake (Hello.trace_*, Welcome.trace_shared/trace_error), samples as raw doubles in DONE.
-inline constexpr int kProtocolVersion = 3;
+inline constexpr int kProtocolVersion = 4;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 inline constexpr int kHeartbeatMs = 500;
