@@ -5,7 +5,15 @@
 //   fleet_bench merge [NODES] [SAMPLES]
 //       times what the coordinator does with DONE messages: decode_node_result + add_nodes for
 //       NODES synthetic NodeResults of SAMPLES latency samples each, then the merged summary.
+//   fleet_bench faults [MB]
+//       what a first touch of fresh memory costs on this machine: MB of anonymous memory
+//       touched once per 4 KiB page, then the same with MADV_HUGEPAGE (2 MiB pages where the
+//       kernel grants them). On the VMs measured, 4 KiB faults cost ~14 us each: why the
+//       run's large end-of-run arrays use util/huge_page_allocator.h.
+#include <sys/mman.h>
+
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -87,6 +95,23 @@ int merge(int nodes, int samples) {
   return 0;
 }
 
+int faults(std::size_t mb) {
+  const std::size_t bytes = mb << 20, huge = std::size_t{2} << 20;
+  for (bool advise : {false, true}) {
+    void* raw = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return 1;
+    auto* p = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1));
+    if (advise) ::madvise(p, bytes, MADV_HUGEPAGE);
+    const auto t = Clock::now();
+    for (std::size_t i = 0; i < bytes; i += 4096) p[i] = 1;
+    const double ms = ms_since(t);
+    std::printf("faults: %zu MB %s: %.1f ms, %.2f us per 4 KiB page\n", mb,
+                advise ? "with MADV_HUGEPAGE" : "in 4 KiB pages", ms, ms * 1e3 / static_cast<double>(bytes / 4096));
+    ::munmap(raw, bytes + huge);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +122,9 @@ int main(int argc, char** argv) {
   if (cmd == "merge") {
     return merge(argc > 2 ? std::atoi(argv[2]) : 4, argc > 3 ? std::atoi(argv[3]) : 100000);
   }
-  std::fprintf(stderr, "usage: fleet_bench gen PATH RECORDS | fleet_bench merge [NODES] [SAMPLES]\n");
+  if (cmd == "faults") return faults(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 256);
+  std::fprintf(stderr,
+               "usage: fleet_bench gen PATH RECORDS | fleet_bench merge [NODES] [SAMPLES] | "
+               "fleet_bench faults [MB]\n");
   return 2;
 }
