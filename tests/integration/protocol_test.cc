@@ -208,11 +208,9 @@ zmq::socket_t dealer_to(zmq::context_t& ctx, WorkerProcess& w) {
   return dealer;
 }
 
-// Plays a coordinator through a whole (empty) run against a --max-runs 1 worker and returns
-// once the worker's DONE has arrived.
-void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
-  auto send = [&](const std::string& bytes) { dealer.send(zmq::buffer(bytes)); };
-  send(wire::encode(wire::Hello{}));
+// Plays a coordinator's opening: HELLO, the WELCOME, then START of a noop run at full speed.
+void start_noop_run(zmq::socket_t& dealer, WorkerProcess& w) {
+  dealer.send(zmq::buffer(wire::encode(wire::Hello{})));
   auto welcome = recv_within(dealer, 5s);
   ASSERT_TRUE(welcome) << w.proc().err();
   ASSERT_EQ(wire::decode(welcome->data(), welcome->size()).type, "welcome");
@@ -221,8 +219,15 @@ void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
                        std::chrono::steady_clock::now().time_since_epoch()).count();
   s.speed = 0;
   s.engine_name = "noop";
-  send(wire::encode(s));
-  send(wire::encode(wire::End{}));
+  dealer.send(zmq::buffer(wire::encode(s)));
+}
+
+// Plays a coordinator through a whole (empty) run against a --max-runs 1 worker and returns
+// once the worker's DONE has arrived.
+void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
+  start_noop_run(dealer, w);
+  if (::testing::Test::HasFatalFailure()) return;
+  dealer.send(zmq::buffer(wire::encode(wire::End{})));
   auto deadline = Clock::now() + 10s;
   while (Clock::now() < deadline) {
     auto m = recv_within(dealer, 1s);
@@ -295,14 +300,8 @@ class DamagedBatchStream : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(w_.ok()) << w_.proc().err();
-    send(wire::encode(wire::Hello{}));
-    ASSERT_TRUE(recv_within(dealer_, 5s)) << w_.proc().err();
-    wire::Start s;
-    s.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch()).count();
-    s.speed = 0;
-    s.engine_name = "noop";
-    send(wire::encode(s));
+    start_noop_run(dealer_, w_);
+    ASSERT_FALSE(HasFatalFailure());
     ASSERT_TRUE(w_.proc().wait_stderr("run started", 5s)) << w_.proc().err();
   }
   void send(const std::string& bytes) { dealer_.send(zmq::buffer(bytes)); }

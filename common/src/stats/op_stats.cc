@@ -34,26 +34,10 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
   const bool all_shared = std::all_of(parts.begin(), parts.end(), [this](const OpStats* p) {
     return p != this && (p->only_shared_runs() || p->count() == 0);
   });
-  if (count() == 0 && all_shared) {
-    summary_valid_ = false;
-    bool exact_sum = partials_cover_ == 0;  // as add_partials() would decide part by part
-    for (const OpStats* p : parts) {
-      shared_runs_.insert(shared_runs_.end(), p->shared_runs_.begin(), p->shared_runs_.end());
-      shared_count_ += p->shared_count_;
-      if (const auto* partials = p->exact_partials(); exact_sum && partials) {
-        sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
-      } else {
-        exact_sum = false;
-      }
-      errors_ += p->errors_;
-      histogram_.merge(p->histogram_);
-    }
-    partials_cover_ = exact_sum ? count() : static_cast<std::size_t>(-1);
-    return;
-  }
-  const bool all_sorted = std::all_of(parts.begin(), parts.end(),
-                                      [this](const OpStats* p) { return p != this && p->one_sorted_run(); });
-  if (count() != 0 || !all_sorted) {
+  const bool all_sorted = std::all_of(parts.begin(), parts.end(), [this](const OpStats* p) {
+    return p != this && p->one_sorted_run();
+  });
+  if (count() != 0 || !(all_shared || all_sorted)) {
     for (const OpStats* p : parts) merge(*p);
     return;
   }
@@ -62,7 +46,12 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
   bool exact_sum = partials_cover_ == 0;  // as add_partials() would decide part by part
   std::vector<std::span<const double>> runs;
   for (const OpStats* p : parts) {
-    runs.push_back(p->samples());
+    if (all_shared) {
+      shared_runs_.insert(shared_runs_.end(), p->shared_runs_.begin(), p->shared_runs_.end());
+      shared_count_ += p->shared_count_;
+    } else {
+      runs.push_back(p->samples());
+    }
     total += p->count();
     if (const auto* partials = p->exact_partials(); exact_sum && partials) {
       sum_partials_.insert(sum_partials_.end(), partials->begin(), partials->end());
@@ -72,13 +61,15 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
     errors_ += p->errors_;
     histogram_.merge(p->histogram_);
   }
-  util::HugeVector<double> sorted;
-  sorted.reserve(total);
-  merge_sorted_runs(runs, sorted);
-  samples_.assign(std::move(sorted));
+  if (!all_shared) {
+    util::HugeVector<double> sorted;
+    sorted.reserve(total);
+    merge_sorted_runs(runs, sorted);
+    samples_.assign(std::move(sorted));
+    in_runs_ = true;
+    run_ends_.assign(1, total);
+  }
   partials_cover_ = exact_sum ? total : static_cast<std::size_t>(-1);
-  in_runs_ = true;
-  run_ends_.assign(1, total);
 }
 
 void OpStats::merge_encoded(const void* doubles, std::size_t n, uint64_t errors,
