@@ -1,8 +1,26 @@
 #include "fleet/service/batch_queue.h"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
 #include "fleet/trace/errors.h"
 
 namespace fleet::service {
+
+BatchQueue::BatchQueue() : wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+}
+
+BatchQueue::~BatchQueue() { ::close(wake_fd_); }
+
+void BatchQueue::drain_wakeups() {
+  uint64_t n;
+  while (::read(wake_fd_, &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
+  }
+}
 
 void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift, int64_t seq) {
   {
@@ -81,6 +99,8 @@ bool BatchQueue::next(trace::RecordView& out) {
     if (has_current_) {
       ++consumed_;
       has_current_ = false;
+      const uint64_t one = 1;
+      [[maybe_unused]] const auto w = ::write(wake_fd_, &one, sizeof one);  // full: already set
     }
     cv_.wait(lock, [&] { return aborted_ || closed_ || !queue_.empty(); });
     if (aborted_ || queue_.empty()) return false;

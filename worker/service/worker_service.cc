@@ -153,8 +153,12 @@ void WorkerService::serve() {
   };
 
   while (!stop_.load()) {
-    zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0}};
-    wire::poll_sockets(items, 1, std::chrono::milliseconds(10));
+    // The socket, and while a run is on, its queue's "a batch was consumed" wakeup: credit
+    // goes back as soon as a batch is done, not at the next poll timeout.
+    zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, run ? run->queue.wakeup_fd() : -1, ZMQ_POLLIN, 0}};
+    wire::poll_sockets(items, run ? 2 : 1, std::chrono::milliseconds(10));
+    if (run && (items[1].revents & ZMQ_POLLIN)) run->queue.drain_wakeups();
     if (items[0].revents & ZMQ_POLLIN) {
       std::vector<zmq::message_t> parts;
       while (true) {

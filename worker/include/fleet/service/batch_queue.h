@@ -21,6 +21,16 @@ namespace fleet::service {
 
 class BatchQueue final : public replay::RecordSource {
  public:
+  BatchQueue();
+  ~BatchQueue() override;
+  BatchQueue(const BatchQueue&) = delete;
+  BatchQueue& operator=(const BatchQueue&) = delete;
+  // Readable (an eventfd) once a batch has been consumed since the last drain_wakeups(): the
+  // network thread polls it beside its socket and returns CREDIT at once. Without it the
+  // credit waited for the poll's timeout, and a coordinator holding a full window waited
+  // with it (measured: a quarter of --local 2 --shard none's wall time).
+  int wakeup_fd() const { return wake_fd_; }
+  void drain_wakeups();
   void push(wire::RawBatch raw, wire::SplitBatch split, double t_shift = 0.0, int64_t seq = 0);
   void close_input();  // no more batches will come
   void abort();        // stop now; next() returns false
@@ -53,6 +63,7 @@ class BatchQueue final : public replay::RecordSource {
   bool has_current_ = false;
   bool stopped_ = false;  // a damaged record was found (stop_on_corruption runs on this thread)
   std::string corruption_;  // guarded by mu_
+  int wake_fd_ = -1;
 };
 
 }  // namespace fleet::service
