@@ -1,13 +1,16 @@
 // Cost of recording one replayed record into the stats (goal <= 50 ns/record, issue 3), plus
 // the per-record output lines and the end-of-run summary, so regressions show up as numbers.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/radix_sort.h"
 #include "fleet/stats/record_lines.h"
 #include "fleet/stats/stats_collector.h"
 
@@ -95,6 +98,17 @@ int main(int argc, char** argv) {
   const auto summary = c.summary();
   const double summary_ns = ns_per(Clock::now() - t0, n);
 
+  // 6. The node's end-of-run sort of all its samples: std::sort against the radix sort, on
+  // copies of the same latencies, in the same run.
+  std::vector<double> a(lat), b(lat);
+  t0 = Clock::now();
+  std::sort(a.begin(), a.end());
+  const double std_sort_ns = ns_per(Clock::now() - t0, n);
+  t0 = Clock::now();
+  fleet::stats::sort_doubles(b.data(), b.size());
+  const double radix_ns = ns_per(Clock::now() - t0, n);
+  if (a != b) std::abort();
+
   std::printf("stats_bench: %zu records over %zu qualnames\n", n, kOps);
   std::printf("  record_success (OpStats&)      %7.2f ns/record   (goal <= 50; room pre-faulted)\n",
               record_ns);
@@ -106,6 +120,9 @@ int main(int argc, char** argv) {
   std::printf("  verbose_line                   %7.2f ns/line\n", verbose_ns);
   std::printf("  jsonl_line                     %7.2f ns/line\n", jsonl_ns);
   std::printf("  summary (sort+fsum)            %7.2f ns/sample\n", summary_ns);
+  std::printf("  std::sort of all samples       %7.2f ns/sample\n", std_sort_ns);
+  std::printf("  sort_doubles (radix)           %7.2f ns/sample   (%.1fx faster)\n", radix_ns,
+              std_sort_ns / radix_ns);
   std::printf("  (checks: p50[0]=%.6f p50 cold=%.6f p99 lateness=%lld bytes=%zu)\n",
               summary[0].second.p50_ms, cold.summary()[0].second.p50_ms,
               static_cast<long long>(ls.p99_ns()), bytes);

@@ -6,6 +6,7 @@
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/percentile_rank.h"
+#include "fleet/stats/radix_sort.h"
 
 namespace fleet::stats {
 
@@ -157,7 +158,7 @@ void OpStats::sort_own_samples() const {
   if (in_runs_ && run_ends_.size() <= 1) return;
   const std::span<double> v = samples_.contiguous();
   if (!in_runs_) {
-    std::sort(v.begin(), v.end());
+    sort_doubles(v.data(), v.size());
   } else {
     // Merge neighbouring runs pairwise until one is left: O(n log runs).
     std::vector<std::size_t> ends = run_ends_;

@@ -1,7 +1,8 @@
 #include "fleet/stats/sorted_runs.h"
 
+#include "fleet/stats/double_order.h"
+
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 namespace fleet::stats {
@@ -59,24 +60,6 @@ void merge_sorted_runs(std::span<const std::span<const double>> runs, util::Huge
   std::vector<std::span<const double>> merged(groups.begin(), groups.end());
   merge_sorted_runs(merged, out);
 }
-
-namespace {
-
-// An order-preserving map of doubles onto uint64 (the IEEE bits, negatives flipped): every
-// double between two NaN-free ones is a key between theirs, and none of them is a NaN.
-uint64_t order_key(double d) {
-  uint64_t b;
-  std::memcpy(&b, &d, sizeof b);
-  return (b >> 63) ? ~b : (b | (uint64_t{1} << 63));
-}
-double from_order_key(uint64_t k) {
-  const uint64_t b = (k >> 63) ? (k & ~(uint64_t{1} << 63)) : ~k;
-  double d;
-  std::memcpy(&d, &b, sizeof d);
-  return d;
-}
-
-}  // namespace
 
 double select_rank(std::span<const std::span<const double>> runs, uint64_t rank) {
   double lo_v = std::numeric_limits<double>::infinity(), hi_v = -lo_v;

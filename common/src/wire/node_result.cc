@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleet/stats/fsum.h"
+#include "fleet/stats/radix_sort.h"
 #include "fleet/util/big_endian.h"
 
 namespace fleet::wire {
@@ -68,12 +69,11 @@ void append_sorted_samples(const stats::StatsCollector& c, String& out) {
     char* part = out.data() + begin;
     const size_t n = (out.size() - begin) / sizeof(double);
     if (reinterpret_cast<std::uintptr_t>(part) % alignof(double) == 0) {
-      auto* d = reinterpret_cast<double*>(part);
-      std::sort(d, d + n);
+      stats::sort_doubles(reinterpret_cast<double*>(part), n);
     } else {  // not aligned (a caller's own prefix): sort a copy
       std::vector<double> v(n);
       std::memcpy(v.data(), part, n * sizeof(double));
-      std::sort(v.begin(), v.end());
+      stats::sort_doubles(v.data(), n);
       std::memcpy(part, v.data(), n * sizeof(double));
     }
   }
