@@ -366,19 +366,13 @@ std::string record_with_full_keys(const std::vector<FullKey>& keys) {
     w.map(1);
     w.str("keys");
     w.array(static_cast<uint32_t>(keys.size()));
-    for (const FullKey& k : keys) {
-      w.wrapper("ObjectKey");
-      w.map(5);
-      w.str("chunk_hash");
-      w.bin(k.hash);
-      w.str("model_name");
-      w.str(k.model);
-      w.str("kv_rank");
-      w.integer(k.kv_rank);
-      w.str("object_group_id");
-      w.integer(0);
-      w.str("cache_salt");
-      w.str(k.salt);
+    for (const FullKey& f : keys) {
+      ObjectKey k;
+      k.chunk_hash = f.hash;
+      k.model_name = f.model;
+      k.kv_rank = f.kv_rank;
+      k.cache_salt = f.salt;
+      encode_object_key(k, w);
     }
   });
 }
