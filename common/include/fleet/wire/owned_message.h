@@ -12,8 +12,10 @@
 
 namespace fleet::wire {
 
-// `String`: std::string, or a string with another allocator (util::HugeString).
+// `String`: std::string, or a string with another allocator (util::HugeString), given as an
+// rvalue (its buffer is taken over).
 template <class String>
+  requires(!std::is_lvalue_reference_v<String>)
 zmq::message_t owned_message(String&& bytes) {
   using S = std::remove_cvref_t<String>;
   if (bytes.size() < 64) return zmq::message_t(bytes.data(), bytes.size());  // zmq copies small ones
