@@ -67,11 +67,10 @@ uint64_t PerSecondCounts::peak() const {
   return peak;
 }
 
-const std::vector<WorkerPlan>& ShardRouter::plan() const {
-  if (options_.mode == ShardMode::None) {
-    for (size_t w = 1; w < plan_.size(); ++w) plan_[w] = plan_[0];
-  }
-  return plan_;
+std::vector<WorkerPlan> ShardRouter::plan() const {
+  std::vector<WorkerPlan> rows;
+  for (size_t w = 0; w < plan_.size(); ++w) rows.push_back(row(w));
+  return rows;
 }
 
 ShardRouter::ShardRouter(RouterOptions options) : options_(std::move(options)) {

@@ -71,6 +71,13 @@ void WorkerLink::handle(const wire::Envelope& env) {
       mark_lost(abort_reason);
     }
   } catch (const std::exception& e) {
+    if (env.type == "done") {
+      // Its one result is unusable and it will send no other: say why now rather than let it
+      // fall silent and be reported as a missed heartbeat.
+      spdlog::error("worker {}: its result could not be decoded: {}", address_.name(), e.what());
+      mark_lost(std::string("its result could not be decoded: ") + e.what());
+      return;
+    }
     spdlog::warn("worker {}: bad \"{}\" message: {}", address_.name(), env.type, e.what());
   }
 }

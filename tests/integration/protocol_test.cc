@@ -388,3 +388,73 @@ TEST_F(DamagedBatchStream, AnEndAnnouncingOtherCountsStopsTheRun) {
 
 }  // namespace
 }  // namespace fleet::test
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A worker whose DONE cannot be decoded is reported lost for that reason at once, not as a
+// worker that merely fell silent afterwards.
+TEST(UndecodableResult, TheNodeIsLostWithTheDecodeError) {
+  TempDir dir;
+  zmq::context_t ctx(1);
+  zmq::socket_t router(ctx, zmq::socket_type::router);
+  router.set(zmq::sockopt::linger, 0);
+  router.bind("tcp://127.0.0.1:0");
+  std::string ep = router.get(zmq::sockopt::last_endpoint);
+  std::string host_port = ep.substr(ep.find("//") + 2);
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), synthetic_trace("small", 300), "-q", "--workers", host_port,
+                 "--speed", "0", "--start-delay", "0", "--trace-access", "stream",
+                 "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  // Play a worker that answers everything and, once the run ends, sends a damaged result.
+  bool sent_done = false;
+  const auto deadline = Clock::now() + 15s;
+  while (!sent_done && Clock::now() < deadline && coord.running()) {
+    zmq::pollitem_t item{router.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, 50ms) <= 0) continue;
+    zmq::message_t id, body;
+    ASSERT_TRUE(router.recv(id));
+    ASSERT_TRUE(router.recv(body));
+    const auto env = wire::decode(body.data(), body.size());
+    std::string reply;
+    if (env.type == "hello") {
+      wire::Welcome w;
+      w.build_id = "fake";
+      w.hostname = "fake";
+      reply = wire::encode(w);
+    } else if (env.type == "ping") {
+      const auto p = env.as<wire::Ping>();
+      wire::Pong pong;
+      pong.seq = p.seq;
+      pong.coord_ns = p.coord_ns;
+      reply = wire::encode(pong);
+    } else if (env.type == "end") {
+      const std::string junk = std::string("\0\0\0\x05", 4) + "\xc1\xc1\xc1\xc1\xc1";
+      wire::Done d;
+      d.result = msgpack::type::raw_ref(junk.data(), static_cast<uint32_t>(junk.size()));
+      reply = wire::encode(d);
+      sent_done = true;
+    }
+    if (reply.empty()) continue;
+    router.send(id, zmq::send_flags::sndmore);
+    router.send(zmq::buffer(reply));
+  }
+  ASSERT_TRUE(sent_done) << coord.err();
+  const auto sent = Clock::now();
+  auto code = coord.wait_exit(10s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_LT(Clock::now() - sent, 1s) << "reported at once, not after the heartbeat timeout";
+  EXPECT_EQ(*code, 3) << coord.err();
+  EXPECT_NE(coord.err().find("its result could not be decoded"), std::string::npos) << coord.err();
+  auto summary = nlohmann::json::parse(read_file(dir / "run/fleet_summary.json"));
+  EXPECT_EQ(summary["nodes"][0]["status"], "lost");
+  EXPECT_NE(summary["nodes"][0]["engine"]["counters"]["lost_reason"].get<std::string>().find(
+                "could not be decoded"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -17,9 +17,8 @@ BatchQueue::BatchQueue() : wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
 BatchQueue::~BatchQueue() { ::close(wake_fd_); }
 
 void BatchQueue::drain_wakeups() {
-  uint64_t n;
-  while (::read(wake_fd_, &n, sizeof n) == static_cast<ssize_t>(sizeof n)) {
-  }
+  uint64_t n;  // one read resets an eventfd's counter (EAGAIN when already zero)
+  [[maybe_unused]] const auto r = ::read(wake_fd_, &n, sizeof n);
 }
 
 void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift, int64_t seq) {
@@ -99,8 +98,12 @@ bool BatchQueue::next(trace::RecordView& out) {
     if (has_current_) {
       ++consumed_;
       has_current_ = false;
+      // Wake the network thread once consumed_ counts this batch, outside the lock it pushes
+      // batches under.
+      lock.unlock();
       const uint64_t one = 1;
-      [[maybe_unused]] const auto w = ::write(wake_fd_, &one, sizeof one);  // full: already set
+      [[maybe_unused]] const auto w = ::write(wake_fd_, &one, sizeof one);
+      lock.lock();
     }
     cv_.wait(lock, [&] { return aborted_ || closed_ || !queue_.empty(); });
     if (aborted_ || queue_.empty()) return false;

@@ -49,7 +49,6 @@ void OpStats::merge_all(std::span<const OpStats* const> parts) {
   for (const OpStats* p : parts) {
     if (all_shared) {
       shared_runs_.insert(shared_runs_.end(), p->shared_runs_.begin(), p->shared_runs_.end());
-      shared_count_ += p->shared_count_;
     } else {
       runs.push_back(p->samples());
     }
@@ -116,7 +115,6 @@ void OpStats::merge_encoded_shared(std::shared_ptr<const void> owner, const doub
   summary_valid_ = false;
   const std::size_t before = count();
   shared_runs_.push_back({std::move(owner), samples, n});
-  shared_count_ += n;
   add_partials(before, sum_partials);
   errors_ += errors;
   histogram_.merge(histogram);
@@ -135,7 +133,6 @@ void OpStats::materialize() const {
   merge_sorted_runs(runs, merged);
   samples_.assign(std::move(merged));
   shared_runs_.clear();
-  shared_count_ = 0;
   in_runs_ = true;
   run_ends_.assign(1, samples_.size());
 }

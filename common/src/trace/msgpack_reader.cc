@@ -50,7 +50,8 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
     uint64_t count;
     if (b == 0x82 && depth + d + 2 <= max_depth) {
       --p_;
-      if (skip_canonical_object_key(check_utf8)) continue;
+      std::string_view hash, model_str;
+      if (canonical_object_key(check_utf8, hash, model_str)) continue;
       ++p_;
     }
     if ((b & 0xf0) == 0x80) {
@@ -93,21 +94,28 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
   }
 }
 
-// LMCache's canonical ObjectKey, {"__t__": "ObjectKey", "v": {"chunk_hash": bin,
-// "model_name": str, "kv_rank": int, "object_group_id": int, "cache_salt": str}}, is most of a
-// trace's bytes and 15 values each: skipped here by matching its constant bytes, with its
-// values checked exactly as the general loop checks them. Any other shape or width (and any
-// value the general loop would refuse, so that it reports it) returns false, p_ unchanged.
-bool MsgpackReader::skip_canonical_object_key(bool check_utf8) {
+// LMCache's canonical ObjectKey is most of a trace's bytes and 15 values each: matched by its
+// constant bytes, with its values checked exactly as the general loop checks them. Any other
+// shape or width (and any value the general loop would refuse, so that it reports it) returns
+// false, p_ unchanged.
+bool MsgpackReader::canonical_object_key(bool check_utf8, std::string_view& hash,
+                                         std::string_view& model_str) {
   const uint8_t* const start = p_;
-  const bool ok = try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash") &&
-                  remaining() >= 2 && p_[0] == 0xc4 && remaining() - 2 >= p_[1] &&
-                  (p_ += 2 + p_[1], try_literal("\xaamodel_name")) && skip_short_str(check_utf8) &&
-                  try_literal("\xa7kv_rank") && skip_fixint() &&
-                  try_literal("\xafobject_group_id") && skip_fixint() &&
-                  try_literal("\xaa" "cache_salt") && skip_short_str(check_utf8);
-  if (!ok) p_ = start;
-  return ok;
+  if (try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash") && remaining() >= 2 &&
+      p_[0] == 0xc4 && remaining() - 2 >= p_[1]) {
+    hash = {reinterpret_cast<const char*>(p_ + 2), p_[1]};
+    p_ += 2 + p_[1];
+    const uint8_t* const model = p_ + 11;  // past "\xaamodel_name"
+    if (try_literal("\xaamodel_name") && skip_short_str(check_utf8)) {
+      model_str = {reinterpret_cast<const char*>(model), static_cast<size_t>(p_ - model)};
+      if (try_literal("\xa7kv_rank") && skip_fixint() && try_literal("\xafobject_group_id") &&
+          skip_fixint() && try_literal("\xaa" "cache_salt") && skip_short_str(check_utf8)) {
+        return true;
+      }
+    }
+  }
+  p_ = start;
+  return false;
 }
 
 // A fixstr or str8 that is whole (and valid UTF-8 when checked); p_ is only moved past it.

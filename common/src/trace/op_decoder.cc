@@ -171,24 +171,17 @@ uint64_t ModelHashCache::get(std::string_view m) {
 
 namespace {
 
-// LMCache's canonical key, {"__t__": "ObjectKey", "v": {"chunk_hash": bin8, "model_name":
-// <the cached model's bytes>, "kv_rank": fixint, "object_group_id": fixint, "cache_salt":
-// short str}}, matched as bytes in one sequence: the identity without a single generic
-// read. False (reader unmoved) for anything else, which scan_key reads field by field.
+// LMCache's canonical key (MsgpackReader::try_canonical_object_key): its identity without a
+// generic read; the model's state comes from the cache while its bytes are the cached ones.
 bool scan_canonical_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cache) {
-  if (cache.encoded.empty()) return false;
-  MsgpackReader p = r;
-  if (!p.try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash")) return false;
-  if (p.remaining() < 2 || p.data()[p.offset()] != 0xc4) return false;
-  const std::string_view hash = p.read_bin();
-  if (!p.try_literal("\xaamodel_name") || !p.try_bytes(cache.encoded) ||
-      !p.try_literal("\xa7kv_rank") || !p.try_skip_fixint() ||
-      !p.try_literal("\xaf" "object_group_id") || !p.try_skip_fixint() ||
-      !p.try_literal("\xaa" "cache_salt") || !p.try_skip_short_str()) {
-    return false;
+  std::string_view hash, model_str;
+  if (!r.try_canonical_object_key(hash, model_str)) return false;
+  if (model_str != cache.encoded) {
+    const size_t header = static_cast<uint8_t>(model_str[0]) == 0xd9 ? 2 : 1;
+    cache.get(model_str.substr(header));
+    cache.encoded.assign(model_str);
   }
   ids.push_back(chunk_lifecycle_id(cache.state, hash));
-  r = p;
   return true;
 }
 

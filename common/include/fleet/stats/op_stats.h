@@ -73,7 +73,7 @@ class OpStats {
   // Sorts (see above) and computes LMCache's numbers.
   OpSummary summary() const;
 
-  uint64_t count() const { return samples_.size() + shared_count_; }
+  uint64_t count() const { return samples_.size() + shared_count(); }
   uint64_t errors() const { return errors_; }
   // All samples in ms, contiguous (consolidates the chunks; same caveat as summary()).
   std::span<const double> samples() const {
@@ -106,6 +106,11 @@ class OpStats {
   }
   bool one_sorted_run() const { return in_runs_ && run_ends_.size() <= 1; }
   bool only_shared_runs() const { return samples_.empty() && !shared_runs_.empty(); }
+  std::size_t shared_count() const {
+    std::size_t n = 0;
+    for (const auto& r : shared_runs_) n += r.n;
+    return n;
+  }
   // Moves shared runs into samples_ (sorted, as one run): before anything that needs the
   // samples themselves or adds to them.
   void materialize() const;
@@ -113,10 +118,9 @@ class OpStats {
   std::optional<OpSummary> summary_of_shared_runs() const;
 
   mutable SampleBuffer samples_;
-  // Sorted runs held by reference (merge_encoded_shared), besides samples_; shared_count_
-  // samples in all. While there are any, samples_ is empty or one sorted run.
+  // Sorted runs held by reference (merge_encoded_shared), besides samples_ (one per node:
+  // few). While there are any, samples_ is empty or one sorted run.
   mutable std::vector<SharedRun> shared_runs_;
-  mutable std::size_t shared_count_ = 0;
   // When in_runs_, the samples are ascending runs ending at these indices (one run: sorted;
   // none: empty). record_success() clears in_runs_: order unknown, the summary sorts.
   mutable bool in_runs_ = true;

@@ -77,11 +77,14 @@ class MsgpackReader {
     p_ += n;
     return true;
   }
-  // True and consumed if the next value is a positive or negative fixint.
-  bool try_skip_fixint() { return skip_fixint(); }
-  // True and consumed if the next value is a whole fixstr or str8 (valid UTF-8 while every
-  // string is checked, see check_all_strings).
-  bool try_skip_short_str() { return skip_short_str(check_utf8_); }
+  // LMCache's canonical ObjectKey, {"__t__": "ObjectKey", "v": {"chunk_hash": bin8,
+  // "model_name": str, "kv_rank": fixint, "object_group_id": fixint, "cache_salt": str}}: true
+  // and consumed when the next value is exactly that (its strings valid UTF-8 while every
+  // string is checked), with `hash` the chunk hash's bytes and `model_str` the model name's
+  // whole msgpack str (header included). False, nothing consumed, for anything else.
+  bool try_canonical_object_key(std::string_view& hash, std::string_view& model_str) {
+    return canonical_object_key(check_utf8_, hash, model_str);
+  }
   // True and consumed if the next value is nil.
   bool try_nil();
 
@@ -94,7 +97,7 @@ class MsgpackReader {
   uint32_t checked_count(uint64_t n, size_t min_bytes_each);
   void skip_depth(uint32_t depth, bool check_utf8);
   void take_str(size_t n, bool check_utf8);
-  bool skip_canonical_object_key(bool check_utf8);
+  bool canonical_object_key(bool check_utf8, std::string_view& hash, std::string_view& model_str);
   bool skip_short_str(bool check_utf8);
   bool skip_fixint();
 

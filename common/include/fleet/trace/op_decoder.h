@@ -19,7 +19,6 @@ namespace fleet::trace {
 // record as skipped. An unknown qualname yields OpKind::Unknown without decoding the args.
 void decode_op(const RecordView& rec, Op& out);
 
-// What the planner needs of a record, without allocations beyond the reused vector.
 // The model-name part of chunk identities, kept from record to record (a trace names one or
 // a few models): its msgpack bytes as last seen canonically, matched raw before anything else.
 struct ModelHashCache {
@@ -30,6 +29,8 @@ struct ModelHashCache {
   uint64_t get(std::string_view m);
 };
 
+// What the planner needs of a record; reused from record to record, so a scan allocates
+// nothing once its vector and cache have grown.
 struct ScanInfo {
   double t_mono = 0.0;
   OpKind kind = OpKind::Unknown;

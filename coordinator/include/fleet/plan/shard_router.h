@@ -88,7 +88,7 @@ class ShardRouter {
   const std::vector<Route>& route(const trace::RecordView& rec);
 
   int workers() const { return static_cast<int>(options_.worker_names.size()); }
-  const std::vector<WorkerPlan>& plan() const;
+  std::vector<WorkerPlan> plan() const;  // one row per worker
   uint64_t split_calls() const { return split_calls_; }
   uint64_t records() const { return records_; }
   double t_first() const { return t_first_; }
@@ -117,9 +117,9 @@ class ShardRouter {
   std::vector<uint64_t> worker_seeds_;
   std::vector<Route> routes_;
   std::vector<std::string> bodies_;  // re-encoded sub-calls
-  // --shard none accounts each record once, in row 0: every row is the same, and plan()
-  // copies it to the others when asked (per-record work must not grow with the workers).
-  mutable std::vector<WorkerPlan> plan_;
+  // --shard none accounts each record once, in row 0: every row is the same (row() says so),
+  // and per-record work must not grow with the number of workers.
+  std::vector<WorkerPlan> plan_;
   FlatU64Map<OpenLifecycle> open_;  // chunk id -> lifecycle
   trace::ScanInfo scan_;            // reused: its key list keeps its capacity
   uint64_t records_ = 0;
