@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fleet/util/build_info.h"
+#include "fleet/util/exit_codes.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
@@ -19,6 +20,7 @@ namespace {
 
 struct CliExtras {
   std::string shard = "none", timeline = "preserve", clock = "real", progress = "auto";
+  std::string on_worker_loss = "abort", compression = "auto", trace_access = "auto";
   std::string log_level = "info";
   double max_frame_mb = 64;
 };
@@ -85,17 +87,17 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
   app.add_option("--start-delay", fleet.start_delay_s, "Seconds from the last handshake to T0")
       ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
-  app.add_option("--on-worker-loss", fleet.on_worker_loss, "abort the run, or continue without the lost worker")
+  app.add_option("--on-worker-loss", x.on_worker_loss, "abort the run, or continue without the lost worker")
       ->check(CLI::IsMember({"abort", "continue"}))->capture_default_str();
   app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
       ->check(CLI::Range(1, 1024))->capture_default_str();
-  app.add_option("--compression", fleet.compression,
+  app.add_option("--compression", x.compression,
                  "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
       ->check(CLI::IsMember({"auto", "zstd", "none"}))->capture_default_str();
   app.add_option("--compression-level", fleet.compression_level,
                  "zstd level for batches (negative: zstd's fast modes)")
       ->check(CLI::Range(-7, 19))->capture_default_str();
-  app.add_option("--trace-access", fleet.trace_access,
+  app.add_option("--trace-access", x.trace_access,
                  "How records reach workers: shared (workers read the trace file themselves and "
                  "get references), stream (records travel in batches), or auto (shared for "
                  "workers on this host that can read the file, stream for the rest)")
@@ -133,7 +135,7 @@ int main(int argc, char** argv) {
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app->exit(e) == 0 ? 0 : 2;
+    return exit_status(app->exit(e) == 0 ? ExitCode::kOk : ExitCode::kBadInput);
   }
   // stdout carries LMCache's byte-exact outputs; logs go to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
@@ -151,7 +153,7 @@ int main(int argc, char** argv) {
       from_trace = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
-      return 2;
+      return exit_status(ExitCode::kBadInput);
     }
     fleet = session::FleetOptions{};
     x = CliExtras{};
@@ -171,15 +173,18 @@ int main(int argc, char** argv) {
   if (fleet.workers_spec.empty() && fleet.local == 0) {
     if (x.shard != "none" || fleet.plan_only) {
       spdlog::error("--shard/--plan-only need --workers or --local");
-      return 2;
+      return exit_status(ExitCode::kBadInput);
     }
-    return session::run_local(std::move(o));
+    return exit_status(session::run_local(std::move(o)));
   }
   fleet.router.mode = plan::parse_shard_mode(x.shard);
   fleet.router.timeline = plan::parse_timeline(x.timeline);
+  fleet.on_worker_loss = session::parse_on_worker_loss(x.on_worker_loss);
+  fleet.compression = session::parse_compression(x.compression);
+  fleet.trace_access = session::parse_trace_access(x.trace_access);
   // Engine flags given to the coordinator override every worker's own defaults.
   if (engine_flag_given(*app)) fleet.send_engine_config = true;
   // Likewise --engine: without it, a worker started with --engine noop stays noop.
   fleet.send_engine_name = app->get_option("--engine")->count() > 0;
-  return session::run_fleet(std::move(fleet));
+  return exit_status(session::run_fleet(std::move(fleet)));
 }

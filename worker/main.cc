@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fleet/util/build_info.h"
+#include "fleet/util/exit_codes.h"
 #include "fleet/service/worker_service.h"
 #include "fleet/util/malloc_tuning.h"
 
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return exit_status(app.exit(e) == 0 ? ExitCode::kOk : ExitCode::kBadInput);
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("worker"));
   spdlog::set_level(spdlog::level::from_str(log_level));
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     svc.serve();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return exit_status(ExitCode::kBadInput);
   }
-  return 0;
+  return exit_status(ExitCode::kOk);
 }

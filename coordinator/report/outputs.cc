@@ -7,6 +7,7 @@
 
 #include "fleet/report/contention.h"
 #include "fleet/stats/lmcache_output.h"
+#include "fleet/util/exit_codes.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -245,7 +246,7 @@ int write_outputs(const RunReport& report, const OutputOptions& o) {
     }
     std::fflush(stdout);
   }
-  return report.failed > 0 ? 1 : 0;
+  return exit_status(report.failed > 0 ? ExitCode::kRecordsFailed : ExitCode::kOk);
 }
 
 }  // namespace fleet::report

@@ -68,7 +68,7 @@ void check_replayable(const std::string& path, const std::string& level, int64_t
   }
 }
 
-int run_local(ReplayOptions o) {
+ExitCode run_local(ReplayOptions o) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = o.max_frame_bytes;
   ro.defer_args_check = true;  // the session decodes every record and validates as it goes
@@ -84,7 +84,7 @@ int run_local(ReplayOptions o) {
     }
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return ExitCode::kBadInput;
   }
 
   uint64_t total = 0;
@@ -93,7 +93,7 @@ int run_local(ReplayOptions o) {
       total = prescan_count(o.trace_path, o.max_frame_bytes);
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
-      return 2;
+      return ExitCode::kBadInput;
     }
   }
   if (!o.output.quiet) print_banner();
@@ -109,7 +109,7 @@ int run_local(ReplayOptions o) {
     engine = storage::make_engine(o.engine, *clock);
   } catch (const std::exception& e) {
     spdlog::error("engine: {}", e.what());
-    return 2;
+    return ExitCode::kBadInput;
   }
 
   replay::SessionOptions so;
@@ -123,7 +123,7 @@ int run_local(ReplayOptions o) {
     jsonl = std::fopen(o.jsonl_out.c_str(), "wb");
     if (!jsonl) {
       spdlog::error("--jsonl-out {}: cannot open for writing", o.jsonl_out);
-      return 2;
+      return ExitCode::kBadInput;
     }
   }
   stats::RecordLineFormatter lines;
@@ -164,7 +164,7 @@ int run_local(ReplayOptions o) {
     } catch (const trace::TraceError& e) {
       g_session.store(nullptr);
       spdlog::error("{}", e.what());
-      return 2;
+      return ExitCode::kBadInput;
     }
   }
   g_session.store(nullptr);
@@ -178,16 +178,17 @@ int run_local(ReplayOptions o) {
   rep.trace = report::trace_info(*reader);
   report::add_node(rep, replay::to_node_result(result, "local"));
   rep.duration_s = result.duration_s;
-  int status;
+  ExitCode status;
   try {
-    status = report::write_outputs(rep, o.output);
+    // exit_status(kOk) or exit_status(kRecordsFailed); an int while fleet_run.cc reads it so.
+    status = static_cast<ExitCode>(report::write_outputs(rep, o.output));
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return ExitCode::kBadInput;
   }
   if (g_interrupted.load()) {
     spdlog::warn("interrupted: partial report written after {} records", result.total);
-    return 130;
+    return ExitCode::kInterrupted;
   }
   return status;
 }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "fleet/wire/owned_message.h"
@@ -37,41 +38,15 @@ std::optional<wire::Envelope> WorkerLink::receive_one() {
 
 void WorkerLink::handle(const wire::Envelope& env) {
   try {
-    if (env.type == "credit") {
-      in_flight_ -= env.as<wire::Credit>().batches;
-      if (in_flight_ < 0) in_flight_ = 0;
-    } else if (env.type == "progress") {
-      progress = env.as<wire::Progress>();
-      confirm(static_cast<uint64_t>(std::max<int64_t>(0, progress.records)));
-    } else if (env.type == "done") {
-      auto d = env.as<wire::Done>();
-      const auto t = std::chrono::steady_clock::now();
-      // The node's samples stay in the received message (kept alive by its stats) instead of
-      // being copied; moving a large ZeroMQ message keeps its buffer where it is (checked).
-      auto owner = std::make_shared<zmq::message_t>(std::move(rx_));
-      const bool same_buffer = owner->data<char>() <= d.result.ptr &&
-                               d.result.ptr + d.result.size <= owner->data<char>() + owner->size();
-      if (!same_buffer) {  // a message small enough to live inside zmq::message_t: move it back
-        rx_ = std::move(*owner);
-        owner.reset();
-      }
-      result = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size), owner);
-      spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms (samples {})", address_.name(),
-                    d.result.size,
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(),
-                    owner.use_count() > 1 ? "read in place" : "copied");
-      state_ = State::Done;
-      confirm(records_sent);
-      send(wire::encode(wire::DoneAck{}));
-    } else if (env.type == "abort") {
-      auto a = env.as<wire::Abort>();
-      abort_reason = a.reason;
-      abort_kind = a.kind;
-      spdlog::error("worker {} aborted: {}", address_.name(), abort_reason);
-      mark_lost(abort_reason);
+    switch (env.kind) {
+      case wire::MessageType::Credit: return on_credit(env);
+      case wire::MessageType::Progress: return on_progress(env);
+      case wire::MessageType::Done: return on_done(env);
+      case wire::MessageType::Abort: return on_abort(env);
+      default: return;  // heartbeats only prove it alive; pongs and welcomes are the run's
     }
   } catch (const std::exception& e) {
-    if (env.type == "done") {
+    if (env.kind == wire::MessageType::Done) {
       // Its one result is unusable and it will send no other: say why now rather than let it
       // fall silent and be reported as a missed heartbeat.
       spdlog::error("worker {}: its result could not be decoded: {}", address_.name(), e.what());
@@ -82,11 +57,61 @@ void WorkerLink::handle(const wire::Envelope& env) {
   }
 }
 
+void WorkerLink::on_credit(const wire::Envelope& env) {
+  in_flight_ -= env.as<wire::Credit>().batches;
+  if (in_flight_ < 0) in_flight_ = 0;
+}
+
+void WorkerLink::on_progress(const wire::Envelope& env) {
+  progress_ = env.as<wire::Progress>();
+  confirm(static_cast<uint64_t>(std::max<int64_t>(0, progress_.records)));
+}
+
+void WorkerLink::on_done(const wire::Envelope& env) {
+  auto d = env.as<wire::Done>();
+  const auto t = std::chrono::steady_clock::now();
+  // The node's samples stay in the received message (kept alive by its stats) instead of
+  // being copied; moving a large ZeroMQ message keeps its buffer where it is (checked).
+  auto owner = std::make_shared<zmq::message_t>(std::move(rx_));
+  const bool same_buffer = owner->data<char>() <= d.result.ptr &&
+                           d.result.ptr + d.result.size <= owner->data<char>() + owner->size();
+  if (!same_buffer) {  // a message small enough to live inside zmq::message_t: move it back
+    rx_ = std::move(*owner);
+    owner.reset();
+  }
+  result_ = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size), owner);
+  spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms (samples {})", address_.name(),
+                d.result.size,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(),
+                owner.use_count() > 1 ? "read in place" : "copied");
+  state_ = State::Done;
+  confirm(counters_.records_sent);
+  send(wire::encode(wire::DoneAck{}));
+}
+
+void WorkerLink::on_abort(const wire::Envelope& env) {
+  auto a = env.as<wire::Abort>();
+  abort_reason_ = a.reason;
+  abort_kind_ = a.kind;
+  spdlog::error("worker {} aborted: {}", address_.name(), abort_reason_);
+  mark_lost(abort_reason_);
+}
+
+void WorkerLink::accept_welcome(wire::Welcome w) {
+  welcome_ = std::move(w);
+  state_ = State::Ready;
+}
+
+void WorkerLink::mark_running(int64_t now_ns) {
+  state_ = State::Running;
+  heard(now_ns);
+}
+
 void WorkerLink::confirm(uint64_t records) {
-  while (records_confirmed < records && !unconfirmed_.empty()) {
-    last_confirmed_offset = static_cast<int64_t>(unconfirmed_.front());
+  while (counters_.records_confirmed < records && !unconfirmed_.empty()) {
+    counters_.last_confirmed_offset = static_cast<int64_t>(unconfirmed_.front());
     unconfirmed_.pop_front();
-    ++records_confirmed;
+    ++counters_.records_confirmed;
   }
 }
 
@@ -112,14 +137,14 @@ void WorkerLink::flush_builder() {
 
 void WorkerLink::note_record(uint64_t file_offset, bool by_reference) {
   unconfirmed_.push_back(file_offset);
-  ++records_sent;
-  if (by_reference) ++records_by_reference;
+  ++counters_.records_sent;
+  if (by_reference) ++counters_.records_by_reference;
 }
 
 void WorkerLink::enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch) {
   ++seq_;
-  raw_bytes_sent += batch->raw_bytes;
-  batch_bytes_sent += batch->data_bytes;
+  counters_.raw_bytes_sent += batch->raw_bytes;
+  counters_.batch_bytes_sent += batch->data_bytes;
   pending_.push_back({std::move(batch)});
 }
 
@@ -134,12 +159,12 @@ void WorkerLink::pump(int credit_window) {
     sock_.send(m, zmq::send_flags::none);
     pending_.pop_front();
     ++in_flight_;
-    ++batches_sent;
+    ++counters_.batches_sent;
   }
   if (want_end_ && !end_sent_ && pending_.empty()) {
     wire::End e;
-    e.batches = static_cast<int64_t>(batches_sent);
-    e.records = static_cast<int64_t>(records_sent);
+    e.batches = static_cast<int64_t>(counters_.batches_sent);
+    e.records = static_cast<int64_t>(counters_.records_sent);
     send(wire::encode(e));
     end_sent_ = true;
   }
@@ -153,12 +178,12 @@ void WorkerLink::send_end_when_drained() {
 void WorkerLink::mark_lost(const std::string& why) {
   if (state_ == State::Done) return;
   state_ = State::Lost;
-  lost_reason = why;
+  lost_reason_ = why;
 }
 
 void WorkerLink::mark_rejected(const std::string& why) {
   state_ = State::Rejected;
-  lost_reason = why;
+  lost_reason_ = why;
 }
 
 }  // namespace fleet::session

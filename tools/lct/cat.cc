@@ -216,7 +216,7 @@ void put_raw(std::string& out, const trace::RecordView& rec) {
 
 }  // namespace
 
-int run_cat(const CatArgs& a) {
+ExitCode run_cat(const CatArgs& a) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = a.max_frame_mb << 20;
   std::unique_ptr<trace::FrameReader> reader;
@@ -224,7 +224,7 @@ int run_cat(const CatArgs& a) {
     reader = std::make_unique<trace::FrameReader>(a.file, ro);
   } catch (const trace::TraceError& e) {
     print_error("cat", e.what());
-    return kExitUsage;
+    return ExitCode::kBadInput;
   }
   std::string buf;
   buf.reserve(1 << 21);
@@ -261,7 +261,9 @@ int run_cat(const CatArgs& a) {
       buf += "}\n";
       ++printed;
       if (buf.size() >= (1u << 20)) {
-        if (std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) return kExitProblems;
+        if (std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) {
+          return ExitCode::kRecordsFailed;
+        }
         buf.clear();
       }
     }
@@ -269,10 +271,10 @@ int run_cat(const CatArgs& a) {
     std::fwrite(buf.data(), 1, buf.size(), stdout);
     std::fflush(stdout);
     print_error("cat", e.what());
-    return kExitProblems;
+    return ExitCode::kRecordsFailed;
   }
   std::fwrite(buf.data(), 1, buf.size(), stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitProblems;
+  return std::fflush(stdout) == 0 ? ExitCode::kOk : ExitCode::kRecordsFailed;
 }
 
 }  // namespace fleet::lct

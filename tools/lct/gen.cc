@@ -4,25 +4,25 @@
 #include <exception>
 
 #include "fleet/trace/errors.h"
+#include "fleet/util/status.h"
 #include "lct.h"
 
 namespace fleet::lct {
 
-int run_gen(const GenArgs& a) {
-  std::string err = trace::validate_synthetic_options(a.options);
-  if (!err.empty()) {
-    print_error("gen", err);
-    return kExitUsage;
+ExitCode run_gen(const GenArgs& a) {
+  if (Status st = trace::validate_synthetic_options(a.options); !st) {
+    print_error("gen", st.message());
+    return st.code();
   }
   trace::SyntheticStats s;
   try {
     s = trace::write_synthetic_trace(a.output, a.options);
   } catch (const trace::TraceError& e) {
     print_error("gen", e.what());
-    return kExitUsage;
+    return ExitCode::kBadInput;
   } catch (const std::exception& e) {
     print_error("gen", e.what());
-    return kExitProblems;
+    return ExitCode::kRecordsFailed;
   }
   if (!a.quiet) {
     uint64_t chunks = s.hit_chunks + s.miss_chunks;
@@ -38,7 +38,7 @@ int run_gen(const GenArgs& a) {
                      ? " (no submit_prefetch_task: era-4 prefetch has no codec)"
                      : "");
   }
-  return kExitOk;
+  return ExitCode::kOk;
 }
 
 }  // namespace fleet::lct

@@ -159,7 +159,7 @@ void print_error(const char* cmd, const std::string& msg) {
   std::fprintf(stderr, "lct %s: error: %s\n", cmd, msg.c_str());
 }
 
-int run_info(const std::string& file, uint32_t max_frame_mb) {
+ExitCode run_info(const std::string& file, uint32_t max_frame_mb) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = max_frame_mb << 20;
   std::unique_ptr<trace::FrameReader> reader;
@@ -167,7 +167,7 @@ int run_info(const std::string& file, uint32_t max_frame_mb) {
     reader = std::make_unique<trace::FrameReader>(file, ro);
   } catch (const trace::TraceError& e) {
     print_error("info", e.what());
-    return kExitUsage;
+    return ExitCode::kBadInput;
   }
   const trace::Header& h = reader->header();
   bool events = h.level == trace::kLevelEvents;
@@ -190,7 +190,7 @@ int run_info(const std::string& file, uint32_t max_frame_mb) {
     }
   } catch (const std::exception& e) {
     print_error("info", e.what());
-    return kExitProblems;
+    return ExitCode::kRecordsFailed;
   }
 
   std::string out = "Trace file: " + file + "\n";
@@ -217,7 +217,7 @@ int run_info(const std::string& file, uint32_t max_frame_mb) {
   }
   if (events) out += ev.render();
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitProblems;
+  return std::fflush(stdout) == 0 ? ExitCode::kOk : ExitCode::kRecordsFailed;
 }
 
 }  // namespace fleet::lct

@@ -113,7 +113,7 @@ std::string offsets_text(const Finding& f) {
 
 }  // namespace
 
-int run_lint(const LintArgs& a) {
+ExitCode run_lint(const LintArgs& a) {
   CollectingReporter reporter;
   trace::ReaderOptions ro;
   ro.max_frame_bytes = a.max_frame_mb << 20;
@@ -127,7 +127,7 @@ int run_lint(const LintArgs& a) {
       std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     }
     print_error("lint", e.what());
-    return kExitUsage;
+    return ExitCode::kBadInput;
   }
   const trace::Header& h = reader->header();
   const bool storage = h.level == trace::kLevelStorage;
@@ -380,7 +380,7 @@ int run_lint(const LintArgs& a) {
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
   std::fflush(stdout);
-  return problems == 0 ? kExitOk : kExitProblems;
+  return problems == 0 ? ExitCode::kOk : ExitCode::kRecordsFailed;
 }
 
 }  // namespace fleet::lct

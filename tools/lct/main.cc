@@ -77,34 +77,38 @@ int main(int argc, char** argv) {
   gen->add_option("--t-mono-start", o.t_mono_start, "Header t_mono_start (default 5000)");
   gen->add_flag("-q,--quiet", gen_args.quiet, "No summary line on stderr");
 
+  using fleet::ExitCode;
+  using fleet::exit_status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    app.exit(e);  // prints the help
+    return exit_status(ExitCode::kOk);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    app.exit(e);
+    return exit_status(ExitCode::kOk);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return fleet::lct::kExitUsage;
+    return exit_status(ExitCode::kBadInput);
   }
 
   uint32_t frame_mb = max_frame_mb;
-  if (info->parsed()) return fleet::lct::run_info(info_file, frame_mb);
+  if (info->parsed()) return exit_status(fleet::lct::run_info(info_file, frame_mb));
   if (lint->parsed()) {
     lint_args.max_frame_mb = frame_mb;
-    return fleet::lct::run_lint(lint_args);
+    return exit_status(fleet::lct::run_lint(lint_args));
   }
   if (cat->parsed()) {
     cat_args.max_frame_mb = frame_mb;
-    return fleet::lct::run_cat(cat_args);
+    return exit_status(fleet::lct::run_cat(cat_args));
   }
   if (gen->parsed()) {
     o.era = static_cast<fleet::trace::Era>(era);
     if (recs->count() > 0 && o.records == 0) {
       fleet::lct::print_error("gen", "--records must be > 0");
-      return fleet::lct::kExitUsage;
+      return exit_status(ExitCode::kBadInput);
     }
-    return fleet::lct::run_gen(gen_args);
+    return exit_status(fleet::lct::run_gen(gen_args));
   }
-  return fleet::lct::kExitUsage;
+  return exit_status(ExitCode::kBadInput);
 }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "fleet/trace/errors.h"
@@ -26,8 +27,14 @@ class Fd {
   explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
   }
-  ~Fd() { ::close(fd_); }
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  // Hands the descriptor over (this no longer closes it).
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
@@ -88,16 +95,10 @@ TraceIdentity identify_trace(const std::string& path) {
 }
 
 SharedTrace::SharedTrace(const std::string& path, const TraceIdentity& expected) : path_(path) {
-  // One descriptor for the check and every later read: the file checked is the file read.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
-  TraceIdentity actual;
-  try {
-    actual = identify_open_file(fd_, path);
-  } catch (...) {
-    ::close(fd_);
-    throw;
-  }
+  // One descriptor for the check and every later read: the file checked is the file read. The
+  // Fd closes it if the check throws (whatever it throws propagates unchanged).
+  Fd fd(path);
+  const TraceIdentity actual = identify_open_file(fd.get(), path);
   std::string mismatch;
   if (actual.size != expected.size) {
     mismatch = path + ": " + std::to_string(actual.size) + " bytes here, " +
@@ -106,10 +107,8 @@ SharedTrace::SharedTrace(const std::string& path, const TraceIdentity& expected)
     mismatch = path + ": same size but different content than the coordinator's trace "
                "(fingerprint " + actual.fingerprint + " vs " + expected.fingerprint + ")";
   }
-  if (!mismatch.empty()) {
-    ::close(fd_);
-    throw TraceError(mismatch);
-  }
+  if (!mismatch.empty()) throw TraceError(mismatch);
+  fd_ = fd.release();
   size_ = actual.size;
   // Each worker reads its references in file order: ask for aggressive read-ahead.
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);

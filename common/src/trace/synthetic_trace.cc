@@ -30,21 +30,18 @@ uint64_t splitmix(uint64_t x) {
 
 uint64_t mix(uint64_t a, uint64_t b) { return splitmix(a ^ splitmix(b)); }
 
-// "KVxLAYERSxHEADSxHEAD_DIM:DTYPE" -> per-object layout; empty optional on a bad spec.
-bool parse_layout(const SyntheticOptions& o, MemoryLayout& out, std::string& err) {
+// "KVxLAYERSxHEADSxHEAD_DIM:DTYPE" -> per-object layout, or a message for the user.
+Result<MemoryLayout> parse_layout(const SyntheticOptions& o) {
   auto colon = o.layout.find(':');
   if (colon == std::string::npos) {
-    err = "--layout must look like KVxLAYERSxKV_HEADSxHEAD_DIM:DTYPE, e.g. 2x32x8x128:bfloat16";
-    return false;
+    return Status::error(
+        "--layout must look like KVxLAYERSxKV_HEADSxHEAD_DIM:DTYPE, e.g. 2x32x8x128:bfloat16");
   }
   std::string dims = o.layout.substr(0, colon);
   std::string dt = o.layout.substr(colon + 1);
   if (dt.rfind("torch.", 0) != 0) dt = "torch." + dt;
   auto dtype = parse_dtype(dt);
-  if (!dtype) {
-    err = "--layout: unknown dtype '" + o.layout.substr(colon + 1) + "'";
-    return false;
-  }
+  if (!dtype) return Status::error("--layout: unknown dtype '" + o.layout.substr(colon + 1) + "'");
   std::vector<int64_t> v;
   size_t pos = 0;
   while (pos <= dims.size()) {
@@ -53,43 +50,48 @@ bool parse_layout(const SyntheticOptions& o, MemoryLayout& out, std::string& err
     int64_t n = 0;
     auto r = std::from_chars(dims.data() + pos, dims.data() + x, n);
     if (r.ec != std::errc() || r.ptr != dims.data() + x || n <= 0) {
-      err = "--layout: '" + dims + "' is not four positive integers separated by 'x'";
-      return false;
+      return Status::error("--layout: '" + dims + "' is not four positive integers separated by 'x'");
     }
     v.push_back(n);
     pos = x + 1;
   }
   if (v.size() != 4) {
-    err = "--layout needs exactly four dimensions KVxLAYERSxKV_HEADSxHEAD_DIM";
-    return false;
+    return Status::error("--layout needs exactly four dimensions KVxLAYERSxKV_HEADSxHEAD_DIM");
   }
   auto ceil_div = [](int64_t a, int64_t b) { return std::max<int64_t>(1, (a + b - 1) / b); };
+  MemoryLayout out;
   out.shapes = {{v[0], ceil_div(v[1], o.groups), o.chunk_tokens, ceil_div(v[2], o.tp), v[3]}};
   out.dtypes = {*dtype};
-  return true;
+  return out;
 }
 
 }  // namespace
 
-std::string validate_synthetic_options(const SyntheticOptions& o) {
-  if (o.era != Era::One && o.era != Era::Three && o.era != Era::Four) return "--era must be 1, 3 or 4";
-  if (!(o.rate > 0) || !std::isfinite(o.rate)) return "--rate must be > 0";
-  if (o.records == 0 && o.max_bytes == 0 && (!(o.duration_s > 0) || !std::isfinite(o.duration_s))) {
-    return "--duration must be > 0 (or give --records)";
+Status validate_synthetic_options(const SyntheticOptions& o) {
+  if (o.era != Era::One && o.era != Era::Three && o.era != Era::Four) {
+    return Status::error("--era must be 1, 3 or 4");
   }
-  if (o.tp < 1 || o.tp > 255) return "--tp must be in 1..255";
-  if (o.groups < 1 || o.groups > 64) return "--groups must be in 1..64";
-  if (o.models < 1 || o.models > 10000) return "--models must be in 1..10000";
-  if (o.chunk_tokens < 1 || o.chunk_tokens > 1 << 20) return "--chunk-tokens must be in 1..1048576";
-  if (o.max_turns < 1) return "--turns must be >= 1";
-  if (o.system_prompts < 1) return "--system-prompts must be >= 1";
-  if (o.cache_chunks < 1) return "--cache-chunks must be >= 1";
-  if (o.max_context_tokens < o.chunk_tokens) return "--max-context must be >= --chunk-tokens";
-  if (!(o.abort_fraction >= 0 && o.abort_fraction <= 1)) return "--abort-fraction must be in [0, 1]";
-  if (!(o.l1_size_gb > 0)) return "--l1-size-gb must be > 0";
-  MemoryLayout l;
-  std::string err;
-  if (!parse_layout(o, l, err)) return err;
+  if (!(o.rate > 0) || !std::isfinite(o.rate)) return Status::error("--rate must be > 0");
+  if (o.records == 0 && o.max_bytes == 0 && (!(o.duration_s > 0) || !std::isfinite(o.duration_s))) {
+    return Status::error("--duration must be > 0 (or give --records)");
+  }
+  if (o.tp < 1 || o.tp > 255) return Status::error("--tp must be in 1..255");
+  if (o.groups < 1 || o.groups > 64) return Status::error("--groups must be in 1..64");
+  if (o.models < 1 || o.models > 10000) return Status::error("--models must be in 1..10000");
+  if (o.chunk_tokens < 1 || o.chunk_tokens > 1 << 20) {
+    return Status::error("--chunk-tokens must be in 1..1048576");
+  }
+  if (o.max_turns < 1) return Status::error("--turns must be >= 1");
+  if (o.system_prompts < 1) return Status::error("--system-prompts must be >= 1");
+  if (o.cache_chunks < 1) return Status::error("--cache-chunks must be >= 1");
+  if (o.max_context_tokens < o.chunk_tokens) {
+    return Status::error("--max-context must be >= --chunk-tokens");
+  }
+  if (!(o.abort_fraction >= 0 && o.abort_fraction <= 1)) {
+    return Status::error("--abort-fraction must be in [0, 1]");
+  }
+  if (!(o.l1_size_gb > 0)) return Status::error("--l1-size-gb must be > 0");
+  if (auto layout = parse_layout(o); !layout) return layout.status();
   return {};
 }
 
@@ -132,9 +134,8 @@ Header synthetic_header(const SyntheticOptions& o) {
 }
 
 SyntheticTrace::SyntheticTrace(const SyntheticOptions& o) : o_(o), rng_(o.seed) {
-  std::string err = validate_synthetic_options(o_);
-  if (!err.empty()) throw std::invalid_argument(err);
-  parse_layout(o_, layout_, err);
+  if (Status st = validate_synthetic_options(o_); !st) throw std::invalid_argument(st.message());
+  layout_ = parse_layout(o_).value();  // valid: checked just above
   for (int m = 0; m < o_.models; ++m) {
     model_names_.push_back(m < static_cast<int>(std::size(kModelNames))
                                ? kModelNames[m]

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <exception>
+
+#include <spdlog/spdlog.h>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/big_endian.h"
@@ -29,10 +32,15 @@ TraceWriter::TraceWriter(const std::string& path, const Header& header)
 }
 
 TraceWriter::~TraceWriter() {
+  // Destructors must not throw; callers that care call close() themselves. close() throws
+  // TraceError (or std::bad_alloc while building one): say what was lost instead of hiding it,
+  // as a warning when the exception that ended the writer's scope is already on its way.
   try {
     close();
-  } catch (...) {
-    // Destructors must not throw; callers that care call close() themselves.
+  } catch (const std::exception& e) {
+    auto level = std::uncaught_exceptions() > 0 ? spdlog::level::warn : spdlog::level::err;
+    spdlog::log(level, "{} (closing the trace writer on scope exit; the file may be incomplete)",
+                e.what());
   }
 }
 

@@ -22,24 +22,36 @@ std::string py_float_repr(double v) {
   std::string digits;
   for (size_t i = 0; i < e; ++i)
     if (s[i] != '.') digits += s[i];
+  // Built by appending to one string: `"literal" + std::string&&` inserts at the front of the
+  // temporary, which GCC 12 at -O3 flags as an overlapping memcpy (-Wrestrict).
   std::string out;
+  out.reserve(digits.size() + 24);
+  if (neg) out += '-';
   if (exp10 >= -4 && exp10 < 16) {
     if (exp10 < 0) {
-      out = "0." + std::string(static_cast<size_t>(-exp10 - 1), '0') + digits;
+      out += "0.";
+      out.append(static_cast<size_t>(-exp10 - 1), '0');
+      out += digits;
     } else if (static_cast<size_t>(exp10) + 1 >= digits.size()) {
-      out = digits + std::string(static_cast<size_t>(exp10) + 1 - digits.size(), '0') + ".0";
+      out += digits;
+      out.append(static_cast<size_t>(exp10) + 1 - digits.size(), '0');
+      out += ".0";
     } else {
-      out = digits.substr(0, static_cast<size_t>(exp10) + 1) + "." +
-            digits.substr(static_cast<size_t>(exp10) + 1);
+      out.append(digits, 0, static_cast<size_t>(exp10) + 1);
+      out += '.';
+      out.append(digits, static_cast<size_t>(exp10) + 1);
     }
   } else {
-    out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += digits[0];
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
     char eb[16];
     std::snprintf(eb, sizeof eb, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
     out += eb;
   }
-  return neg ? "-" + out : out;
+  return out;
 }
 
 std::string py_json_string(const std::string& s) {

@@ -1,6 +1,32 @@
 #include "fleet/wire/protocol.h"
 
+#include <utility>
+
 namespace fleet::wire {
+
+namespace {
+constexpr std::pair<MessageType, std::string_view> kMessageNames[] = {
+    {MessageType::Hello, "hello"},       {MessageType::Welcome, "welcome"},
+    {MessageType::Ping, "ping"},         {MessageType::Pong, "pong"},
+    {MessageType::Start, "start"},       {MessageType::Batch, "batch"},
+    {MessageType::End, "end"},           {MessageType::Credit, "credit"},
+    {MessageType::Progress, "progress"}, {MessageType::Done, "done"},
+    {MessageType::DoneAck, "done_ack"},  {MessageType::Heartbeat, "heartbeat"},
+    {MessageType::Abort, "abort"},
+};
+}  // namespace
+
+MessageType message_type_from_name(std::string_view t) {
+  for (const auto& [type, name] : kMessageNames)
+    if (name == t) return type;
+  return MessageType::Unknown;
+}
+
+std::string_view message_type_name(MessageType type) {
+  for (const auto& [known, name] : kMessageNames)
+    if (known == type) return name;
+  return "?";
+}
 
 Envelope decode(const void* data, size_t size) {
   if (size > kMaxMessageBytes) {
@@ -35,6 +61,7 @@ Envelope decode(const void* data, size_t size) {
       has_v = true;
     } else if (key == "t" && kv.val.type == msgpack::type::STR) {
       env.type.assign(kv.val.via.str.ptr, kv.val.via.str.size);
+      env.kind = message_type_from_name(env.type);
       has_t = true;
     }
   }

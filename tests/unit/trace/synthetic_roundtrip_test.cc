@@ -146,15 +146,19 @@ TEST(SyntheticTrace, HeaderConfigMatchesLMCacheShape) {
 
 TEST(SyntheticTrace, RejectsBadOptions) {
   SyntheticOptions o;
+  EXPECT_TRUE(validate_synthetic_options(o).ok());
   o.layout = "2x32x8:bfloat16";
-  EXPECT_NE(validate_synthetic_options(o), "");
+  EXPECT_FALSE(validate_synthetic_options(o).ok());
+  EXPECT_EQ(validate_synthetic_options(o).message(),
+            "--layout needs exactly four dimensions KVxLAYERSxKV_HEADSxHEAD_DIM");
+  EXPECT_EQ(validate_synthetic_options(o).code(), fleet::ExitCode::kBadInput);
   EXPECT_THROW(SyntheticTrace{o}, std::invalid_argument);
   o = {};
   o.rate = 0;
-  EXPECT_NE(validate_synthetic_options(o), "");
+  EXPECT_FALSE(validate_synthetic_options(o).ok());
   o = {};
   o.era = static_cast<Era>(2);
-  EXPECT_NE(validate_synthetic_options(o), "");
+  EXPECT_FALSE(validate_synthetic_options(o).ok());
 }
 
 }  // namespace

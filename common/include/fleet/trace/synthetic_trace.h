@@ -17,6 +17,7 @@
 #include "fleet/trace/header.h"
 #include "fleet/trace/op.h"
 #include "fleet/trace/op_encoder.h"
+#include "fleet/util/status.h"
 
 namespace fleet::trace {
 
@@ -55,8 +56,8 @@ struct SyntheticStats {
   double last_t_mono = 0.0;
 };
 
-// Validates options; returns an empty string or a message for the user.
-std::string validate_synthetic_options(const SyntheticOptions& o);
+// Validates options: ok, or a kBadInput failure whose message names the flag, for the user.
+Status validate_synthetic_options(const SyntheticOptions& o);
 
 // The recording-side StorageManagerConfig JSON (Python json.dumps(sort_keys=True)) and a
 // header carrying it with its SHA-256 digest.

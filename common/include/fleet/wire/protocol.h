@@ -11,6 +11,8 @@
 
 #include <msgpack.hpp>
 
+#include "fleet/wire/liveness.h"
+
 namespace fleet::wire {
 
 // 2: Batch.codec, Batch.zstd -> Batch.data. 3: record references and the shared-trace
@@ -18,13 +20,31 @@ namespace fleet::wire {
 inline constexpr int kProtocolVersion = 4;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
-inline constexpr int kHeartbeatMs = 500;
-inline constexpr int kLostAfterHeartbeats = 3;
 
 class ProtocolError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Every message type, decoded once from the `t` field so that both sides dispatch on an enum.
+enum class MessageType : uint8_t {
+  Unknown,  // a `t` this build does not know: logged and ignored by the receiver
+  Hello,
+  Welcome,
+  Ping,
+  Pong,
+  Start,
+  Batch,
+  End,
+  Credit,
+  Progress,
+  Done,
+  DoneAck,
+  Heartbeat,
+  Abort,
+};
+MessageType message_type_from_name(std::string_view t);
+std::string_view message_type_name(MessageType type);  // the `t` on the wire; "?" for Unknown
 
 // coordinator -> worker: opens a run.
 struct Hello {
@@ -181,7 +201,8 @@ std::string encode(const T& msg) {
 // body point into the original buffer, which must outlive them).
 struct Envelope {
   int version = 0;
-  std::string type;
+  MessageType kind = MessageType::Unknown;
+  std::string type;  // `t` as received (names an Unknown kind in logs)
   msgpack::object_handle handle;
 
   template <class T>

@@ -33,7 +33,8 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& report);
 std::string render_nodes_csv(const RunReport& report);
 
 // Writes every file and the stdout summary. Returns the process exit status LMCache would
-// use (1 when any record failed, else 0).
+// use: exit_status(ExitCode::kRecordsFailed) when any record failed, else
+// exit_status(ExitCode::kOk). (An int, not an ExitCode, while fleet_run.cc stores it as one.)
 int write_outputs(const RunReport& report, const OutputOptions& options);
 
 }  // namespace fleet::report

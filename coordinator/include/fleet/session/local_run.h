@@ -8,6 +8,7 @@
 #include "fleet/report/outputs.h"
 #include "fleet/report/progress.h"
 #include "fleet/storage/engine_config.h"
+#include "fleet/util/exit_codes.h"
 
 namespace fleet::session {
 
@@ -25,9 +26,9 @@ struct ReplayOptions {
   report::OutputOptions output;
 };
 
-// Exit status: 0 ok, 1 some record failed (LMCache's rule), 2 unusable input or config,
-// 130 interrupted (partial report still written).
-int run_local(ReplayOptions options);
+// kOk, kRecordsFailed (some record failed: LMCache's rule), kBadInput (unusable input or
+// config) or kInterrupted (a partial report is still written).
+ExitCode run_local(ReplayOptions options);
 
 // The trace's level/schema gates (LMCache's replay-safety check), shared by local and fleet
 // runs. Throws std::runtime_error with a message naming the file or flag.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <zmq.hpp>
 
@@ -33,10 +34,10 @@ class WorkerLink {
   bool finished() const { return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected; }
 
   void send(std::string payload);  // handed to ZeroMQ without a copy
-  // Receives and handles everything waiting on the socket (non-blocking). Returns messages of
-  // types the link does not consume itself (e.g. "pong", "welcome") one at a time.
+  // The next message waiting on the socket (non-blocking); one that does not decode comes back
+  // with an empty `type` (it still proves the worker alive) after a warning.
   std::optional<wire::Envelope> receive_one();
-  void handle(const wire::Envelope& env);  // credit, progress, heartbeat, done, abort
+  void handle(const wire::Envelope& env);  // credit, progress, done, abort; others ignored
 
   // Batching with flow control.
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
@@ -65,36 +66,66 @@ class WorkerLink {
   void send_end_when_drained();
   bool end_sent() const { return end_sent_; }
 
-  // Liveness.
+  // Liveness, on the run's clock.
   void heard(int64_t now_ns) { last_heard_ns_ = now_ns; }
   int64_t last_heard_ns() const { return last_heard_ns_; }
   void mark_lost(const std::string& why);
   void mark_rejected(const std::string& why);
 
-  // Public state the run reads.
-  wire::Welcome welcome;
-  int64_t clock_offset_ns = 0;       // worker clock - coordinator clock
-  int64_t clock_uncertainty_ns = 0;  // half the best round trip
-  wire::Progress progress;
-  std::optional<wire::NodeResult> result;
-  std::string lost_reason;
-  uint64_t records_sent = 0;
-  uint64_t batches_sent = 0;
-  uint64_t raw_bytes_sent = 0;    // record frames before encoding
-  uint64_t batch_bytes_sent = 0;  // after (the batch payloads on the wire)
-  uint64_t records_by_reference = 0;
-  std::string abort_reason;  // the worker's own ABORT (e.g. engine config rejected)
-  std::string abort_kind;    // its kind ("config": the run's engine config was refused)
-  // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
-  // trace offsets of the last confirmed and the first unconfirmed record (-1: none).
-  uint64_t records_confirmed = 0;
-  int64_t last_confirmed_offset = -1;
+  // The handshake: WELCOME accepted (Connecting -> Ready), the clock estimate, START sent
+  // (Ready -> Running).
+  void accept_welcome(wire::Welcome w);
+  void set_clock_estimate(int64_t offset_ns, int64_t uncertainty_ns) {
+    clock_offset_ns_ = offset_ns;
+    clock_uncertainty_ns_ = uncertainty_ns;
+  }
+  void mark_running(int64_t now_ns);
+
+  // What the run reads.
+  const wire::Welcome& welcome() const { return welcome_; }
+  int64_t clock_offset_ns() const { return clock_offset_ns_; }        // worker - coordinator
+  int64_t clock_uncertainty_ns() const { return clock_uncertainty_ns_; }  // half the best RTT
+  const wire::Progress& progress() const { return progress_; }
+  // The node's result, once DONE arrived and decoded; taken once when the report is built.
+  std::optional<wire::NodeResult> take_result() { return std::exchange(result_, std::nullopt); }
+  const std::string& lost_reason() const { return lost_reason_; }
+  // The worker's own ABORT, e.g. its engine config was refused, and its kind (wire::Abort).
+  const std::string& abort_reason() const { return abort_reason_; }
+  const std::string& abort_kind() const { return abort_kind_; }
+  struct Counters {
+    uint64_t records_sent = 0;
+    uint64_t batches_sent = 0;
+    uint64_t raw_bytes_sent = 0;    // record frames before encoding
+    uint64_t batch_bytes_sent = 0;  // after (the batch payloads on the wire)
+    uint64_t records_by_reference = 0;
+    // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
+    // trace offset of the last confirmed record (-1: none).
+    uint64_t records_confirmed = 0;
+    int64_t last_confirmed_offset = -1;
+  };
+  const Counters& counters() const { return counters_; }
+  // The trace offset of the first record sent but not confirmed (-1: none).
   int64_t first_unconfirmed_offset() const {
     return unconfirmed_.empty() ? -1 : static_cast<int64_t>(unconfirmed_.front());
   }
-  State state_ = State::Connecting;
 
  private:
+  void on_credit(const wire::Envelope& env);
+  void on_progress(const wire::Envelope& env);
+  void on_done(const wire::Envelope& env);
+  void on_abort(const wire::Envelope& env);
+  void confirm(uint64_t records);
+
+  State state_ = State::Connecting;
+  wire::Welcome welcome_;
+  int64_t clock_offset_ns_ = 0;
+  int64_t clock_uncertainty_ns_ = 0;
+  wire::Progress progress_;
+  std::optional<wire::NodeResult> result_;
+  std::string lost_reason_;
+  std::string abort_reason_;
+  std::string abort_kind_;
+  Counters counters_;
   WorkerAddress address_;
   zmq::socket_t sock_;
   wire::BatchBuilder builder_;
@@ -115,7 +146,6 @@ class WorkerLink {
   // Offsets of records sent but not yet confirmed: bounded by the credit window and the
   // pending queue, since the worker confirms as it dispatches.
   std::deque<uint64_t> unconfirmed_;
-  void confirm(uint64_t records);
 };
 
 }  // namespace fleet::session

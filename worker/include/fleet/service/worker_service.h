@@ -1,26 +1,34 @@
-// The ZeroMQ side of a worker (DESIGN.md §4): binds one ROUTER socket, accepts one run at a time,
-// answers the handshake and clock pings, feeds received batches to a replay session on its own
-// thread, returns CREDITs, heartbeats every 500 ms, and sends the node's result in DONE. It
-// aborts the run by itself when the coordinator goes silent, so no orphan load stays on a
-// shared L2. All socket work happens on the thread that calls serve().
+// The ZeroMQ side of a worker (docs/protocol.md): binds one ROUTER socket and serves one run at
+// a time through the protocol's state machine (worker/service/worker_protocol.h): the
+// handshake and clock pings, received batches fed to a replay session on its own thread,
+// CREDITs, heartbeats every 500 ms, and the node's result in DONE. It aborts the run by itself
+// when the coordinator goes silent, so no orphan load stays on a shared L2. All socket work
+// happens on the thread that calls serve().
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 #include <string>
 
 #include "fleet/storage/engine_config.h"
+#include "fleet/wire/liveness.h"
+
+namespace fleet::util {
+class Clock;
+}
 
 namespace fleet::service {
 
 struct WorkerOptions {
   std::string listen = "tcp://0.0.0.0:5555";
   storage::EngineConfig engine;  // defaults; a run's START may override them
-  int heartbeat_ms = 500;
-  int lost_after_heartbeats = 3;
+  int heartbeat_ms = wire::kHeartbeatMs;
+  int lost_after_heartbeats = wire::kLostAfterHeartbeats;
   int max_runs = 0;             // stop after this many runs (0 = serve forever)
   bool announce = false;        // print "LISTENING <endpoint>" on stdout once bound
   std::string name;             // reported node name; default: host name
+  // Heartbeats, liveness, PONG stamps and real-time runs read this clock (null: the real
+  // monotonic clock). Tests inject a VirtualClock to step the liveness rules.
+  util::Clock* clock = nullptr;
 };
 
 class WorkerService {
@@ -34,11 +42,14 @@ class WorkerService {
   // bound (message names it).
   void serve();
   void stop() { stop_.store(true); }
+  // The bound endpoint (port 0 resolved), once serve() has bound it; "" before.
+  std::string endpoint() const;
 
  private:
-  struct Impl;
   WorkerOptions options_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> bound_{false};
+  std::string endpoint_;  // written once before bound_ is set
 };
 
 }  // namespace fleet::service

@@ -1,0 +1,80 @@
+// One fleet run as a state machine: one method per phase, in the order of Phase. Every phase
+// reads time from the injected clock, so T0, heartbeats and loss follow a VirtualClock in tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "fleet/plan/shard_router.h"
+#include "fleet/session/fleet_run.h"
+#include "fleet/session/worker_addresses.h"
+#include "fleet/trace/frame_reader.h"
+#include "fleet/util/status.h"
+#include "link_set.h"
+
+namespace fleet::session {
+
+class BatchFanout;
+class LocalWorkers;
+
+class FleetRun {
+ public:
+  enum class Phase {
+    Prepare,     // open the trace, resolve the workers, prepare the output directory
+    Connect,     // start --local workers; HELLO/WELCOME; which workers read the trace itself
+    SyncClocks,  // PING/PONG: each worker's clock offset
+    Start,       // T0, and START to every worker
+    Stream,      // route, batch and send every record under credit; heartbeats; loss
+    Drain,       // the last batches and END, then every DONE (or the abort deadline)
+    Report,      // merge the nodes' results and write the outputs
+    Finished,
+  };
+
+  FleetRun(FleetOptions options, util::Clock& clock);
+  ~FleetRun();
+  ExitCode run();
+  Phase phase() const { return phase_; }
+
+ private:
+  Status prepare();
+  Status resolve_addresses();
+  ExitCode print_plan();
+  Status connect();
+  void sync_clocks();
+  void start_workers();
+  void stream();
+  bool route_one();  // the current record to its workers; false: the reader failed
+  void wait_for_credit();
+  void drain();
+  ExitCode report();
+  ExitCode exit_status(ExitCode outputs_status) const;
+
+  static bool interrupted();  // SIGINT/SIGTERM since the run started streaming
+  bool should_stop();  // interrupted, or a lost worker with --on-worker-loss abort
+  void service_links(int timeout_ms);
+  ExitCode fail(const Status& s) const;
+
+  FleetOptions o_;
+  util::Clock& clock_;
+  Phase phase_ = Phase::Prepare;
+  std::unique_ptr<trace::FrameReader> reader_;
+  std::vector<WorkerAddress> addresses_;
+  std::unique_ptr<LocalWorkers> local_;
+  zmq::context_t ctx_{1};
+  LinkSet links_;
+  std::unique_ptr<plan::ShardRouter> router_;
+  std::unique_ptr<BatchFanout> fanout_;
+  trace::RecordView rec_;
+  bool have_record_ = false;  // rec_ holds the next record to route
+  double t_origin_ = 0.0;
+  bool aborted_ = false;
+  std::string abort_reason_;
+  // Where the coordinator's wall time went (fleet_summary.json coordinator.phase_s).
+  int64_t began_ns_ = 0, connected_ns_ = 0, t0_ns_ = 0, streamed_ns_ = 0, collected_ns_ = 0;
+};
+
+}  // namespace fleet::session

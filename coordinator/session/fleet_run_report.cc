@@ -1,0 +1,146 @@
+// FleetRun's Report phase: every node's result (or, for a lost one, exactly where it got to),
+// the coordinator's own costs, the outputs, and the run's exit status.
+#include <sys/resource.h>
+
+#include <spdlog/spdlog.h>
+
+#include "fleet/report/outputs.h"
+#include "fleet/report/run_report.h"
+#include "fleet/session/local_workers.h"
+#include "fleet/util/clock.h"
+#include "fleet_run_machine.h"
+
+namespace fleet::session {
+
+namespace {
+
+std::string codec_label(wire::BatchCodec c, int level) {
+  return c == wire::BatchCodec::None ? "none" : "zstd:" + std::to_string(level);
+}
+
+// A lost node's report: exactly where it got to, as far as anyone can know. Its records are
+// dispatched in the order they were sent, and PROGRESS confirmed the first
+// `records_confirmed` of them.
+wire::NodeResult lost_node(const WorkerLink& l) {
+  wire::NodeResult node;
+  const auto& c = l.counters();
+  node.name = l.welcome().hostname.empty() ? l.address().name() : l.welcome().hostname;
+  node.status = "lost";
+  node.total = static_cast<uint64_t>(l.progress().records);
+  node.failed = static_cast<uint64_t>(l.progress().failed);
+  node.engine_counters = {{"lost_reason", l.lost_reason()},
+                          {"records_finished_at_last_heartbeat", l.progress().records},
+                          {"records_confirmed_finished", c.records_confirmed},
+                          {"last_confirmed_trace_offset", c.last_confirmed_offset},
+                          {"records_unconfirmed", c.records_sent - c.records_confirmed},
+                          {"first_unconfirmed_trace_offset", l.first_unconfirmed_offset()}};
+  return node;
+}
+
+// The coordinator's own cost, so a run can show that its memory stays bounded (credit flow)
+// and how much CPU one coordinator spends per record (projecting to large fleets).
+nlohmann::json coordinator_usage(double wall_since_t0_s, uint64_t records_sent) {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + tv.tv_usec / 1e6; };
+  return {{"peak_rss_bytes", static_cast<uint64_t>(ru.ru_maxrss) * 1024},
+          {"cpu_user_s", secs(ru.ru_utime)},
+          {"cpu_system_s", secs(ru.ru_stime)},
+          {"records_sent", records_sent},
+          {"wall_since_t0_s", wall_since_t0_s}};
+}
+
+// What the batches cost on the wire: per link codec, and raw vs sent bytes over all links; how
+// records reached each worker: "shared" (references into its own copy of the trace) or
+// "stream" (the records themselves).
+void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
+  uint64_t raw_bytes = 0, wire_bytes = 0, by_reference = 0;
+  nlohmann::json codecs = nlohmann::json::array(), access = nlohmann::json::array();
+  for (const auto& l : links) {
+    raw_bytes += l->counters().raw_bytes_sent;
+    wire_bytes += l->counters().batch_bytes_sent;
+    by_reference += l->counters().records_by_reference;
+    codecs.push_back(codec_label(l->codec(), l->codec_level()));
+    access.push_back(l->shared_trace() ? "shared" : "stream");
+  }
+  c["trace_access"] = access;
+  c["batch_fanout"] = fanout;
+  c["records_by_reference"] = by_reference;
+  c["batch_codecs"] = codecs;
+  c["batch_raw_bytes"] = raw_bytes;
+  c["batch_wire_bytes"] = wire_bytes;
+}
+
+}  // namespace
+
+ExitCode FleetRun::report() {
+  report::RunReport rep;
+  rep.mode = "fleet";
+  rep.speed = o_.replay.speed;
+  rep.clock = o_.replay.virtual_clock ? "virtual" : "real";
+  rep.trace = report::trace_info(*reader_);
+  rep.plan = router_->plan_json();
+  uint64_t records_sent = 0;
+  std::vector<wire::NodeResult> nodes;
+  for (auto& l : links_) {
+    records_sent += l->counters().records_sent;
+    std::optional<wire::NodeResult> result = l->take_result();
+    wire::NodeResult node = result ? std::move(*result) : lost_node(*l);
+    node.address = l->address().name();
+    node.records_received = l->counters().records_sent;
+    node.clock_offset_ns = l->clock_offset_ns();
+    node.clock_uncertainty_ns = l->clock_uncertainty_ns();
+    if (aborted_ && node.status == "ok") node.status = "aborted";
+    nodes.push_back(std::move(node));
+  }
+  report::add_nodes(rep, std::move(nodes));
+  if (aborted_) rep.stopped_early = true;
+  auto& c = rep.extra["coordinator"];
+  c = coordinator_usage(static_cast<double>(clock_.now_ns() - t0_ns_) / 1e9, records_sent);
+  // Where the coordinator's wall time went (writing the outputs comes after and is not here).
+  auto secs = [](int64_t a, int64_t b) { return static_cast<double>(b - a) / 1e9; };
+  c["phase_s"] = {{"connect", secs(began_ns_, connected_ns_)},     // workers, handshake, clocks
+                  {"stream", secs(connected_ns_, streamed_ns_)},   // start delay, routing
+                  {"collect", secs(streamed_ns_, collected_ns_)},  // last batches, every DONE
+                  {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
+  add_batch_costs(c, links_, fanout_ != nullptr);
+  ExitCode outputs_status;
+  try {
+    outputs_status = static_cast<ExitCode>(report::write_outputs(rep, o_.replay.output));
+  } catch (const std::exception& e) {  // the output directory became unwritable
+    return fail(Status::error(e.what()));
+  }
+  if (local_) local_->stop();
+  return exit_status(outputs_status);
+}
+
+ExitCode FleetRun::exit_status(ExitCode outputs_status) const {
+  if (interrupted()) return ExitCode::kInterrupted;
+  for (const auto& l : links_) {
+    if (l->abort_kind() == "config") {
+      spdlog::error("run stopped: worker {} refused the engine config (exit 2)", l->address().name());
+      return ExitCode::kBadInput;
+    }
+    if (l->abort_kind() == "trace") {
+      spdlog::error("run stopped: worker {} could not read the run's records from its copy of "
+                    "the trace (its reason is above; exit 2; --trace-access stream sends the "
+                    "records instead)", l->address().name());
+      return ExitCode::kBadInput;
+    }
+    if (l->abort_kind() == "protocol") {
+      spdlog::error("run stopped: worker {} received a damaged or incomplete batch stream, so "
+                    "it could not replay every record sent to it (its reason is above; exit 2)",
+                    l->address().name());
+      return ExitCode::kBadInput;
+    }
+  }
+  bool lost = false;
+  for (const auto& l : links_) lost = lost || l->state() != WorkerLink::State::Done;
+  if (lost || aborted_) {
+    spdlog::error("run incomplete: {}", abort_reason_.empty() ? "a worker was lost" : abort_reason_);
+    return ExitCode::kRunIncomplete;
+  }
+  return outputs_status;
+}
+
+}  // namespace fleet::session

@@ -1,0 +1,149 @@
+#include "handshake.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "fleet/trace/errors.h"
+#include "fleet/util/build_info.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/poll.h"
+
+namespace fleet::session {
+
+TraceOffer plan_trace_offer(const FleetOptions& o, const std::vector<WorkerAddress>& addresses) {
+  TraceOffer offer;
+  offer.offered.assign(addresses.size(), false);
+  if (o.trace_access == TraceAccess::Stream) return offer;
+  const bool shared = o.trace_access == TraceAccess::Shared;
+  try {
+    offer.identity = trace::identify_trace(o.replay.trace_path);
+  } catch (const trace::TraceError& e) {
+    if (shared) throw std::invalid_argument(std::string("--trace-access shared: ") + e.what());
+    spdlog::info("records travel in batches: {}", e.what());  // e.g. a trace read from a pipe
+    return offer;
+  }
+  offer.path = o.worker_trace_path.empty()
+                   ? std::filesystem::absolute(o.replay.trace_path).lexically_normal().string()
+                   : o.worker_trace_path;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    offer.offered[i] = shared || o.local > 0 || is_loopback_host(addresses[i].host);
+  }
+  return offer;
+}
+
+Status apply_trace_offer(LinkSet& links, const TraceOffer& offer, bool required) {
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!offer.offered[i]) continue;
+    WorkerLink& l = links[i];
+    if (l.welcome().trace_shared) {
+      l.use_shared_trace();
+    } else if (required) {
+      return Status::error("worker " + l.address().name() +
+                           " cannot read the trace itself (--trace-access shared): " +
+                           l.welcome().trace_error);
+    } else {
+      spdlog::info("worker {}: records travel in batches (shared trace unavailable: {})",
+                   l.address().name(), l.welcome().trace_error);
+    }
+  }
+  return Status();
+}
+
+namespace {
+
+void on_welcome(WorkerLink& l, const wire::Envelope& env, size_t& ready) {
+  if (env.kind != wire::MessageType::Welcome || l.state() != WorkerLink::State::Connecting) return;
+  if (env.version != wire::kProtocolVersion) {
+    l.mark_rejected("worker speaks protocol version " + std::to_string(env.version) +
+                    ", this coordinator speaks " + std::to_string(wire::kProtocolVersion));
+    return;
+  }
+  auto w = env.as<wire::Welcome>();
+  if (!w.reject.empty()) {
+    l.mark_rejected(w.reject);
+    return;
+  }
+  if (w.build_id != util::build_id()) {
+    spdlog::warn("worker {} runs build {}, coordinator {}", l.address().name(), w.build_id,
+                 util::build_id());
+  }
+  l.accept_welcome(std::move(w));
+  ++ready;
+}
+
+}  // namespace
+
+Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::Clock& clock) {
+  wire::Hello h;
+  h.build_id = util::build_id();
+  h.run_id = std::to_string(getpid()) + "-" + std::to_string(clock.now_ns());
+  const std::string plain = wire::encode(h);
+  h.trace_path = offer.path;
+  h.trace_size = offer.identity.size;
+  h.trace_fingerprint = offer.identity.fingerprint;
+  const std::string with_trace = wire::encode(h);
+  for (size_t i = 0; i < links.size(); ++i) links[i].send(offer.offered[i] ? with_trace : plain);
+  const int64_t deadline = clock.now_ns() + int64_t{timeout_ms} * 1'000'000;
+  size_t ready = 0;
+  while (ready < links.size() && clock.now_ns() < deadline) {
+    links.poll(50, [&](WorkerLink& l, const wire::Envelope& env) { on_welcome(l, env, ready); });
+    for (auto& l : links) {
+      if (l->state() == WorkerLink::State::Rejected) {
+        return Status::error("worker " + l->address().name() + " refused the run: " +
+                             l->lost_reason());
+      }
+    }
+  }
+  for (auto& l : links) {
+    if (l->state() == WorkerLink::State::Connecting) {
+      return Status::error("worker " + l->address().name() + " did not answer within " +
+                           std::to_string(timeout_ms) + " ms (--connect-timeout)");
+    }
+  }
+  return Status();
+}
+
+namespace {
+
+// One ping and its pong (within 1 s): keeps the estimate if this round trip is the shortest.
+void ping_once(WorkerLink& l, int seq, int64_t& best_rtt, util::Clock& clock) {
+  wire::Ping p;
+  p.seq = seq;
+  p.coord_ns = clock.now_ns();
+  l.send(wire::encode(p));
+  const int64_t deadline = clock.now_ns() + 1'000'000'000;
+  bool got = false;
+  while (!got && clock.now_ns() < deadline) {
+    zmq::pollitem_t item{l.socket().handle(), 0, ZMQ_POLLIN, 0};
+    wire::poll_sockets(&item, 1, std::chrono::milliseconds(20));
+    while (auto env = l.receive_one()) {
+      const int64_t t1 = clock.now_ns();
+      l.heard(t1);
+      if (env->kind != wire::MessageType::Pong) continue;
+      auto pong = env->as<wire::Pong>();
+      if (pong.seq != seq) continue;
+      const int64_t rtt = t1 - pong.coord_ns;
+      if (rtt < best_rtt) {
+        best_rtt = rtt;
+        l.set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
+      }
+      got = true;
+    }
+  }
+}
+
+}  // namespace
+
+void estimate_clocks(LinkSet& links, util::Clock& clock) {
+  for (auto& l : links) {
+    int64_t best_rtt = INT64_MAX;
+    for (int i = 0; i < 8; ++i) ping_once(*l, i, best_rtt, clock);
+  }
+}
+
+}  // namespace fleet::session

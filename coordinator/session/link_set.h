@@ -1,0 +1,60 @@
+// The coordinator's links to its workers as one set: polling them all, heartbeats out, and the
+// loss rule in (a worker silent for `lost_ns` is lost), all timed on the run's clock so that
+// tests can step it (VirtualClock). Lives on the coordinator's main thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleet/session/worker_link.h"
+
+namespace fleet::util {
+class Clock;
+}
+
+namespace fleet::session {
+
+class LinkSet {
+ public:
+  using Handler = std::function<void(WorkerLink&, const wire::Envelope&)>;
+
+  LinkSet(util::Clock& clock, int64_t beat_ns, int64_t lost_ns)
+      : clock_(clock), beat_ns_(beat_ns), lost_ns_(lost_ns) {}
+
+  void add(std::unique_ptr<WorkerLink> link) { links_.push_back(std::move(link)); }
+  size_t size() const { return links_.size(); }
+  WorkerLink& operator[](size_t i) { return *links_[i]; }
+  const WorkerLink& operator[](size_t i) const { return *links_[i]; }
+  auto begin() { return links_.begin(); }
+  auto end() { return links_.end(); }
+  auto begin() const { return links_.begin(); }
+  auto end() const { return links_.end(); }
+
+  // Polls every unfinished link for up to `timeout_ms` (real time) and hands each message to
+  // `handler`; every message, even an undecodable one, proves its sender alive.
+  void poll(int timeout_ms, const Handler& handler);
+  // Heartbeats out every beat; a running worker silent for longer than the loss budget is
+  // marked lost (after reading what may be waiting for it). `handler` takes what is read.
+  void tick(const Handler& handler);
+  // Sends queued batches while credit allows; true while some link has more than
+  // `max_pending` batches waiting (the reader then blocks).
+  bool pump(int credit_window, int max_pending);
+  void send_to_unfinished(const std::string& payload);
+  bool any_lost() const;
+  bool all_finished() const;
+
+ private:
+  void check_silence(WorkerLink& l, const Handler& handler);
+
+  util::Clock& clock_;
+  const int64_t beat_ns_;
+  const int64_t lost_ns_;
+  int64_t last_beat_ns_ = 0;
+  int64_t last_tick_ns_ = 0;
+  std::vector<std::unique_ptr<WorkerLink>> links_;
+};
+
+}  // namespace fleet::session

@@ -1,0 +1,70 @@
+#include "replay_run.h"
+
+#include "fleet/storage/engine_factory.h"
+#include "fleet/trace/shared_trace.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/node_result.h"
+
+namespace fleet::service {
+
+ReplayRun::ReplayRun(RunSetup setup) : setup_(std::move(setup)) {
+  if (setup_.virtual_clock) vclock_ = std::make_unique<util::VirtualClock>(setup_.session.t0_ns);
+  thread_ = std::thread([this] { run_thread(); });
+}
+
+ReplayRun::~ReplayRun() {
+  request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ReplayRun::run_thread() {
+  util::Clock& clock = vclock_ ? *vclock_ : *setup_.real_clock;
+  try {
+    setup_.engine.validate();
+    engine_ = storage::make_engine(setup_.engine, clock);
+    session_ = std::make_unique<replay::ReplaySession>(*engine_, clock, setup_.session);
+  } catch (const std::exception& e) {  // an invalid config or an unreachable L2: the run's end
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + e.what();
+    return;
+  }
+  session_ready_.store(true);
+  replay::SessionResult res = session_->run(queue_);
+  wire::NodeResult node = replay::to_node_result(std::move(res), setup_.node_name);
+  node.records_received = records_received_.load();
+  util::HugeString payload = wire::encode_done_message(node);
+  std::lock_guard<std::mutex> lock(mu_);
+  outcome_.done = std::move(payload);
+}
+
+uint64_t ReplayRun::take_credit() {
+  const uint64_t consumed = queue_.consumed_batches();
+  const uint64_t due = consumed > credits_sent_ ? consumed - credits_sent_ : 0;
+  credits_sent_ = consumed;
+  return due;
+}
+
+std::optional<wire::Progress> ReplayRun::progress() const {
+  if (!session_ready_.load()) return std::nullopt;
+  const auto& p = session_->progress();
+  wire::Progress pr;
+  pr.records = static_cast<int64_t>(p.records.load(std::memory_order_relaxed));
+  pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
+  pr.last_lateness_ns = p.last_lateness_ns.load(std::memory_order_relaxed);
+  pr.trace_time_s = p.trace_time_s.load(std::memory_order_relaxed);
+  return pr;
+}
+
+void ReplayRun::request_stop() {
+  if (session_ready_.load()) session_->request_stop();
+  queue_.abort();
+}
+
+ReplayRun::Outcome ReplayRun::take_outcome() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Outcome out = std::move(outcome_);
+  outcome_ = {};
+  return out;
+}
+
+}  // namespace fleet::service

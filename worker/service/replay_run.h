@@ -1,0 +1,91 @@
+// One replay run of a worker: its own thread builds the engine (connecting to a remote L2 may
+// take seconds, and heartbeats must keep flowing meanwhile), then replays what the network
+// thread queues, and leaves the node's DONE message (or why the engine could not be built) for
+// the network thread to send. The network thread owns the object; the thread is joined on
+// destruction after being asked to stop.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "fleet/replay/replay_session.h"
+#include "fleet/service/batch_queue.h"
+#include "fleet/storage/engine_config.h"
+#include "fleet/util/huge_page_allocator.h"
+#include "fleet/wire/protocol.h"
+
+namespace fleet::trace {
+class SharedTrace;
+}
+namespace fleet::util {
+class Clock;
+}
+
+namespace fleet::service {
+
+struct RunSetup {
+  std::string node_name;
+  storage::EngineConfig engine;
+  replay::SessionOptions session;
+  bool virtual_clock = false;     // a run-private VirtualClock starting at session.t0_ns
+  util::Clock* real_clock = nullptr;  // otherwise: the worker's clock
+  std::shared_ptr<const trace::SharedTrace> trace;  // what record references are read from
+  int credit_window = 8;
+};
+
+class ReplayRun {
+ public:
+  explicit ReplayRun(RunSetup setup);  // starts the run's thread
+  ~ReplayRun();
+  ReplayRun(const ReplayRun&) = delete;
+  ReplayRun& operator=(const ReplayRun&) = delete;
+
+  BatchQueue& queue() { return queue_; }
+  const trace::SharedTrace* trace() const { return setup_.trace.get(); }
+  int credit_window() const { return setup_.credit_window; }
+
+  // The batch stream as the network thread received it.
+  uint64_t batches_received() const { return batches_received_; }
+  uint64_t records_received() const { return records_received_.load(); }
+  void count_batch(uint64_t records) {
+    ++batches_received_;
+    records_received_.fetch_add(records);
+  }
+  // Batches consumed since the last call: what the next CREDIT returns.
+  uint64_t take_credit();
+
+  // Live numbers for PROGRESS; nullopt until the engine is built.
+  std::optional<wire::Progress> progress() const;
+  // ABORT: stop after the current record; the run still ends with a (partial) DONE.
+  void request_stop();
+
+  // What the run's thread left: its DONE message, or why the engine could not be built.
+  struct Outcome {
+    std::optional<util::HugeString> done;
+    std::string engine_error;
+  };
+  Outcome take_outcome();
+
+ private:
+  void run_thread();
+
+  RunSetup setup_;
+  BatchQueue queue_;
+  std::unique_ptr<util::Clock> vclock_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<replay::ReplaySession> session_;
+  std::atomic<bool> session_ready_{false};
+  uint64_t credits_sent_ = 0;
+  uint64_t batches_received_ = 0;
+  std::atomic<uint64_t> records_received_{0};
+  std::mutex mu_;
+  Outcome outcome_;  // guarded by mu_
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+}  // namespace fleet::service

@@ -1,0 +1,402 @@
+#include "worker_protocol.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "fleet/trace/msgpack_value.h"
+#include "fleet/trace/shared_trace.h"
+#include "fleet/util/build_info.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/batch.h"
+#include "fleet/wire/owned_message.h"
+#include "fleet/wire/poll.h"
+
+namespace fleet::service {
+
+namespace {
+
+std::string default_engine_digest(const storage::EngineConfig& cfg) {
+  try {
+    return cfg.digest();
+  } catch (const std::exception& e) {  // an invalid default: each run brings its own config
+    spdlog::debug("the default engine config has no digest: {}", e.what());
+    return std::string();
+  }
+}
+
+std::string hex_id(const std::string& id) { return trace::to_hex(id); }
+
+}  // namespace
+
+std::string_view worker_state_name(WorkerProtocol::State s) {
+  switch (s) {
+    case WorkerProtocol::State::Idle: return "idle";
+    case WorkerProtocol::State::Connected: return "connected";
+    case WorkerProtocol::State::Running: return "running";
+    case WorkerProtocol::State::Exiting: return "exiting";
+    case WorkerProtocol::State::Stopped: return "stopped";
+  }
+  return "?";
+}
+
+WorkerProtocol::WorkerProtocol(zmq::socket_t& sock, const WorkerOptions& options,
+                               util::Clock& clock, const std::atomic<bool>& stop)
+    : sock_(sock),
+      options_(options),
+      clock_(clock),
+      stop_(stop),
+      beat_ns_(int64_t{options.heartbeat_ms} * 1'000'000),
+      lost_ns_(beat_ns_ * options.lost_after_heartbeats),
+      default_digest_(default_engine_digest(options.engine)) {}
+
+WorkerProtocol::~WorkerProtocol() = default;
+
+void WorkerProtocol::run() {
+  while (state_ != State::Stopped && !stop_.load()) {
+    // The socket, and while a run is on, its queue's "a batch was consumed" wakeup: credit
+    // goes back as soon as a batch is done, not at the next poll timeout.
+    zmq::pollitem_t items[] = {{sock_.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, run_ ? run_->queue().wakeup_fd() : -1, ZMQ_POLLIN, 0}};
+    wire::poll_sockets(items, run_ ? 2 : 1, std::chrono::milliseconds(10));
+    if (run_ && (items[1].revents & ZMQ_POLLIN)) run_->queue().drain_wakeups();
+    if (items[0].revents & ZMQ_POLLIN) receive();
+    if (state_ != State::Stopped) tick();
+  }
+}
+
+// One message (identity + body); anything else is dropped with a reason.
+void WorkerProtocol::receive() {
+  std::vector<zmq::message_t> parts;
+  while (true) {
+    zmq::message_t m;
+    if (!sock_.recv(m, zmq::recv_flags::dontwait)) break;
+    const bool more = m.more();
+    parts.push_back(std::move(m));
+    if (!more) break;
+  }
+  if (parts.size() != 2) {
+    spdlog::warn("ignoring a message with {} frames (expected identity + body)", parts.size());
+    return;
+  }
+  Incoming in;
+  in.from.assign(static_cast<const char*>(parts[0].data()), parts[0].size());
+  try {
+    in.env = wire::decode(parts[1].data(), parts[1].size());
+  } catch (const wire::ProtocolError& e) {
+    spdlog::warn("peer {}: rejected message: {}", hex_id(in.from), e.what());
+    return;
+  }
+  if (!admit(in)) return;
+  last_heard_ns_ = clock_.now_ns();
+  try {
+    dispatch(in);
+  } catch (const std::exception& e) {  // a message that does not decode as its type
+    spdlog::warn("peer {}: bad \"{}\" message: {}", hex_id(in.from), in.env.type, e.what());
+  }
+}
+
+// Who may say what in which state; a false return has answered or logged the message.
+bool WorkerProtocol::admit(const Incoming& in) {
+  using wire::MessageType;
+  const MessageType kind = in.env.kind;
+  if (in.env.version != wire::kProtocolVersion) {
+    std::string why = "protocol version " + std::to_string(in.env.version) +
+                      " is not supported: this worker speaks version " +
+                      std::to_string(wire::kProtocolVersion) + " (build " + util::build_id() + ")";
+    spdlog::error("peer {}: {}", hex_id(in.from), why);
+    refuse_hello(in.from, std::move(why));
+    return false;
+  }
+  if (state_ == State::Exiting) {
+    if (kind == MessageType::Hello) refuse_hello(in.from, "exiting: --max-runs reached");
+    if (kind == MessageType::DoneAck) state_ = State::Stopped;
+    return false;
+  }
+  if (peer_.empty() && (kind == MessageType::DoneAck || kind == MessageType::Heartbeat)) {
+    return false;  // from the coordinator whose run just ended: nothing to do
+  }
+  if (!peer_.empty() && in.from != peer_) {
+    if (kind == MessageType::Hello) {
+      refuse_hello(in.from, "busy: running another coordinator's replay");
+    } else {
+      spdlog::warn("peer {}: ignoring \"{}\" from a coordinator that is not ours",
+                   hex_id(in.from), in.env.type);
+    }
+    return false;
+  }
+  return true;
+}
+
+void WorkerProtocol::dispatch(const Incoming& in) {
+  using wire::MessageType;
+  const MessageType kind = in.env.kind;
+  if (kind == MessageType::Hello) return on_hello(in);
+  if (state_ == State::Idle) {
+    spdlog::warn("peer {}: \"{}\" before hello; ignored", hex_id(in.from), in.env.type);
+    return;
+  }
+  switch (kind) {
+    case MessageType::Ping: return on_ping(in);
+    case MessageType::Start: return on_start(in);
+    case MessageType::Batch: return on_batch(in);
+    case MessageType::End: return on_end(in);
+    case MessageType::Abort: return on_abort(in);
+    case MessageType::Heartbeat: return;  // last_heard_ns_ counts every message of ours
+    default:
+      spdlog::warn("peer {}: unknown message type \"{}\"; ignored", hex_id(in.from), in.env.type);
+  }
+}
+
+void WorkerProtocol::on_hello(const Incoming& in) {
+  auto h = in.env.as<wire::Hello>();
+  if (run_) end_session("the coordinator opened a new run");
+  peer_ = in.from;
+  state_ = State::Connected;
+  wire::Welcome w;
+  w.build_id = util::build_id();
+  w.hostname = options_.name;
+  w.cores = static_cast<int>(std::thread::hardware_concurrency());
+  w.engine_digest = default_digest_;
+  if (!h.trace_path.empty()) {
+    try {
+      shared_trace_ = std::make_shared<const trace::SharedTrace>(
+          h.trace_path, trace::TraceIdentity{h.trace_size, h.trace_fingerprint});
+      w.trace_shared = true;
+    } catch (const std::exception& e) {  // the coordinator then streams the records instead
+      w.trace_error = e.what();
+    }
+  }
+  send_to(in.from, wire::encode(w));
+  spdlog::info("coordinator {} connected (run {}, build {})", hex_id(in.from), h.run_id,
+               h.build_id);
+}
+
+void WorkerProtocol::on_ping(const Incoming& in) {
+  auto p = in.env.as<wire::Ping>();
+  wire::Pong pong;
+  pong.seq = p.seq;
+  pong.coord_ns = p.coord_ns;
+  pong.worker_ns = clock_.now_ns();
+  send_to(in.from, wire::encode(pong));
+}
+
+void WorkerProtocol::on_start(const Incoming& in) {
+  auto s = in.env.as<wire::Start>();
+  if (run_) throw wire::ProtocolError("start while a run is active");
+  storage::EngineConfig cfg = options_.engine;
+  try {
+    if (!s.engine_config_json.empty()) {
+      storage::EngineConfig over = storage::EngineConfig::from_config_file_json(
+          nlohmann::json::parse(s.engine_config_json));
+      over.eviction_tick_ms = cfg.eviction_tick_ms;
+      over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
+      over.drain_on_close = cfg.drain_on_close;
+      cfg = over;
+    }
+    if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
+  } catch (const std::exception& e) {
+    abort_run("config", "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
+              "engine config rejected");
+    return;
+  }
+  RunSetup setup;
+  setup.node_name = options_.name;
+  setup.session.speed = s.speed;
+  setup.session.t0_ns = s.t0_worker_ns;
+  setup.session.t_origin = s.t_origin;
+  setup.session.drain_on_close = cfg.drain_on_close;
+  setup.virtual_clock = s.clock == "virtual";
+  setup.real_clock = &clock_;
+  setup.trace = shared_trace_;
+  setup.credit_window = std::max(1, s.credit_window);
+  const std::string engine_name = cfg.engine_name;
+  setup.engine = std::move(cfg);
+  run_ = std::make_unique<ReplayRun>(std::move(setup));
+  state_ = State::Running;
+  spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {}", s.node_index + 1,
+               s.node_count, s.speed, s.clock, engine_name);
+}
+
+// Every batch of the run must arrive, in order, whole: anything else would replay fewer
+// records than the coordinator accounts for, so it stops the run instead.
+void WorkerProtocol::on_batch(const Incoming& in) {
+  if (!run_) throw wire::ProtocolError("batch before start");
+  wire::RawBatch raw;
+  wire::SplitBatch frames;
+  wire::Batch b;
+  try {
+    b = in.env.as<wire::Batch>();
+    const auto expected = static_cast<int64_t>(run_->batches_received());
+    if (b.seq != expected) {
+      throw wire::ProtocolError("batch " + std::to_string(b.seq) + " arrived where " +
+                                std::to_string(expected) + " was due");
+    }
+    if (run_->queue().queued() > static_cast<size_t>(4 * run_->credit_window())) {
+      throw wire::ProtocolError("the coordinator ignores flow control (too many batches queued)");
+    }
+    raw = wire::decode_batch(std::string_view(b.data.ptr, b.data.size), b.codec,
+                             static_cast<uint64_t>(b.raw_bytes));
+    frames = wire::split_frames(raw, run_->trace());
+    if (frames.frames.size() != static_cast<size_t>(b.records)) {
+      throw wire::ProtocolError("batch " + std::to_string(b.seq) + " holds " +
+                                std::to_string(frames.frames.size()) + " records, " +
+                                std::to_string(b.records) + " announced");
+    }
+  } catch (const wire::SharedTraceMismatch& e) {
+    // Replaying other records than the coordinator's would be silently wrong: stop.
+    abort_run("trace", "worker " + options_.name + ": shared trace: " + e.what(),
+              "the shared trace cannot serve the coordinator's references");
+    return;
+  } catch (const std::exception& e) {
+    abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + e.what(),
+              "damaged batch stream");
+    return;
+  }
+  run_->count_batch(frames.frames.size());
+  run_->queue().push(std::move(raw), std::move(frames), b.t_shift, b.seq);
+}
+
+void WorkerProtocol::on_end(const Incoming& in) {
+  if (!run_) return;
+  auto e = in.env.as<wire::End>();
+  if (e.batches != static_cast<int64_t>(run_->batches_received()) ||
+      e.records != static_cast<int64_t>(run_->records_received())) {
+    abort_run("protocol",
+              "worker " + options_.name + ": damaged batch stream: the coordinator sent " +
+                  std::to_string(e.batches) + " batches (" + std::to_string(e.records) +
+                  " records), " + std::to_string(run_->batches_received()) + " (" +
+                  std::to_string(run_->records_received()) + " records) arrived",
+              "damaged batch stream");
+    return;
+  }
+  run_->queue().close_input();
+}
+
+void WorkerProtocol::on_abort(const Incoming& in) {
+  auto a = in.env.as<wire::Abort>();
+  spdlog::warn("coordinator aborted the run: {}", a.reason);
+  if (run_) {
+    run_->request_stop();  // the run still ends with its partial DONE
+  } else {
+    end_session("aborted before start");
+  }
+}
+
+void WorkerProtocol::tick() {
+  const int64_t now = clock_.now_ns();
+  if (state_ == State::Exiting) {
+    if (now > exit_deadline_ns_) {
+      spdlog::warn("--max-runs reached; no acknowledgement from the coordinator within {} ms: "
+                   "exiting", lost_ns_ / 1'000'000);
+      state_ = State::Stopped;
+    }
+    return;
+  }
+  if (run_) send_credit_and_result();
+  if (peer_.empty()) return;
+  if (now - last_beat_ns_ >= beat_ns_) send_heartbeat();
+  check_coordinator_alive(now);
+}
+
+void WorkerProtocol::send_credit_and_result() {
+  if (const uint64_t due = run_->take_credit(); due > 0) {
+    wire::Credit c;
+    c.batches = static_cast<int64_t>(due);
+    send_to(peer_, wire::encode(c));
+  }
+  ReplayRun::Outcome out = run_->take_outcome();
+  if (!out.engine_error.empty()) {
+    abort_run("config", std::move(out.engine_error), "engine could not be built");
+    return;
+  }
+  if (!out.done) return;
+  if (std::string why = run_->queue().corruption(); !why.empty()) {
+    abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + why,
+              "damaged batch stream");
+    return;
+  }
+  send_to(peer_, std::move(*out.done));  // the whole DONE message
+  end_session("result sent");
+  count_run();
+}
+
+void WorkerProtocol::send_heartbeat() {
+  last_beat_ns_ = clock_.now_ns();
+  send_to(peer_, wire::encode(wire::Heartbeat{}));
+  if (!run_) return;
+  if (auto progress = run_->progress()) send_to(peer_, wire::encode(*progress));
+}
+
+void WorkerProtocol::check_coordinator_alive(int64_t now) {
+  if (now - last_heard_ns_ <= lost_ns_) return;
+  spdlog::error("coordinator silent for {} ms: aborting the run (no orphan load)",
+                (now - last_heard_ns_) / 1'000'000);
+  const bool had_run = run_ != nullptr;
+  end_session("coordinator lost");
+  // A run ended by a lost coordinator is still a run: a --max-runs 1 worker (a --local
+  // child, a batch job) must exit instead of serving forever with nobody to serve.
+  if (had_run && options_.max_runs > 0 && ++runs_done_ >= options_.max_runs) {
+    state_ = State::Stopped;
+  }
+}
+
+void WorkerProtocol::send_to(const std::string& id, std::string payload) {
+  zmq::message_t idm(id.data(), id.size());
+  zmq::message_t body = wire::owned_message(std::move(payload));
+  sock_.send(idm, zmq::send_flags::sndmore);
+  sock_.send(body, zmq::send_flags::dontwait);
+}
+
+void WorkerProtocol::send_to(const std::string& id, util::HugeString payload) {
+  zmq::message_t idm(id.data(), id.size());
+  zmq::message_t body = wire::owned_message(std::move(payload));
+  sock_.send(idm, zmq::send_flags::sndmore);
+  sock_.send(body, zmq::send_flags::dontwait);
+}
+
+void WorkerProtocol::refuse_hello(const std::string& id, std::string why) {
+  wire::Welcome w;
+  w.build_id = util::build_id();
+  w.hostname = options_.name;
+  w.reject = std::move(why);
+  send_to(id, wire::encode(w));
+}
+
+void WorkerProtocol::abort_run(const char* kind, std::string reason, const char* why) {
+  spdlog::error("{}", reason);
+  wire::Abort a;
+  a.reason = std::move(reason);
+  a.kind = kind;
+  send_to(peer_, wire::encode(a));
+  end_session(why);
+  count_run();
+}
+
+void WorkerProtocol::end_session(const char* why) {
+  if (!peer_.empty()) spdlog::info("run with {} ended: {}", hex_id(peer_), why);
+  run_.reset();
+  shared_trace_.reset();
+  peer_.clear();
+  state_ = State::Idle;
+}
+
+// A started run ended (result sent, or aborted for its config or trace): with --max-runs
+// reached, linger for the last messages and exit once the coordinator acknowledged (or gave
+// up: 3 silent intervals).
+void WorkerProtocol::count_run() {
+  ++runs_done_;
+  if (options_.max_runs > 0 && runs_done_ >= options_.max_runs) {
+    sock_.set(zmq::sockopt::linger, 5000);  // 0 until now: give our last messages time to leave
+    exit_deadline_ns_ = clock_.now_ns() + lost_ns_;
+    state_ = State::Exiting;
+  }
+}
+
+}  // namespace fleet::service
