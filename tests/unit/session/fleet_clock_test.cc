@@ -1,0 +1,248 @@
+// The coordinator's T0, credit and loss rules on a VirtualClock: a real run_fleet on its own
+// thread against a test playing its one worker over loopback, with time moved only by the
+// test. Assertions wait for messages (bounded by a real-time guard against a hang), never for
+// time to pass.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include "fleet/session/fleet_run.h"
+#include "fleet/trace/synthetic_trace.h"
+#include "fleet/util/build_info.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/protocol.h"
+
+namespace fleet::session {
+namespace {
+
+using namespace std::chrono_literals;
+using wire::MessageType;
+
+constexpr int64_t kStart = 5'000'000'000'000;
+constexpr int64_t kBeat = int64_t{wire::kHeartbeatMs} * 1'000'000;
+constexpr int64_t kLost = kBeat * wire::kLostAfterHeartbeats;
+constexpr int64_t kWorkerAhead = 7777;  // the fake worker's clock runs this far ahead
+
+std::filesystem::path temp_dir() {
+  auto base = std::filesystem::temp_directory_path() /
+              ("fleet-clock-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base);
+  return base;
+}
+
+// Enough records for many batches, so that a credit window of 2 holds the stream back.
+std::string write_trace(const std::filesystem::path& dir) {
+  trace::SyntheticOptions o;
+  o.seed = 3;
+  o.records = 3000;
+  o.rate = 100.0;
+  o.duration_s = 1e9;
+  const std::string path = dir / "t.lct";
+  trace::write_synthetic_trace(path, o);
+  return path;
+}
+
+// The one worker of the run: a ROUTER socket that answers the handshake and then does what a
+// test tells it.
+class FakeWorker {
+ public:
+  explicit FakeWorker(zmq::context_t& ctx) : sock_(ctx, zmq::socket_type::router) {
+    sock_.set(zmq::sockopt::linger, 0);
+    sock_.bind("tcp://127.0.0.1:0");
+    const std::string ep = sock_.get(zmq::sockopt::last_endpoint);
+    host_port_ = ep.substr(ep.find("//") + 2);
+  }
+  const std::string& host_port() const { return host_port_; }
+
+  std::optional<wire::Envelope> next() {
+    zmq::pollitem_t item{sock_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, 10s) <= 0) return std::nullopt;
+    zmq::message_t id;
+    auto body = std::make_shared<zmq::message_t>();
+    if (!sock_.recv(id) || !sock_.recv(*body)) return std::nullopt;
+    peer_.assign(static_cast<const char*>(id.data()), id.size());
+    keep_.push_back(body);
+    auto env = wire::decode(body->data(), body->size());
+    if (env.kind == MessageType::Batch) ++batches;
+    if (env.kind == MessageType::Heartbeat) ++heartbeats;
+    return env;
+  }
+  template <class Msg>
+  void send(const Msg& m) {
+    const std::string bytes = wire::encode(m);
+    sock_.send(zmq::buffer(peer_), zmq::send_flags::sndmore);
+    sock_.send(zmq::buffer(bytes));
+  }
+  // HELLO, the eight PINGs, and START, which is returned.
+  wire::Start handshake() {
+    while (auto env = next()) {
+      if (env->kind == MessageType::Hello) {
+        wire::Welcome w;
+        w.build_id = util::build_id();
+        w.hostname = "fake";
+        send(w);
+      } else if (env->kind == MessageType::Ping) {
+        auto p = env->as<wire::Ping>();
+        wire::Pong pong;
+        pong.seq = p.seq;
+        pong.coord_ns = p.coord_ns;
+        pong.worker_ns = p.coord_ns + kWorkerAhead;
+        send(pong);
+      } else if (env->kind == MessageType::Start) {
+        return env->as<wire::Start>();
+      }
+    }
+    ADD_FAILURE() << "no START";
+    return {};
+  }
+  // Reads until `pred` holds (checked after every message).
+  template <class Pred>
+  bool read_until(Pred pred) {
+    while (!pred()) {
+      if (!next()) return false;
+    }
+    return true;
+  }
+
+  int batches = 0;
+  int heartbeats = 0;
+
+ private:
+  zmq::socket_t sock_;
+  std::string host_port_;
+  std::string peer_;
+  std::vector<std::shared_ptr<zmq::message_t>> keep_;
+};
+
+struct VirtualRun {
+  explicit VirtualRun(const std::string& host_port) : dir(temp_dir()), clock(kStart) {
+    options.replay.trace_path = write_trace(dir);
+    options.replay.speed = 0;
+    options.replay.output.output_dir = (dir / "out").string();
+    options.replay.output.quiet = true;
+    options.replay.progress = report::ProgressReporter::Mode::Never;
+    options.workers_spec = host_port;
+    options.trace_access = TraceAccess::Stream;
+    options.credit_window = 2;
+    options.clock = &clock;
+  }
+  void start() {
+    result = std::async(std::launch::async, [this] { return run_fleet(options); });
+  }
+  std::optional<ExitCode> exit_within(std::chrono::seconds t) {
+    if (result.wait_for(t) != std::future_status::ready) return std::nullopt;
+    return result.get();
+  }
+  nlohmann::json summary() const {
+    std::ifstream in(dir / "out" / "fleet_summary.json");
+    return nlohmann::json::parse(in);
+  }
+  ~VirtualRun() {
+    if (result.valid()) result.wait();
+    std::filesystem::remove_all(dir);
+  }
+
+  std::filesystem::path dir;
+  util::VirtualClock clock;
+  FleetOptions options;
+  std::future<ExitCode> result;
+};
+
+// T0 = the instant the handshake ended + --start-delay, on the coordinator's clock, and each
+// worker's START carries it on the worker's own clock (offset from the min-RTT ping).
+TEST(FleetClock, StartCarriesT0OnTheWorkersClock) {
+  zmq::context_t ctx(1);
+  FakeWorker w(ctx);
+  VirtualRun run(w.host_port());
+  run.options.start_delay_s = 2.0;
+  run.start();
+  const wire::Start s = w.handshake();
+  EXPECT_EQ(s.t0_worker_ns, kStart + 2'000'000'000 + kWorkerAhead);
+  EXPECT_EQ(s.credit_window, 2);
+  wire::Abort a;
+  a.reason = "the test ends the run";
+  w.send(a);
+  auto code = run.exit_within(10s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, ExitCode::kRunIncomplete);
+  const auto node = run.summary()["nodes"][0];
+  EXPECT_EQ(node["status"], "lost");
+  EXPECT_DOUBLE_EQ(node["clock_offset_us"].get<double>(), kWorkerAhead / 1e3);
+  EXPECT_EQ(node["clock_uncertainty_us"].get<double>(), 0.0) << "time stood still: RTT 0";
+}
+
+// At most --credit-window batches are in flight; each CREDIT lets exactly that many more go.
+// A coordinator heartbeat (one per period of the virtual clock) marks the point by which
+// anything the coordinator would have sent has arrived.
+TEST(FleetClock, CreditWindowBoundsBatchesInFlight) {
+  zmq::context_t ctx(1);
+  FakeWorker w(ctx);
+  VirtualRun run(w.host_port());
+  run.start();
+  w.handshake();
+  ASSERT_TRUE(w.read_until([&] { return w.batches >= 2 && w.heartbeats >= 1; }));
+  EXPECT_EQ(w.batches, 2);
+  run.clock.advance_by(kBeat);
+  w.send(wire::Heartbeat{});
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 2; }));
+  EXPECT_EQ(w.batches, 2) << "no credit, no third batch";
+  wire::Credit c;
+  c.batches = 1;
+  w.send(c);
+  ASSERT_TRUE(w.read_until([&] { return w.batches >= 3; }));
+  run.clock.advance_by(kBeat);
+  w.send(wire::Heartbeat{});
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 3; }));
+  EXPECT_EQ(w.batches, 3) << "one credit, one batch";
+  c.batches = 2;
+  w.send(c);
+  ASSERT_TRUE(w.read_until([&] { return w.batches >= 5; }));
+  run.clock.advance_by(kBeat);
+  w.send(wire::Heartbeat{});
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 4; }));
+  EXPECT_EQ(w.batches, 5);
+  wire::Abort a;
+  a.reason = "the test ends the run";
+  w.send(a);
+  EXPECT_TRUE(run.exit_within(10s));
+}
+
+// A worker silent for longer than three heartbeat periods is lost: the coordinator ends the
+// run (--on-worker-loss abort; the lost worker itself is sent nothing more) and reports how
+// long the silence was. At exactly three periods it is still alive.
+TEST(FleetClock, AWorkerSilentPastTheBudgetIsLost) {
+  zmq::context_t ctx(1);
+  FakeWorker w(ctx);
+  VirtualRun run(w.host_port());
+  run.start();
+  w.handshake();  // the coordinator last heard the worker at kStart
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 1; }));
+  run.clock.advance_to(kStart + kLost);
+  // A heartbeat to a lost worker is never sent: this one proves it still counts as alive.
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 2; }));
+  run.clock.advance_by(1);
+  auto code = run.exit_within(10s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, ExitCode::kRunIncomplete);
+  const auto summary = run.summary();
+  const auto node = summary["nodes"][0];
+  EXPECT_EQ(node["status"], "lost");
+  EXPECT_EQ(node["engine"]["counters"]["lost_reason"], "no heartbeat for 1500 ms");
+  // The report was made at the clock's last reading (T0 is 2 s after kStart).
+  EXPECT_DOUBLE_EQ(summary["coordinator"]["wall_since_t0_s"].get<double>(),
+                   static_cast<double>(kLost + 1 - 2'000'000'000) / 1e9);
+}
+
+}  // namespace
+}  // namespace fleet::session
