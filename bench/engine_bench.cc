@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "fleet/engine/counters_json.h"
+#include "fleet/storage/engine_config_json.h"
 #include "fleet/storage/storage_manager.h"
 
 extern char** environ;
@@ -61,7 +63,7 @@ EngineConfig base_config(uint64_t l1_bytes) {
   EngineConfig c;
   c.l1_size_in_bytes = l1_bytes;
   c.l1_use_lazy = false;
-  c.l2_adapters.push_back(
+  add_l2_adapter(c,
       {{"type", "mock"}, {"max_size_gb", 64.0}, {"mock_bandwidth_gb", 100.0}});
   return c;
 }
@@ -100,7 +102,7 @@ void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
   }
   auto t1 = Clk::now();
   const double cpu = thread_cpu() - c0;
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   std::printf(
       "reserve+finish (%s, batch %zu): %zu key ops in %.3f s wall / %.3f s CPU = %.2f M key "
       "ops/s wall, %.2f M per CPU-s (%.0f calls/s); stored %s keys, evicted %s, OOM keys %s\n",
@@ -143,7 +145,7 @@ void bench_prefetch_hits(size_t n_keys, size_t batch, bool from_l2) {
   }
   auto t1 = Clk::now();
   const double cpu = thread_cpu() - c0;
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   std::printf(
       "prefetch-hit cycles from %s (submit+enter+exit+finish_read, batch %zu): %zu key ops in "
       "%.3f s wall / %.3f s CPU = %.2f M key ops/s wall, %.2f M per CPU-s; L1 hit keys %s, L2 "
@@ -191,7 +193,7 @@ void bench_resp(size_t ops, size_t payload) {
   EngineConfig cfg;
   cfg.l1_size_in_bytes = 8ull << 30;
   cfg.l1_use_lazy = false;
-  cfg.l2_adapters.push_back(
+  add_l2_adapter(cfg,
       {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", port}, {"num_workers", 8}});
   const trace::MemoryLayout lay = layout_bytes(static_cast<int64_t>(payload));
   const size_t batch = 16;
@@ -206,7 +208,7 @@ void bench_resp(size_t ops, size_t payload) {
     }
     sm.close(true);
     auto t1 = Clk::now();
-    auto c = sm.counters();
+    auto c = fleet::engine::to_json(sm.counters());
     const double s = secs(t0, t1);
     std::printf("resp SET via engine: %s keys, %s bytes in %.3f s = %.0f ops/s, %.1f MB/s "
                 "(payload %zu B, 8 workers, %s tasks)\n",
@@ -227,12 +229,12 @@ void bench_resp(size_t ops, size_t payload) {
     }
     // Wait for the controller to finish every request.
     for (int i = 0; i < 60000; ++i) {
-      auto c = sm.counters();
+      auto c = fleet::engine::to_json(sm.counters());
       if (c["l2_prefetch_requests_finished"] == c["prefetch_l2_submitted_requests"]) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     auto t1 = Clk::now();
-    auto c = sm.counters();
+    auto c = fleet::engine::to_json(sm.counters());
     const double s = secs(t0, t1);
     std::printf("resp EXISTS+GET via engine prefetch: %s keys loaded, %s bytes in %.3f s = "
                 "%.0f keys/s, %.1f MB/s\n",

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Replay-loop benchmark (issue 3), side by side with ../shared/bench/py_replay.py in the same
+# Replay-loop benchmark (issue 3), side by side with the Python baseline py_replay.py in the same
 # run: (1) --speed 0 with the noop engine, records/s and the ratio to the Python loop;
 # (2) paced replays at ~10k and ~100k records/s, dispatch lateness p50/p99 of both.
 # Usage: bench/replay_bench.sh [RECORDS]   (needs a build in ./build and /usr/bin/python3)
+# py_replay.py is not in this repository: it comes from the project's research notes and is
+# looked for at ../shared/bench/py_replay.py; set PYREPLAY=PATH to use another copy
+# (docs/benchmarks.md, "The Python baseline").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build}
 N=${1:-200000}
 PY=/usr/bin/python3
 PYREPLAY=${PYREPLAY:-../shared/bench/py_replay.py}
+if [ ! -f "$PYREPLAY" ]; then
+  echo "replay_bench.sh: Python baseline not found: $PYREPLAY" >&2
+  echo "  It is not part of this repository (docs/benchmarks.md, \"The Python baseline\");" >&2
+  echo "  set PYREPLAY=/path/to/py_replay.py." >&2
+  exit 2
+fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 field() { $PY -c "import json,sys; d=json.load(open('$1')); print(eval(sys.argv[1], {'d': d}))" "$2"; }

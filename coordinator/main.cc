@@ -13,6 +13,7 @@
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
+#include "fleet/storage/engine_config_json.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/malloc_tuning.h"
 
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
         throw std::runtime_error(fleet.replay.trace_path +
                                  ": --config-from-trace: the header has no sm_config_json");
       }
-      from_trace = storage::EngineConfig::from_lmcache_json(nlohmann::json::parse(text));
+      from_trace = storage::engine_config_from_lmcache_json(nlohmann::json::parse(text));
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       return exit_status(ExitCode::kBadInput);

@@ -8,7 +8,7 @@ PACKAGES=(
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libspdlog-dev libfmt-dev libcli11-dev
   libzstd-dev libgtest-dev libgmock-dev nlohmann-json3-dev libssl-dev libhiredis-dev
   libbenchmark-dev redis-server redis-tools python3 python3-msgpack python3-yaml
-  iproute2 docker-compose
+  iproute2 docker-compose clang-format
 )
 
 missing=()

@@ -7,7 +7,6 @@
 
 #include "fleet/report/contention.h"
 #include "fleet/stats/lmcache_output.h"
-#include "fleet/util/exit_codes.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -223,7 +222,7 @@ std::string render_nodes_csv(const RunReport& r) {
   return out;
 }
 
-int write_outputs(const RunReport& report, const OutputOptions& o) {
+ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
   namespace fs = std::filesystem;
   fs::path dir(o.output_dir);
   if (o.write_csv) write_file(dir / "trace_replay_ops.csv", stats::render_ops_csv(report.stats));
@@ -246,7 +245,7 @@ int write_outputs(const RunReport& report, const OutputOptions& o) {
     }
     std::fflush(stdout);
   }
-  return exit_status(report.failed > 0 ? ExitCode::kRecordsFailed : ExitCode::kOk);
+  return report.failed > 0 ? ExitCode::kRecordsFailed : ExitCode::kOk;
 }
 
 }  // namespace fleet::report

@@ -1,13 +1,12 @@
 #include "fleet/session/fleet_run.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/report/outputs.h"
 #include "fleet/report/progress.h"
@@ -73,7 +72,8 @@ wire::BatchCodec choose_codec(Compression mode, bool local, const WorkerAddress&
 OnWorkerLoss parse_on_worker_loss(std::string_view s) {
   if (s == "abort") return OnWorkerLoss::Abort;
   if (s == "continue") return OnWorkerLoss::Continue;
-  throw std::invalid_argument("--on-worker-loss: expected abort or continue, got " + std::string(s));
+  throw std::invalid_argument("--on-worker-loss: expected abort or continue, got " +
+                              std::string(s));
 }
 
 Compression parse_compression(std::string_view s) {
@@ -131,9 +131,10 @@ ExitCode FleetRun::run() {
             s.trace_time_s = std::max(s.trace_time_s, l->progress().trace_time_s - t_origin_);
             s.lag_ns = std::max(s.lag_ns, l->progress().last_lateness_ns);
           }
-          s.fraction = reader_->file_size() ? static_cast<double>(reader_->counters().bytes_consumed) /
-                                                  reader_->file_size()
-                                            : -1.0;
+          s.fraction =
+              reader_->file_size()
+                  ? static_cast<double>(reader_->counters().bytes_consumed) / reader_->file_size()
+                  : -1.0;
           return s;
         },
         o_.replay.output.quiet ? report::ProgressReporter::Mode::Never : o_.replay.progress);
@@ -228,7 +229,8 @@ Status FleetRun::connect() {
   const std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
   for (size_t i = 0; i < addresses_.size(); ++i) {
     auto link = std::make_unique<WorkerLink>(ctx_, addresses_[i], ident_prefix + std::to_string(i));
-    link->set_codec(choose_codec(o_.compression, o_.local > 0, addresses_[i]), o_.compression_level);
+    link->set_codec(choose_codec(o_.compression, o_.local > 0, addresses_[i]),
+                    o_.compression_level);
     links_.add(std::move(link));
   }
   TraceOffer offer;
@@ -342,7 +344,8 @@ bool FleetRun::route_one() {
   } else {
     for (const auto& route : routes) {
       WorkerLink& link = links_[static_cast<size_t>(route.worker)];
-      if (!link.finished()) link.add_record(route.body, route.t_shift, rec_.file_offset, route.original);
+      if (!link.finished())
+        link.add_record(route.body, route.t_shift, rec_.file_offset, route.original);
     }
   }
   wait_for_credit();

@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
 #include <zmq.hpp>
 
 #include "fleet/plan/shard_router.h"
@@ -51,10 +50,12 @@ class FleetRun {
   void wait_for_credit();
   void drain();
   ExitCode report();
-  ExitCode exit_status(ExitCode outputs_status) const;
+  // The run's exit code: an interrupt, a worker's refusal or damaged stream, a loss, else the
+  // outputs' own (some record failed or not).
+  ExitCode final_status(ExitCode outputs_status) const;
 
   static bool interrupted();  // SIGINT/SIGTERM since the run started streaming
-  bool should_stop();  // interrupted, or a lost worker with --on-worker-loss abort
+  bool should_stop();         // interrupted, or a lost worker with --on-worker-loss abort
   void service_links(int timeout_ms);
   ExitCode fail(const Status& s) const;
 

@@ -1,8 +1,7 @@
 // FleetRun's Report phase: every node's result (or, for a lost one, exactly where it got to),
 // the coordinator's own costs, the outputs, and the run's exit status.
-#include <sys/resource.h>
-
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include "fleet/report/outputs.h"
 #include "fleet/report/run_report.h"
@@ -99,45 +98,50 @@ ExitCode FleetRun::report() {
   c = coordinator_usage(static_cast<double>(clock_.now_ns() - t0_ns_) / 1e9, records_sent);
   // Where the coordinator's wall time went (writing the outputs comes after and is not here).
   auto secs = [](int64_t a, int64_t b) { return static_cast<double>(b - a) / 1e9; };
-  c["phase_s"] = {{"connect", secs(began_ns_, connected_ns_)},     // workers, handshake, clocks
-                  {"stream", secs(connected_ns_, streamed_ns_)},   // start delay, routing
-                  {"collect", secs(streamed_ns_, collected_ns_)},  // last batches, every DONE
+  c["phase_s"] = {{"connect", secs(began_ns_, connected_ns_)},       // workers, handshake, clocks
+                  {"stream", secs(connected_ns_, streamed_ns_)},     // start delay, routing
+                  {"collect", secs(streamed_ns_, collected_ns_)},    // last batches, every DONE
                   {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
   add_batch_costs(c, links_, fanout_ != nullptr);
   ExitCode outputs_status;
   try {
-    outputs_status = static_cast<ExitCode>(report::write_outputs(rep, o_.replay.output));
+    outputs_status = report::write_outputs(rep, o_.replay.output);
   } catch (const std::exception& e) {  // the output directory became unwritable
     return fail(Status::error(e.what()));
   }
   if (local_) local_->stop();
-  return exit_status(outputs_status);
+  return final_status(outputs_status);
 }
 
-ExitCode FleetRun::exit_status(ExitCode outputs_status) const {
+ExitCode FleetRun::final_status(ExitCode outputs_status) const {
   if (interrupted()) return ExitCode::kInterrupted;
   for (const auto& l : links_) {
     if (l->abort_kind() == "config") {
-      spdlog::error("run stopped: worker {} refused the engine config (exit 2)", l->address().name());
+      spdlog::error("run stopped: worker {} refused the engine config (exit 2)",
+                    l->address().name());
       return ExitCode::kBadInput;
     }
     if (l->abort_kind() == "trace") {
-      spdlog::error("run stopped: worker {} could not read the run's records from its copy of "
-                    "the trace (its reason is above; exit 2; --trace-access stream sends the "
-                    "records instead)", l->address().name());
+      spdlog::error(
+          "run stopped: worker {} could not read the run's records from its copy of "
+          "the trace (its reason is above; exit 2; --trace-access stream sends the "
+          "records instead)",
+          l->address().name());
       return ExitCode::kBadInput;
     }
     if (l->abort_kind() == "protocol") {
-      spdlog::error("run stopped: worker {} received a damaged or incomplete batch stream, so "
-                    "it could not replay every record sent to it (its reason is above; exit 2)",
-                    l->address().name());
+      spdlog::error(
+          "run stopped: worker {} received a damaged or incomplete batch stream, so "
+          "it could not replay every record sent to it (its reason is above; exit 2)",
+          l->address().name());
       return ExitCode::kBadInput;
     }
   }
   bool lost = false;
   for (const auto& l : links_) lost = lost || l->state() != WorkerLink::State::Done;
   if (lost || aborted_) {
-    spdlog::error("run incomplete: {}", abort_reason_.empty() ? "a worker was lost" : abort_reason_);
+    spdlog::error("run incomplete: {}",
+                  abort_reason_.empty() ? "a worker was lost" : abort_reason_);
     return ExitCode::kRunIncomplete;
   }
   return outputs_status;

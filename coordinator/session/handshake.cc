@@ -1,12 +1,11 @@
 #include "handshake.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <climits>
 #include <filesystem>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/build_info.h"
@@ -43,9 +42,9 @@ Status apply_trace_offer(LinkSet& links, const TraceOffer& offer, bool required)
     if (l.welcome().trace_shared) {
       l.use_shared_trace();
     } else if (required) {
-      return Status::error("worker " + l.address().name() +
-                           " cannot read the trace itself (--trace-access shared): " +
-                           l.welcome().trace_error);
+      return Status::error(
+          "worker " + l.address().name() +
+          " cannot read the trace itself (--trace-access shared): " + l.welcome().trace_error);
     } else {
       spdlog::info("worker {}: records travel in batches (shared trace unavailable: {})",
                    l.address().name(), l.welcome().trace_error);
@@ -94,8 +93,8 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
     links.poll(50, [&](WorkerLink& l, const wire::Envelope& env) { on_welcome(l, env, ready); });
     for (auto& l : links) {
       if (l->state() == WorkerLink::State::Rejected) {
-        return Status::error("worker " + l->address().name() + " refused the run: " +
-                             l->lost_reason());
+        return Status::error("worker " + l->address().name() +
+                             " refused the run: " + l->lost_reason());
       }
     }
   }

@@ -1,10 +1,10 @@
 #include "link_set.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/util/clock.h"
 #include "fleet/wire/poll.h"

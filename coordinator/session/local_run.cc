@@ -1,12 +1,12 @@
 #include "fleet/session/local_run.h"
 
+#include <spdlog/spdlog.h>
+
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/report/run_report.h"
@@ -14,6 +14,8 @@
 #include "fleet/storage/engine_factory.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/util/clock.h"
+#include "fleet/util/status.h"
 
 namespace fleet::session {
 
@@ -68,13 +70,51 @@ void check_replayable(const std::string& path, const std::string& level, int64_t
   }
 }
 
-ExitCode run_local(ReplayOptions o) {
+namespace {
+
+// --verbose lines on stdout and --jsonl-out lines in a file, as LMCache's replay writes them.
+class RecordLines {
+ public:
+  RecordLines(bool verbose, uint64_t total) : verbose_(verbose), total_(total) {}
+  ~RecordLines() {
+    if (jsonl_) std::fclose(jsonl_);
+  }
+  RecordLines(const RecordLines&) = delete;
+  RecordLines& operator=(const RecordLines&) = delete;
+  Status open_jsonl(const std::string& path) {
+    if (path.empty()) return Status();
+    jsonl_ = std::fopen(path.c_str(), "wb");
+    if (!jsonl_) return Status::error("--jsonl-out " + path + ": cannot open for writing");
+    return Status();
+  }
+  replay::RecordCallback callback() {
+    if (!verbose_ && !jsonl_) return {};
+    return [this](const replay::RecordEvent& ev) {
+      if (verbose_) {
+        auto l = lines_.verbose_line(ev.n, total_, ev.failed, ev.latency_ms, ev.qualname);
+        std::fwrite(l.data(), 1, l.size(), stdout);
+      }
+      if (jsonl_) {
+        auto l = lines_.jsonl_line(ev.qualname, ev.latency_ms, ev.failed);
+        std::fwrite(l.data(), 1, l.size(), jsonl_);
+      }
+    };
+  }
+
+ private:
+  bool verbose_;
+  uint64_t total_;
+  std::FILE* jsonl_ = nullptr;
+  stats::RecordLineFormatter lines_;
+};
+
+// The reader over the trace, once the trace, the config and the output paths are usable.
+Result<std::unique_ptr<trace::FrameReader>> open_inputs(const ReplayOptions& o) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = o.max_frame_bytes;
   ro.defer_args_check = true;  // the session decodes every record and validates as it goes
-  std::unique_ptr<trace::FrameReader> reader;
   try {
-    reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
+    auto reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
     check_replayable(o.trace_path, reader->header().level, reader->header().trace_schema_version);
     o.engine.validate();
     report::prepare_output_dir(o.output.output_dir);
@@ -82,70 +122,21 @@ ExitCode run_local(ReplayOptions o) {
       auto parent = std::filesystem::path(o.jsonl_out).parent_path();
       if (!parent.empty()) std::filesystem::create_directories(parent);
     }
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return ExitCode::kBadInput;
+    return reader;
+  } catch (const std::exception& e) {  // the trace, its gates, the config or the output paths
+    return Status::error(e.what());
   }
+}
 
-  uint64_t total = 0;
-  if (o.verbose) {
-    try {
-      total = prescan_count(o.trace_path, o.max_frame_bytes);
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
-      return ExitCode::kBadInput;
-    }
-  }
-  if (!o.output.quiet) print_banner();
-
-  std::unique_ptr<util::Clock> vclock;
-  util::Clock* clock = &util::RealClock::instance();
-  if (o.virtual_clock) {
-    vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
-    clock = vclock.get();
-  }
-  std::unique_ptr<engine::Engine> engine;
-  try {
-    engine = storage::make_engine(o.engine, *clock);
-  } catch (const std::exception& e) {
-    spdlog::error("engine: {}", e.what());
-    return ExitCode::kBadInput;
-  }
-
-  replay::SessionOptions so;
-  so.speed = o.speed;
-  so.drain_on_close = o.engine.drain_on_close;
-  if (o.from_zero) so.t_origin = 0.0;
-  replay::ReplaySession session(*engine, *clock, so);
-
-  std::FILE* jsonl = nullptr;
-  if (!o.jsonl_out.empty()) {
-    jsonl = std::fopen(o.jsonl_out.c_str(), "wb");
-    if (!jsonl) {
-      spdlog::error("--jsonl-out {}: cannot open for writing", o.jsonl_out);
-      return ExitCode::kBadInput;
-    }
-  }
-  stats::RecordLineFormatter lines;
-  replay::RecordCallback cb;
-  if (o.verbose || jsonl) {
-    cb = [&](const replay::RecordEvent& ev) {
-      if (o.verbose) {
-        auto l = lines.verbose_line(ev.n, total, ev.failed, ev.latency_ms, ev.qualname);
-        std::fwrite(l.data(), 1, l.size(), stdout);
-      }
-      if (jsonl) {
-        auto l = lines.jsonl_line(ev.qualname, ev.latency_ms, ev.failed);
-        std::fwrite(l.data(), 1, l.size(), jsonl);
-      }
-    };
-  }
-
+// Runs the session over the whole trace with Ctrl-C/SIGTERM stopping it cleanly.
+Result<replay::SessionResult> replay_trace(const ReplayOptions& o, trace::FrameReader& reader,
+                                           replay::ReplaySession& session,
+                                           const replay::RecordCallback& cb) {
   g_session.store(&session);
-  auto old_handler = std::signal(SIGINT, on_sigint);
-  std::signal(SIGTERM, on_sigint);
-  replay::FileRecordSource source(*reader);
-  replay::SessionResult result;
+  auto old_int = std::signal(SIGINT, on_sigint);
+  auto old_term = std::signal(SIGTERM, on_sigint);
+  replay::FileRecordSource source(reader);
+  Result<replay::SessionResult> result = Status::error("not run");
   {
     report::ProgressReporter progress(
         [&] {
@@ -161,36 +152,88 @@ ExitCode run_local(ReplayOptions o) {
         o.output.quiet || o.verbose ? report::ProgressReporter::Mode::Never : o.progress);
     try {
       result = session.run(source, cb);
-    } catch (const trace::TraceError& e) {
-      g_session.store(nullptr);
-      spdlog::error("{}", e.what());
-      return ExitCode::kBadInput;
+    } catch (const trace::TraceError& e) {  // the trace failed mid-read
+      result = Status::error(e.what());
     }
   }
   g_session.store(nullptr);
-  std::signal(SIGINT, old_handler);
-  if (jsonl) std::fclose(jsonl);
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+  return result;
+}
 
+ExitCode write_report(const ReplayOptions& o, const trace::FrameReader& reader,
+                      replay::SessionResult result) {
   report::RunReport rep;
   rep.mode = "embedded";
   rep.speed = o.speed;
   rep.clock = o.virtual_clock ? "virtual" : "real";
-  rep.trace = report::trace_info(*reader);
-  report::add_node(rep, replay::to_node_result(result, "local"));
+  rep.trace = report::trace_info(reader);
   rep.duration_s = result.duration_s;
+  const uint64_t records = result.total;
+  report::add_node(rep, replay::to_node_result(std::move(result), "local"));
   ExitCode status;
   try {
-    // exit_status(kOk) or exit_status(kRecordsFailed); an int while fleet_run.cc reads it so.
-    status = static_cast<ExitCode>(report::write_outputs(rep, o.output));
-  } catch (const std::exception& e) {
+    status = report::write_outputs(rep, o.output);
+  } catch (const std::exception& e) {  // the output directory became unwritable
     spdlog::error("{}", e.what());
     return ExitCode::kBadInput;
   }
   if (g_interrupted.load()) {
-    spdlog::warn("interrupted: partial report written after {} records", result.total);
+    spdlog::warn("interrupted: partial report written after {} records", records);
     return ExitCode::kInterrupted;
   }
   return status;
+}
+
+}  // namespace
+
+ExitCode run_local(ReplayOptions o) {
+  auto reader = open_inputs(o);
+  if (!reader) {
+    spdlog::error("{}", reader.status().message());
+    return reader.status().code();
+  }
+  uint64_t total = 0;
+  if (o.verbose) {
+    try {
+      total = prescan_count(o.trace_path, o.max_frame_bytes);
+    } catch (const std::exception& e) {  // the count's own read of the trace failed
+      spdlog::error("{}", e.what());
+      return ExitCode::kBadInput;
+    }
+  }
+  if (!o.output.quiet) print_banner();
+
+  std::unique_ptr<util::Clock> vclock;
+  util::Clock* clock = &util::RealClock::instance();
+  if (o.virtual_clock) {
+    vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
+    clock = vclock.get();
+  }
+  std::unique_ptr<engine::Engine> engine;
+  try {
+    engine = storage::make_engine(o.engine, *clock);
+  } catch (const std::exception& e) {  // an invalid config or an unreachable L2
+    spdlog::error("engine: {}", e.what());
+    return ExitCode::kBadInput;
+  }
+  replay::SessionOptions so;
+  so.speed = o.speed;
+  so.drain_on_close = o.engine.drain_on_close;
+  if (o.from_zero) so.t_origin = 0.0;
+  replay::ReplaySession session(*engine, *clock, so);
+  RecordLines lines(o.verbose, total);
+  if (Status s = lines.open_jsonl(o.jsonl_out); !s) {
+    spdlog::error("{}", s.message());
+    return s.code();
+  }
+  auto result = replay_trace(o, *reader.value(), session, lines.callback());
+  if (!result) {
+    spdlog::error("{}", result.status().message());
+    return result.status().code();
+  }
+  return write_report(o, *reader.value(), std::move(result).value());
 }
 
 }  // namespace fleet::session

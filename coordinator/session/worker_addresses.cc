@@ -112,7 +112,13 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
       } else {
         continue;
       }
-      std::string host = p->ai_family == AF_INET6 ? "[" + std::string(buf) + "]" : std::string(buf);
+      // Appended piece by piece: `"[" + std::string&&` trips GCC 12's -Wrestrict at -O3 (a false
+      // positive, GCC bug 105329).
+      const bool v6 = p->ai_family == AF_INET6;
+      std::string host;
+      if (v6) host += '[';
+      host += buf;
+      if (v6) host += ']';
       if (seen.insert(host).second) out.push_back({host, port});
     }
     freeaddrinfo(res);

@@ -39,11 +39,16 @@ std::optional<wire::Envelope> WorkerLink::receive_one() {
 void WorkerLink::handle(const wire::Envelope& env) {
   try {
     switch (env.kind) {
-      case wire::MessageType::Credit: return on_credit(env);
-      case wire::MessageType::Progress: return on_progress(env);
-      case wire::MessageType::Done: return on_done(env);
-      case wire::MessageType::Abort: return on_abort(env);
-      default: return;  // heartbeats only prove it alive; pongs and welcomes are the run's
+      case wire::MessageType::Credit:
+        return on_credit(env);
+      case wire::MessageType::Progress:
+        return on_progress(env);
+      case wire::MessageType::Done:
+        return on_done(env);
+      case wire::MessageType::Abort:
+        return on_abort(env);
+      default:
+        return;  // heartbeats only prove it alive; pongs and welcomes are the run's
     }
   } catch (const std::exception& e) {
     if (env.kind == wire::MessageType::Done) {
@@ -80,10 +85,11 @@ void WorkerLink::on_done(const wire::Envelope& env) {
     owner.reset();
   }
   result_ = wire::decode_node_result(std::string_view(d.result.ptr, d.result.size), owner);
-  spdlog::debug("worker {}: result of {} bytes decoded in {:.1f} ms (samples {})", address_.name(),
-                d.result.size,
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(),
-                owner.use_count() > 1 ? "read in place" : "copied");
+  spdlog::debug(
+      "worker {}: result of {} bytes decoded in {:.1f} ms (samples {})", address_.name(),
+      d.result.size,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(),
+      owner.use_count() > 1 ? "read in place" : "copied");
   state_ = State::Done;
   confirm(counters_.records_sent);
   send(wire::encode(wire::DoneAck{}));

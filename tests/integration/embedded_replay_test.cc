@@ -1,6 +1,6 @@
 // `coordinator FILE` (the embedded default) as a drop-in for `lmcache trace replay FILE`:
-// golden outputs computed by hand from the spec's rules (virtual clock => every latency 0),
-// exit codes, determinism, and the shared fixture replayed with zero failures.
+// golden outputs computed by hand from docs/outputs.md's rules (virtual clock => every latency 0),
+// exit codes, determinism, and the LMCache fixture era3_small.lct replayed with zero failures.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

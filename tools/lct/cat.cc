@@ -131,7 +131,7 @@ void put_value(std::string& out, MsgpackReader& r, uint32_t depth);
 void put_wrapped(std::string& out, const MsgpackReader& start, trace::Wrapped& w,
                  uint32_t depth) {
   // The typed decoders re-read the whole wrapper from `start` (the caller is already past it)
-  // and apply the defaults and legacy variants of spec §4.3.
+  // and apply the defaults and legacy variants of docs/trace-format.md §4.3.
   MsgpackReader c = start;
   if (w.tag == "ObjectKey") {
     put_key(out, trace::decode_object_key(c));

@@ -1,4 +1,4 @@
-// `lct info FILE`: byte-identical to `lmcache trace info FILE` (spec/trace-format.md §6.3,
+// `lct info FILE`: byte-identical to `lmcache trace info FILE` (docs/trace-format.md §6.3,
 // newest variant: level_meta rows, events block for events-level files).
 #include <cstdio>
 #include <map>

@@ -32,7 +32,7 @@ struct RunSetup {
   std::string node_name;
   storage::EngineConfig engine;
   replay::SessionOptions session;
-  bool virtual_clock = false;     // a run-private VirtualClock starting at session.t0_ns
+  bool virtual_clock = false;         // a run-private VirtualClock starting at session.t0_ns
   util::Clock* real_clock = nullptr;  // otherwise: the worker's clock
   std::shared_ptr<const trace::SharedTrace> trace;  // what record references are read from
   int credit_window = 8;
@@ -84,7 +84,7 @@ class ReplayRun {
   uint64_t batches_received_ = 0;
   std::atomic<uint64_t> records_received_{0};
   std::mutex mu_;
-  Outcome outcome_;  // guarded by mu_
+  Outcome outcome_;     // guarded by mu_
   std::thread thread_;  // last: starts once everything above exists
 };
 

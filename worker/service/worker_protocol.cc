@@ -1,15 +1,15 @@
 #include "worker_protocol.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
-
+#include "fleet/storage/engine_config_json.h"
 #include "fleet/trace/msgpack_value.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/build_info.h"
@@ -37,11 +37,16 @@ std::string hex_id(const std::string& id) { return trace::to_hex(id); }
 
 std::string_view worker_state_name(WorkerProtocol::State s) {
   switch (s) {
-    case WorkerProtocol::State::Idle: return "idle";
-    case WorkerProtocol::State::Connected: return "connected";
-    case WorkerProtocol::State::Running: return "running";
-    case WorkerProtocol::State::Exiting: return "exiting";
-    case WorkerProtocol::State::Stopped: return "stopped";
+    case WorkerProtocol::State::Idle:
+      return "idle";
+    case WorkerProtocol::State::Connected:
+      return "connected";
+    case WorkerProtocol::State::Running:
+      return "running";
+    case WorkerProtocol::State::Exiting:
+      return "exiting";
+    case WorkerProtocol::State::Stopped:
+      return "stopped";
   }
   return "?";
 }
@@ -126,8 +131,8 @@ bool WorkerProtocol::admit(const Incoming& in) {
     if (kind == MessageType::Hello) {
       refuse_hello(in.from, "busy: running another coordinator's replay");
     } else {
-      spdlog::warn("peer {}: ignoring \"{}\" from a coordinator that is not ours",
-                   hex_id(in.from), in.env.type);
+      spdlog::warn("peer {}: ignoring \"{}\" from a coordinator that is not ours", hex_id(in.from),
+                   in.env.type);
     }
     return false;
   }
@@ -143,12 +148,18 @@ void WorkerProtocol::dispatch(const Incoming& in) {
     return;
   }
   switch (kind) {
-    case MessageType::Ping: return on_ping(in);
-    case MessageType::Start: return on_start(in);
-    case MessageType::Batch: return on_batch(in);
-    case MessageType::End: return on_end(in);
-    case MessageType::Abort: return on_abort(in);
-    case MessageType::Heartbeat: return;  // last_heard_ns_ counts every message of ours
+    case MessageType::Ping:
+      return on_ping(in);
+    case MessageType::Start:
+      return on_start(in);
+    case MessageType::Batch:
+      return on_batch(in);
+    case MessageType::End:
+      return on_end(in);
+    case MessageType::Abort:
+      return on_abort(in);
+    case MessageType::Heartbeat:
+      return;  // last_heard_ns_ counts every message of ours
     default:
       spdlog::warn("peer {}: unknown message type \"{}\"; ignored", hex_id(in.from), in.env.type);
   }
@@ -193,8 +204,8 @@ void WorkerProtocol::on_start(const Incoming& in) {
   storage::EngineConfig cfg = options_.engine;
   try {
     if (!s.engine_config_json.empty()) {
-      storage::EngineConfig over = storage::EngineConfig::from_config_file_json(
-          nlohmann::json::parse(s.engine_config_json));
+      storage::EngineConfig over =
+          storage::engine_config_from_config_file_json(nlohmann::json::parse(s.engine_config_json));
       over.eviction_tick_ms = cfg.eviction_tick_ms;
       over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
       over.drain_on_close = cfg.drain_on_close;
@@ -202,7 +213,8 @@ void WorkerProtocol::on_start(const Incoming& in) {
     }
     if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
   } catch (const std::exception& e) {
-    abort_run("config", "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
+    abort_run("config",
+              "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
               "engine config rejected");
     return;
   }
@@ -293,8 +305,10 @@ void WorkerProtocol::tick() {
   const int64_t now = clock_.now_ns();
   if (state_ == State::Exiting) {
     if (now > exit_deadline_ns_) {
-      spdlog::warn("--max-runs reached; no acknowledgement from the coordinator within {} ms: "
-                   "exiting", lost_ns_ / 1'000'000);
+      spdlog::warn(
+          "--max-runs reached; no acknowledgement from the coordinator within {} ms: "
+          "exiting",
+          lost_ns_ / 1'000'000);
       state_ = State::Stopped;
     }
     return;
@@ -347,14 +361,8 @@ void WorkerProtocol::check_coordinator_alive(int64_t now) {
   }
 }
 
-void WorkerProtocol::send_to(const std::string& id, std::string payload) {
-  zmq::message_t idm(id.data(), id.size());
-  zmq::message_t body = wire::owned_message(std::move(payload));
-  sock_.send(idm, zmq::send_flags::sndmore);
-  sock_.send(body, zmq::send_flags::dontwait);
-}
-
-void WorkerProtocol::send_to(const std::string& id, util::HugeString payload) {
+template <class Payload>
+void WorkerProtocol::send_to(const std::string& id, Payload payload) {
   zmq::message_t idm(id.data(), id.size());
   zmq::message_t body = wire::owned_message(std::move(payload));
   sock_.send(idm, zmq::send_flags::sndmore);

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-
 #include <zmq.hpp>
 
 #include "fleet/service/worker_service.h"
@@ -58,8 +57,9 @@ class WorkerProtocol {
   void send_heartbeat();
   void check_coordinator_alive(int64_t now);
 
-  void send_to(const std::string& id, std::string payload);
-  void send_to(const std::string& id, util::HugeString payload);
+  // `payload` (a std::string or a util::HugeString) is handed to ZeroMQ without a copy.
+  template <class Payload>
+  void send_to(const std::string& id, Payload payload);
   void refuse_hello(const std::string& id, std::string why);
   // The run cannot go on: tell the coordinator why (ABORT `kind`), end it and count it.
   void abort_run(const char* kind, std::string reason, const char* why);

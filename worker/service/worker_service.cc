@@ -1,11 +1,10 @@
 #include "fleet/service/worker_service.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <stdexcept>
-
-#include <spdlog/spdlog.h>
 #include <zmq.hpp>
 
 #include "fleet/util/clock.h"

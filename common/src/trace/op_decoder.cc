@@ -36,7 +36,8 @@ void decode_keys_only(MsgpackReader& r, uint32_t nargs, Op& op) {
       decode_object_keys(r, op.keys);
       keys = true;
     } else {
-      validate_value(r);  // e.g. recover_expired / extra_count on __enter__ ([OPEN] 3)
+      // e.g. recover_expired / extra_count on __enter__ (docs/trace-format.md §8 [OPEN] 3)
+      validate_value(r);
     }
   }
   if (!keys) r.fail("record lacks keys");

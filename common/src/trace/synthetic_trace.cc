@@ -263,7 +263,8 @@ void SyntheticTrace::admit(double t) {
   stats_.hit_chunks += hits;
   stats_.miss_chunks += n - hits;
 
-  if (o_.era != Era::Four) {  // era-4 prefetch has no codec (spec [OPEN] 2): LMCache drops it
+  // Era-4 prefetch has no codec (docs/trace-format.md §8 [OPEN] 2): LMCache drops it.
+  if (o_.era != Era::Four) {
     Op pf;
     pf.kind = OpKind::SubmitPrefetch;
     add_keys(pf.spec.keys, c, 0, n);

@@ -23,7 +23,8 @@ std::string py_float_repr(double v) {
   for (size_t i = 0; i < e; ++i)
     if (s[i] != '.') digits += s[i];
   // Built by appending to one string: `"literal" + std::string&&` inserts at the front of the
-  // temporary, which GCC 12 at -O3 flags as an overlapping memcpy (-Wrestrict).
+  // temporary, which GCC 12 at -O3 flags as an overlapping memcpy (-Wrestrict; a false positive,
+  // GCC bug 105329).
   std::string out;
   out.reserve(digits.size() + 24);
   if (neg) out += '-';

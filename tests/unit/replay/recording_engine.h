@@ -56,9 +56,12 @@ class RecordingEngine : public engine::Engine {
     return {};
   }
   void close(bool) override { calls.push_back("close"); }
-  nlohmann::json config_json() const override { return nlohmann::json::object(); }
   std::string config_digest() const override { return "recording"; }
-  nlohmann::json counters() const override { return {{"calls", calls.size()}}; }
+  engine::Counters counters() const override {
+    engine::Counters c;
+    c.add("calls", calls.size());
+    return c;
+  }
 
  private:
   int enters_ = 0;

@@ -2,13 +2,13 @@
 // a test playing its coordinator, with time moved only by the test. Every assertion waits for
 // an event (a message, the service returning), never for time to pass, so the outcome does
 // not depend on how loaded the machine is.
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <future>
 #include <optional>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 #include <zmq.hpp>
 
 #include "fleet/service/worker_service.h"

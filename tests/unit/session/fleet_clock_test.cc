@@ -2,17 +2,16 @@
 // thread against a test playing its one worker over loopback, with time moved only by the
 // test. Assertions wait for messages (bounded by a real-time guard against a hang), never for
 // time to pass.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
 #include "fleet/session/fleet_run.h"

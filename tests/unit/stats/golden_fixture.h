@@ -1,5 +1,6 @@
 // The small collector behind the golden-output tests; the expected bytes were computed from
-// the spec's rules (and cross-checked once with CPython 3.11 running LMCache's own code paths).
+// docs/outputs.md's rules (and cross-checked once with CPython 3.11 running LMCache's own code
+// paths).
 #pragma once
 
 #include <string>

@@ -84,7 +84,7 @@ TEST(Arc, DrivesTheL1EvictionLoop) {
   EXPECT_NE(sm.l1().find(K("B")), nullptr);
   auto& arc = static_cast<ArcPolicy&>(sm.eviction_policy());
   EXPECT_EQ(arc.list(L::B1), Keys({"D", "C"}));  // the L1's deletions confirmed both victims
-  EXPECT_EQ(sm.counters()["l1_evicted_keys"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l1_evicted_keys"], 2);
 }
 
 }  // namespace

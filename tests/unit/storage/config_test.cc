@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <fstream>
 
+#include "fleet/engine/counters_json.h"
+#include "fleet/storage/engine_config_json.h"
 #include "fleet/storage/engine_factory.h"
+#include "fleet/storage/l1_manager.h"
 #include "fleet/storage/l2_adapter_factory.h"
 #include "fleet/storage/noop_engine.h"
 #include "fleet/storage/storage_manager.h"
@@ -28,12 +31,12 @@ TEST(Digest, SpecTestVector) {
 }
 
 TEST(Digest, RecordedHeaderRoundTrips) {
-  EngineConfig c = EngineConfig::from_lmcache_json(nlohmann::json::parse(kRecorded));
+  EngineConfig c = engine_config_from_lmcache_json(nlohmann::json::parse(kRecorded));
   EXPECT_EQ(c.l1_size_in_bytes, 8589934592u);
   EXPECT_FALSE(c.l1_use_lazy);
   EXPECT_EQ(c.l2_adapters.size(), 1u);
   EXPECT_EQ(c.lmcache_json_text(), kRecorded);
-  EXPECT_EQ(util::sha256_hex(util::py_json_dumps(c.to_lmcache_json())), kRecordedDigest);
+  EXPECT_EQ(util::sha256_hex(util::py_json_dumps(to_lmcache_json(c))), kRecordedDigest);
   EXPECT_EQ(c.digest(), kRecordedDigest);
 }
 
@@ -62,7 +65,7 @@ TEST(Digest, FloatsRenderAsPython) {
   c.l1_size_in_bytes = 1 << 20;
   c.eviction_ratio = 1e-05;
   c.eviction_trigger_watermark = 1.0;
-  c.l2_adapters.push_back({{"type", "mock"}, {"max_size_gb", 20.0}, {"mock_bandwidth_gb", 0.5}});
+  add_l2_adapter(c, {{"type", "mock"}, {"max_size_gb", 20.0}, {"mock_bandwidth_gb", 0.5}});
   const std::string text = c.lmcache_json_text();
   EXPECT_NE(text.find(R"("eviction_ratio": 1e-05)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("trigger_watermark": 1.0)"), std::string::npos) << text;
@@ -75,7 +78,7 @@ TEST(Digest, NonAsciiIsEscapedAndUnknownFieldsArePreserved) {
   j["l1_manager_config"]["tag"] = "gr\xC3\xBC\xC3\x9F";  // "grüß"
   j["periodic_notifier_interval_ms"] = 5;
   j["eviction_config"]["extra_logging_interval"] = 10.0;
-  EngineConfig c = EngineConfig::from_lmcache_json(j);
+  EngineConfig c = engine_config_from_lmcache_json(j);
   EXPECT_EQ(c.lmcache_json_text(), util::py_json_dumps(j));
   EXPECT_NE(c.lmcache_json_text().find(R"("tag": "gr\u00fc\u00df")"), std::string::npos);
 }
@@ -113,7 +116,7 @@ TEST(Flags, ParseEveryFlag) {
   EXPECT_DOUBLE_EQ(c.eviction_trigger_watermark, 0.9);
   EXPECT_DOUBLE_EQ(c.eviction_ratio, 0.5);
   ASSERT_EQ(c.l2_adapters.size(), 2u);
-  EXPECT_EQ(c.l2_adapters[1]["type"], "fs");
+  EXPECT_EQ(l2_adapter_json(c, 1)["type"], "fs");
   EXPECT_EQ(c.l2_store_policy, "skip_l1");
   EXPECT_EQ(c.l2_prefetch_policy, "retain");
   EXPECT_EQ(c.l2_prefetch_max_in_flight, 3);
@@ -142,7 +145,7 @@ TEST(Flags, ConfigFileThenOverrides) {
   EXPECT_EQ(c.l1_size_in_bytes, 2u << 30);
   EXPECT_DOUBLE_EQ(c.eviction_ratio, 0.4);
   EXPECT_EQ(c.engine_name, "noop");
-  EXPECT_EQ(c.l2_adapters[0]["mock_bandwidth_gb"], 2.0);
+  EXPECT_EQ(l2_adapter_json(c, 0)["mock_bandwidth_gb"], 2.0);
   std::remove(path.c_str());
 }
 
@@ -184,10 +187,10 @@ TEST(Validate, ErrorsNameTheFlag) {
   c.l2_prefetch_max_in_flight = 0;
   ExpectInvalid(c, "--l2-prefetch-max-in-flight");
   c = base;
-  c.l2_adapters.push_back({{"type", "mock"}, {"max_size_gb", 1}});
+  add_l2_adapter(c, {{"type", "mock"}, {"max_size_gb", 1}});
   ExpectInvalid(c, "--l2-adapter #0");
   c = base;
-  c.l2_adapters.push_back({{"type", "s3"}});
+  add_l2_adapter(c, {{"type", "s3"}});
   ExpectInvalid(c, "unknown adapter type 's3'");
   c = base;
   c.engine_name = "python";
@@ -213,7 +216,7 @@ TEST(Factory, NativeAndNoop) {
   EXPECT_EQ(noop->config_digest(), c.digest());
   engine::ReadContext ctx;
   EXPECT_FALSE(noop->read_enter({}, ctx).failed);
-  EXPECT_EQ(noop->counters()["calls"], 1);
+  EXPECT_EQ(fleet::engine::to_json(noop->counters())["calls"], 1);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST(EvictionLoop, OomBetweenTicksThenTickFreesRoom) {
   EXPECT_FALSE(sm.l1().contains(K("D")));
   EXPECT_EQ(sm.reserve_write_keys({K("E")}, Layout4000(), trace::WriteMode::New),
             std::vector<S>({S::Success}));
-  EXPECT_EQ(sm.counters()["eviction_ticks"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 1);
 }
 
 TEST(EvictionLoop, TickPeriodIsConfigurable) {
@@ -53,8 +53,8 @@ TEST(EvictionLoop, TickPeriodIsConfigurable) {
   cfg.eviction_tick_ms = 250;
   StorageManager sm(cfg, clock);
   Advance(sm, clock, 2 * kSec);
-  EXPECT_EQ(sm.counters()["eviction_ticks"], 8);
-  EXPECT_EQ(sm.counters()["eviction_ticks_skipped"], 8);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 8);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks_skipped"], 8);
 }
 
 TEST(EvictionLoop, WatermarkAndRatioCountTrackedKeysOnly) {
@@ -71,7 +71,7 @@ TEST(EvictionLoop, WatermarkAndRatioCountTrackedKeysOnly) {
   sm.eviction_tick_now();  // usage 1.0; target int(9 * 0.5) = 4
   for (const char* gone : {"k6", "k5", "k4", "k3"}) EXPECT_FALSE(sm.l1().contains(K(gone))) << gone;
   for (const char* kept : {"k8", "k7", "k2", "k1", "k0", "w"}) EXPECT_TRUE(sm.l1().contains(K(kept)));
-  EXPECT_EQ(sm.counters()["l1_evicted_bytes"], 4 * 4096);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l1_evicted_bytes"], 4 * 4096);
 }
 
 TEST(EvictionLoop, BelowWatermarkSkips) {
@@ -84,7 +84,7 @@ TEST(EvictionLoop, BelowWatermarkSkips) {
   Put(sm, keys);  // usage 0.9 < 0.95
   sm.eviction_tick_now();
   EXPECT_EQ(sm.l1().num_objects(), 9u);
-  EXPECT_EQ(sm.counters()["eviction_ticks_skipped"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks_skipped"], 1);
 }
 
 TEST(EvictionLoop, NoopPolicyNeverEvicts) {
@@ -95,7 +95,7 @@ TEST(EvictionLoop, NoopPolicyNeverEvicts) {
   Put(sm, Keys({"A", "B", "C", "D"}));
   Advance(sm, clock, 3 * kSec);
   EXPECT_EQ(sm.l1().num_objects(), 4u);
-  EXPECT_EQ(sm.counters()["eviction_ticks_triggered"], 3);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks_triggered"], 3);
 }
 
 TEST(EvictionLoop, LeakedSegmentedPrefixLockExpiresThenEvicts) {
@@ -112,7 +112,7 @@ TEST(EvictionLoop, LeakedSegmentedPrefixLockExpiresThenEvicts) {
   clock.advance_to(300 * kSec);  // read TTL 300 s from t=0
   sm.run_until(clock.now_ns());
   EXPECT_EQ(sm.l1().num_objects(), 0u);
-  EXPECT_EQ(sm.counters()["prefetch_failed_calls"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["prefetch_failed_calls"], 1);
 }
 
 TEST(EvictionLoop, VirtualRunIsDeterministic) {
@@ -123,7 +123,7 @@ TEST(EvictionLoop, VirtualRunIsDeterministic) {
       Put(sm, {K("x" + std::to_string(i)), K("y" + std::to_string(i))});
       Advance(sm, clock, kSec / 3);
     }
-    return sm.counters().dump();
+    return fleet::engine::to_json(sm.counters()).dump();
   };
   EXPECT_EQ(run(), run());
 }

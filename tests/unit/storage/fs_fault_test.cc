@@ -1,5 +1,5 @@
-// fs adapter (worked example 8.9, interchangeability, hostile names) and the fault_inject
-// decorator (gap positions, blake2b-8 bucket, an end-to-end gapped load).
+// fs adapter (worked example 8.9 of docs/era3-reference.md, interchangeability, hostile names) and
+// the fault_inject decorator (gap positions, blake2b-8 bucket, an end-to-end gapped load).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,7 +47,7 @@ TEST(Era3Example89, FsFileNames) {
 
 EngineConfig FsConfig(const fs::path& dir) {
   EngineConfig c = ExampleConfig(1 << 20);
-  c.l2_adapters.push_back({{"type", "fs"}, {"base_path", dir.string()}});
+  add_l2_adapter(c, {{"type", "fs"}, {"base_path", dir.string()}});
   return c;
 }
 
@@ -60,7 +60,7 @@ TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
     StorageManager sm(FsConfig(dir.path), clock);
     Put(sm, keys);
     sm.close(true);
-    EXPECT_EQ(sm.counters()["l2_store_bytes"], 8000);
+    EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 8000);
   }
   const fs::path f = dir.path / "org-SEP-model@0x00000000@0@0102.data";
   ASSERT_TRUE(fs::exists(f));
@@ -76,7 +76,7 @@ TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
   const PrefetchResult* r = sm.prefetch_result(0);
   ASSERT_TRUE(r && r->finished);
   EXPECT_EQ(r->loaded, Idx({0, 1, 2}));
-  EXPECT_EQ(sm.counters()["l2_load_bytes"], 12000);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_load_bytes"], 12000);
 }
 
 TEST(FsAdapter, ExistingFileIsSkippedAndShortFileIsAMiss) {
@@ -87,13 +87,13 @@ TEST(FsAdapter, ExistingFileIsSkippedAndShortFileIsAMiss) {
   StorageManager sm(FsConfig(dir.path), clock);
   Put(sm, {k});
   sm.run_until(clock.now_ns());
-  EXPECT_EQ(sm.counters()["l2_store_bytes"], 0);  // exists-skip
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 0);  // exists-skip
   EXPECT_EQ(fs::file_size(dir.path / "m@0x00000000@0@07.data"), 10u);
   sm.delete_l1_keys({k});
   sm.submit_prefetch_task(Spec({k}));
   sm.run_until(clock.now_ns());
   EXPECT_TRUE(sm.prefetch_result(0)->loaded.empty());  // found at lookup, short at load
-  EXPECT_EQ(sm.counters()["l2_prefetch_failed_not_found_keys"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_prefetch_failed_not_found_keys"], 1);
 }
 
 TEST(FsAdapter, HostileNamesStayInsideBasePath) {
@@ -114,19 +114,19 @@ TEST(FsAdapter, HostileNamesStayInsideBasePath) {
   }
   EXPECT_EQ(inside, 1u);
   EXPECT_TRUE(fs::exists(dir.path / "base" / "..-SEP-..-SEP-escape@0x00000000@0@01.data"));
-  EXPECT_EQ(sm.counters()["l2_store_failed_tasks"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_failed_tasks"], 1);
 }
 
 TEST(FsAdapter, RealThreadsAndRelativeTmpDir) {
   TempDir dir;
   EngineConfig c = ExampleConfig(1 << 20);
-  c.l2_adapters.push_back(
+  add_l2_adapter(c,
       {{"type", "fs"}, {"base_path", dir.path.string()}, {"relative_tmp_dir", "tmp"}});
   StorageManager sm(c, util::RealClock::instance());
   sm.enable_l2_op_samples(true);
   Put(sm, Keys({"a", "b", "c"}));
   sm.close(true);
-  EXPECT_EQ(sm.counters()["l2_store_bytes"], 12000);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 12000);
   EXPECT_TRUE(fs::exists(dir.path / "m@0x00000000@0@61.data"));
   EXPECT_TRUE(fs::is_empty(dir.path / "tmp"));
   auto samples = sm.take_l2_op_samples();
@@ -191,7 +191,7 @@ TEST(FaultInject, GapPositions) {
 TEST(FaultInject, GappedLoadEndToEnd) {
   util::VirtualClock clock;
   EngineConfig c = ExampleConfig(1 << 20);
-  c.l2_adapters.push_back({{"type", "fault_inject"},
+  add_l2_adapter(c, {{"type", "fault_inject"},
                            {"inner", MockJson(1.0, 1.0)},
                            {"gap_tail_ratios", {0.5}}});
   StorageManager sm(c, clock);
@@ -209,7 +209,7 @@ TEST(FaultInject, GappedLoadEndToEnd) {
   EXPECT_TRUE(sm.l1().contains(k[0]));
   EXPECT_FALSE(sm.l1().contains(k[2]));  // reserved, not loaded: finish_write_and_delete
   EXPECT_FALSE(sm.l1().contains(k[3]));  // loaded but outside the fold: released -> freed
-  auto cnt = sm.counters();
+  auto cnt = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(cnt["l2_prefetch_failed_not_found_keys"], 1);
   EXPECT_EQ(cnt["l2_adapters"][0]["type"], "fault_inject");
 }

@@ -1,4 +1,4 @@
-// Worked examples 8.1, 8.2, 8.6, 8.7 of era3-reference.md and the L1 lock rules.
+// Worked examples 8.1, 8.2, 8.6, 8.7 of docs/era3-reference.md §8 and the L1 lock rules.
 #include <gtest/gtest.h>
 
 #include "storage_test_util.h"
@@ -42,7 +42,7 @@ TEST(Era3Example81, ReserveWriteModesOomAndLruOrder) {
   EXPECT_EQ(sm.l1().memory_usage().first, 12288u);
   sm.eviction_tick_now();  // usage 0.75: skipped
   EXPECT_EQ(sm.l1().num_objects(), 3u);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["eviction_ticks_triggered"], 1);
   EXPECT_EQ(c["eviction_ticks_skipped"], 1);
   EXPECT_EQ(c["l1_evicted_keys"], 1);

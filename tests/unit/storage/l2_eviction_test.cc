@@ -1,4 +1,4 @@
-// The L2 eviction controller (era3-reference.md §3.5), driven by the virtual clock: a mock
+// The L2 eviction controller (docs/era3-reference.md §3.5), driven by the virtual clock: a mock
 // adapter with an `eviction` block is trimmed by its own LRU once used/capacity reaches the
 // watermark; without a block (or without a capacity) nothing is ever deleted from L2.
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ EngineConfig BigL1() { return ExampleConfig(64ull << 20); }
 TEST(L2Eviction, LruTrimsTheAdapterAtTheWatermark) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
-  cfg.l2_adapters.push_back(EvictingMock(0.5));
+  add_l2_adapter(cfg, EvictingMock(0.5));
   StorageManager sm(cfg, clock);
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
   ASSERT_EQ(mock.capacity_bytes(), 5u << 20);
@@ -47,7 +47,7 @@ TEST(L2Eviction, LruTrimsTheAdapterAtTheWatermark) {
   EXPECT_TRUE(mock.contains(K("A")));
   EXPECT_TRUE(mock.contains(K("B")));
   EXPECT_DOUBLE_EQ(mock.usage().usage_fraction(), 0.4);
-  auto a = sm.counters()["l2_adapters"][0];
+  auto a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
   EXPECT_EQ(a["eviction_enabled"], true);
   EXPECT_EQ(a["eviction_ticks"], 1);
   EXPECT_EQ(a["eviction_ticks_triggered"], 1);
@@ -60,13 +60,13 @@ TEST(L2Eviction, LruTrimsTheAdapterAtTheWatermark) {
   EXPECT_FALSE(mock.contains(K("B")));
   EXPECT_FALSE(mock.contains(K("A")));
   for (const char* k : {"E", "F", "G"}) EXPECT_TRUE(mock.contains(K(k))) << k;
-  a = sm.counters()["l2_adapters"][0];
+  a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
   EXPECT_EQ(a["eviction_ticks"], 2);
   EXPECT_EQ(a["evicted_keys"], 4);
 
   // 3/5 = 0.6 < 0.8: the next tick is skipped.
   Advance(sm, clock, kSecond);
-  a = sm.counters()["l2_adapters"][0];
+  a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
   EXPECT_EQ(a["eviction_ticks"], 3);
   EXPECT_EQ(a["eviction_ticks_triggered"], 2);
 }
@@ -74,13 +74,13 @@ TEST(L2Eviction, LruTrimsTheAdapterAtTheWatermark) {
 TEST(L2Eviction, WithoutABlockL2IsNeverTrimmed) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
-  cfg.l2_adapters.push_back(MockJson(5.0 / 1024, 1000.0));
+  add_l2_adapter(cfg, MockJson(5.0 / 1024, 1000.0));
   StorageManager sm(cfg, clock);
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
   Put(sm, Keys({"A", "B", "C", "D", "E"}), kMiB);
   Advance(sm, clock, 3 * kSecond);
   EXPECT_DOUBLE_EQ(mock.usage().usage_fraction(), 1.0);
-  auto a = sm.counters()["l2_adapters"][0];
+  auto a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
   EXPECT_EQ(a["eviction_enabled"], false);
   EXPECT_EQ(a["eviction_ticks"], 0);
   // The sixth key no longer fits (no self-eviction in era 3).
@@ -92,11 +92,11 @@ TEST(L2Eviction, WithoutABlockL2IsNeverTrimmed) {
 TEST(L2Eviction, NoopPolicyTracksNothingAndNeverEvicts) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
-  cfg.l2_adapters.push_back(EvictingMock(1.0, "noop"));
+  add_l2_adapter(cfg, EvictingMock(1.0, "noop"));
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"A", "B", "C", "D", "E"}), kMiB);
   Advance(sm, clock, 2 * kSecond);
-  auto a = sm.counters()["l2_adapters"][0];
+  auto a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
   EXPECT_EQ(a["eviction_ticks_triggered"], 2);
   EXPECT_EQ(a["evicted_keys"], 0);
 }
@@ -158,7 +158,7 @@ TEST(L2Eviction, BlockValidationNamesTheField) {
   EngineConfig cfg = BigL1();
   nlohmann::json bad = MockJson(1.0, 1.0);
   bad["eviction"] = {{"eviction_ratio", -1}};
-  cfg.l2_adapters.push_back(bad);
+  add_l2_adapter(cfg, bad);
   EXPECT_THROW(StorageManager(cfg, clock), std::invalid_argument);
 }
 
@@ -167,9 +167,9 @@ TEST(L2Eviction, AdapterWithoutCapacityIsNotWired) {
   EngineConfig cfg = BigL1();
   std::string dir = ::testing::TempDir() + "/l2_eviction_fs";
   nlohmann::json fs = {{"type", "fs"}, {"base_path", dir}, {"eviction", {{"eviction_policy", "LRU"}}}};
-  cfg.l2_adapters.push_back(fs);
+  add_l2_adapter(cfg, fs);
   StorageManager sm(cfg, clock);
-  EXPECT_EQ(sm.counters()["l2_adapters"][0]["eviction_enabled"], false);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["eviction_enabled"], false);
 }
 
 }  // namespace

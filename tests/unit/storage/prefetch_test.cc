@@ -1,5 +1,6 @@
-// submit_prefetch_task and the prefetch controller: worked examples 8.3, 8.4, 8.5, 8.11, the
-// three policies side by side, sliding windows with world_size > 1, and argument errors.
+// submit_prefetch_task and the prefetch controller: worked examples 8.3, 8.4, 8.5, 8.11 of
+// docs/era3-reference.md §8, the three policies side by side, sliding windows with world_size > 1,
+// and argument errors.
 #include <gtest/gtest.h>
 
 #include "fleet/storage/fold.h"
@@ -39,7 +40,7 @@ TEST_P(Era3Example83, PrefixFold) {
   for (bool with_adapter : {false, true}) {
     util::VirtualClock clock;
     EngineConfig cfg = ExampleConfig(1 << 20);
-    if (with_adapter) cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+    if (with_adapter) add_l2_adapter(cfg, MockJson(1.0, 1.0));
     StorageManager sm(cfg, clock);
     KeyList keys = GridKeys(fc.chunks, fc.groups, fc.world);
     KeyList sel;
@@ -84,7 +85,7 @@ TEST(Fold, LargestServableNotFirstGap) {
 TEST(Era3Example84, SparseLeaseReleasedAtClose) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, clock);
   KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
   PutAt(sm, k, {0, 2, 5});
@@ -96,14 +97,14 @@ TEST(Era3Example84, SparseLeaseReleasedAtClose) {
   for (size_t p : {0, 2, 5}) EXPECT_EQ(ReadCount(sm, k[p]), 2);
   sm.close(true);
   for (size_t p : {0, 2, 5}) EXPECT_EQ(ReadCount(sm, k[p]), 0);
-  EXPECT_EQ(sm.counters()["sparse_leases_released_at_close"], 3);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["sparse_leases_released_at_close"], 3);
 }
 
 TEST(Policies, PrefixVsSparseVsWarm) {
   KeyList k = Keys({"k0", "k1", "k2", "k3"});
   auto make = [&](util::VirtualClock& clock) {
     EngineConfig cfg = ExampleConfig(1 << 20);
-    cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+    add_l2_adapter(cfg, MockJson(1.0, 1.0));
     auto sm = std::make_unique<StorageManager>(cfg, clock);
     PutAt(*sm, k, {0, 2});
     Advance(*sm, clock, 1'000'000);  // their L2 stores complete (store locks released)
@@ -184,7 +185,7 @@ TEST(SubmitPrefetch, InvalidArgumentsFail) {
   EXPECT_TRUE(r.failed);
   EXPECT_NE(r.error.find("group_layout_descs"), std::string::npos);
   EXPECT_FALSE(e.submit_prefetch(spec(), "", false).failed);
-  EXPECT_EQ(sm.counters()["prefetch_failed_calls"], 7);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["prefetch_failed_calls"], 7);
 }
 
 // 8.5 setup: 16-slot L1, one mock (1 GB, 1 GB/s), L1 holds k0,k1, the mock holds k0..k4.
@@ -195,7 +196,7 @@ struct Example85 {
 
   explicit Example85(uint64_t l1_bytes = 65536) {
     EngineConfig cfg = ExampleConfig(l1_bytes);
-    cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+    add_l2_adapter(cfg, MockJson(1.0, 1.0));
     sm = std::make_unique<StorageManager>(cfg, clock);
     // k2..k4 go to the mock through the store controller, then leave L1.
     Put(*sm, {k[2], k[3], k[4]}, Layout4096());
@@ -255,7 +256,7 @@ TEST(Era3Example85, PrefixWithMockL2FullFlow) {
   EXPECT_EQ(sm.finish_read_keys({k[0], k[1], k[2], k[3], k[4]}, 1),
             std::vector<S>({S::KeyInWrongState, S::KeyInWrongState, S::KeyNotExist,
                             S::KeyNotExist, S::KeyNotExist}));
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_loaded_keys"], 3);
   EXPECT_EQ(c["l2_load_bytes"], 12288);
   EXPECT_EQ(c["l2_lookup_found_keys"], 3);
@@ -272,7 +273,7 @@ TEST(Era3Example85, EnterWhileLoadInFlight) {
   sm.read_enter({k[0], k[1], k[2], k[3], k[4]}, ctx);
   EXPECT_FALSE(ctx.all_good);
   EXPECT_EQ(ctx.good_keys, KeyList({k[0], k[1]}));
-  EXPECT_EQ(sm.counters()["read_failed_write_locked_keys"], 3);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["read_failed_write_locked_keys"], 3);
   sm.read_exit(ctx);
   EXPECT_EQ(ReadCount(sm, k[0]), 0);
   Advance(sm, ex.clock, 20'000);
@@ -304,7 +305,7 @@ TEST(Era3Example811, ControllerReservationFailureIsAllOrNothing) {
     EXPECT_FALSE(sm.l1().contains(k[i]));
   }
   EXPECT_EQ(sm.l1().memory_usage().first, 3u * 4096);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_prefetch_failed_l1_oom_keys"], 3);
   EXPECT_EQ(c["l2_load_tasks"], 0);
   // L1 prefix result is untouched.
@@ -314,7 +315,7 @@ TEST(Era3Example811, ControllerReservationFailureIsAllOrNothing) {
 TEST(PrefetchController, MaxInFlightQueuesFifo) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
-  cfg.l2_adapters.push_back(MockJson(1.0, 0.001));  // slow: loads take a while
+  add_l2_adapter(cfg, MockJson(1.0, 0.001));  // slow: loads take a while
   cfg.l2_prefetch_max_in_flight = 1;
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a", "b"}));
@@ -325,12 +326,12 @@ TEST(PrefetchController, MaxInFlightQueuesFifo) {
   EXPECT_EQ(h1.prefetch_request_id, 0);
   EXPECT_EQ(h2.prefetch_request_id, 1);
   sm.run_until(clock.now_ns());
-  EXPECT_EQ(sm.counters()["l2_prefetch_requests_started"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_prefetch_requests_started"], 1);
   // 4000 B at 0.001 GiB/s: 3.725 ms per load; request 1 starts when request 0 retires.
   Advance(sm, clock, 5'000'000);
   EXPECT_TRUE(sm.prefetch_result(0)->finished);
   EXPECT_FALSE(sm.prefetch_result(1)->finished);
-  EXPECT_EQ(sm.counters()["l2_prefetch_requests_started"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_prefetch_requests_started"], 2);
   Advance(sm, clock, 5'000'000);
   EXPECT_TRUE(sm.prefetch_result(1)->finished);
   EXPECT_EQ(sm.prefetch_result(1)->loaded, Idx({0}));
@@ -339,12 +340,12 @@ TEST(PrefetchController, MaxInFlightQueuesFifo) {
 TEST(PrefetchController, WarmLoadsArePermanentAndStoredAgain) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a", "b"}));
   Advance(sm, clock, 1'000'000);
   sm.delete_l1_keys(Keys({"a", "b"}));
-  const auto stores_before = sm.counters()["l2_store_tasks"].get<int>();
+  const auto stores_before = fleet::engine::to_json(sm.counters())["l2_store_tasks"].get<int>();
   trace::PrefetchSpec s = Spec(Keys({"a", "b"}));
   s.mode = trace::PrefetchMode::Warm;
   sm.submit_prefetch_task(s);
@@ -354,14 +355,14 @@ TEST(PrefetchController, WarmLoadsArePermanentAndStoredAgain) {
   EXPECT_FALSE(a->temporary);
   EXPECT_EQ(a->read_lock.count(), 0);
   // finish_write queued an L2 store (the mock skips the existing keys) and an LRU create.
-  EXPECT_EQ(sm.counters()["l2_store_tasks"].get<int>(), stores_before + 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_tasks"].get<int>(), stores_before + 1);
   EXPECT_EQ(sm.eviction_policy().tracked(), 2u);
 }
 
 TEST(PrefetchController, RetainPolicyAdmitsPermanentObjects) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   cfg.l2_prefetch_policy = "retain";
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a"}));

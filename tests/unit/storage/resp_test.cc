@@ -90,7 +90,7 @@ class RespTest : public ::testing::Test {
   }
   EngineConfig Config(int workers = 2) {
     EngineConfig c = ExampleConfig(1 << 20);
-    c.l2_adapters.push_back(
+    add_l2_adapter(c,
         {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", server_.port()}, {"num_workers", workers}});
     return c;
   }
@@ -112,7 +112,7 @@ TEST_F(RespTest, StoreLookupLoadVirtualClock) {
     StorageManager sm(Config(), clock);
     Put(sm, keys);
     sm.close(true);
-    auto c = sm.counters();
+    auto c = fleet::engine::to_json(sm.counters());
     EXPECT_EQ(c["l2_store_succeeded_tasks"], 1);
     EXPECT_EQ(c["l2_store_bytes"], 12000);
   }
@@ -136,7 +136,7 @@ TEST_F(RespTest, StoreLookupLoadVirtualClock) {
   EXPECT_EQ(res->hit_chunks, 3u);
   auto& resp = static_cast<RespL2Adapter&>(sm.adapter(0));
   EXPECT_EQ(resp.lock_count(K("a")), 0);  // lookup locks returned at finish
-  EXPECT_EQ(sm.counters()["l2_load_bytes"], 12000);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_load_bytes"], 12000);
 }
 
 TEST_F(RespTest, RealClockWorkerPool) {
@@ -144,7 +144,7 @@ TEST_F(RespTest, RealClockWorkerPool) {
   sm.enable_l2_op_samples(true);
   for (int i = 0; i < 20; ++i) Put(sm, {K("r" + std::to_string(i))});
   sm.close(true);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_TRUE(c["drained"].get<bool>());
   // The driver thread batches whatever finished since its last step into one task.
   EXPECT_EQ(c["l2_store_keys_submitted"], 20);
@@ -161,32 +161,32 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
   {
     util::VirtualClock clock;
     EngineConfig c = ExampleConfig(1 << 20);
-    c.l2_adapters.push_back({{"type", "resp"},
+    add_l2_adapter(c, {{"type", "resp"},
                              {"host", "127.0.0.1"},
                              {"port", secured.port()},
                              {"password", "s3cret"}});
     StorageManager sm(c, clock);
     Put(sm, Keys({"a"}));
     sm.close(true);
-    EXPECT_EQ(sm.counters()["l2_store_succeeded_tasks"], 1);
+    EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_succeeded_tasks"], 1);
   }
   {
     util::VirtualClock clock;
     EngineConfig c = ExampleConfig(1 << 20);
-    c.l2_adapters.push_back({{"type", "resp"}, {"host", "127.0.0.1"}, {"port", secured.port()}});
+    add_l2_adapter(c, {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", secured.port()}});
     StorageManager sm(c, clock);  // no password: AUTH-less SET is refused
     Put(sm, Keys({"a"}));
     sm.close(true);
-    EXPECT_EQ(sm.counters()["l2_store_failed_tasks"], 1);
+    EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_failed_tasks"], 1);
   }
   {
     util::VirtualClock clock;
     EngineConfig c = ExampleConfig(1 << 20);
-    c.l2_adapters.push_back({{"type", "resp"}, {"host", "127.0.0.1"}, {"port", FreePort()}});
+    add_l2_adapter(c, {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", FreePort()}});
     StorageManager sm(c, clock);
     Put(sm, Keys({"a"}));
     sm.close(true);
-    EXPECT_EQ(sm.counters()["l2_store_failed_tasks"], 1);
+    EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_failed_tasks"], 1);
   }
 }
 
@@ -198,11 +198,11 @@ namespace {
 using namespace testing;
 
 // A bounded resp adapter with an `eviction` block: the L2 controller deletes LRU keys from the
-// real Redis once used/capacity reaches the watermark (era3-reference.md §3.5).
+// real Redis once used/capacity reaches the watermark (docs/era3-reference.md §3.5).
 TEST_F(RespTest, L2EvictionDeletesFromRedis) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
-  cfg.l2_adapters.push_back({{"type", "resp"},
+  add_l2_adapter(cfg, {{"type", "resp"},
                              {"host", "127.0.0.1"},
                              {"port", server_.port()},
                              {"num_workers", 1},
@@ -232,7 +232,7 @@ TEST_F(RespTest, L2EvictionDeletesFromRedis) {
   EXPECT_EQ(exists("41"), 1);  // "A"
   redisFree(rc);
   EXPECT_DOUBLE_EQ(sm.adapter(0).usage().usage_fraction(), 0.4);
-  EXPECT_EQ(sm.counters()["l2_adapters"][0]["evicted_keys"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["evicted_keys"], 2);
 }
 
 }  // namespace

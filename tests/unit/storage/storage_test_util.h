@@ -1,11 +1,19 @@
 // Shared helpers for the storage engine tests: keys, layouts and the worked-example config of
-// era3-reference.md §8 (non-lazy 16 KiB L1, 4096-byte alignment, LRU, no adapters).
+// docs/era3-reference.md §8 (non-lazy 16 KiB L1, 4096-byte alignment, LRU, no adapters).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "fleet/engine/counters_json.h"
+#include "fleet/storage/engine_config_json.h"
+#include "fleet/storage/eviction_policy.h"
+#include "fleet/storage/l1_manager.h"
+#include "fleet/storage/l2_adapter.h"
+#include "fleet/storage/l2_eviction.h"
+#include "fleet/storage/prefetch_controller.h"
 #include "fleet/storage/storage_manager.h"
+#include "fleet/storage/store_controller.h"
 #include "fleet/util/clock.h"
 
 namespace fleet::storage::testing {

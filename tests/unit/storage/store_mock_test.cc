@@ -1,4 +1,5 @@
-// Store controller and mock adapter: worked examples 8.8 and 8.10, skip_l1, drain vs no-drain.
+// Store controller and mock adapter: worked examples 8.8 and 8.10 (docs/era3-reference.md §8),
+// skip_l1, drain vs no-drain.
 #include <gtest/gtest.h>
 
 #include "fleet/storage/mock_l2_adapter.h"
@@ -12,7 +13,7 @@ using S = L1Status;
 TEST(Era3Example88, MockCapacityAndTiming) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16 << 20);
-  cfg.l2_adapters.push_back(MockJson(0.0025, 1.0));
+  add_l2_adapter(cfg, MockJson(0.0025, 1.0));
   StorageManager sm(cfg, clock);
   sm.enable_l2_op_samples(true);
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
@@ -31,7 +32,7 @@ TEST(Era3Example88, MockCapacityAndTiming) {
   EXPECT_FALSE(sm.stores_idle());
   Advance(sm, clock, 1);
   EXPECT_TRUE(sm.stores_idle());
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_store_succeeded_tasks"], 1);
   EXPECT_EQ(c["l2_store_bytes"], 2097152);
   EXPECT_EQ(c["l2_adapters"][0]["used_bytes"], 2097152);
@@ -49,14 +50,14 @@ TEST(Era3Example88, MockCapacityAndTiming) {
   samples = sm.take_l2_op_samples();
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0].kind, L2OpKind::Lookup);
-  EXPECT_EQ(sm.counters()["l2_adapters"][0]["lookup_found_keys"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["lookup_found_keys"], 2);
 }
 
 TEST(Era3Example810, StoreLocksKeepKeyUnevictableUntilBothStoresComplete) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16384, 1.0);
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, clock);
   auto k = K("K");
   Put(sm, {k, K("x"), K("y"), K("z")});  // L1 full: eviction wants to run
@@ -72,21 +73,21 @@ TEST(Era3Example810, StoreLocksKeepKeyUnevictableUntilBothStoresComplete) {
   EXPECT_TRUE(sm.l1().is_key_evictable(k));
   sm.eviction_tick_now();
   EXPECT_EQ(sm.l1().num_objects(), 0u);
-  EXPECT_EQ(sm.counters()["l2_store_tasks"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_tasks"], 2);
 }
 
 TEST(Era3Example810, OverReleaseMakesSecondStoreReleaseWrongState) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, clock);
   auto k = K("K");
   Put(sm, {k});
   sm.run_until(clock.now_ns());
   EXPECT_EQ(sm.finish_read_keys({k}, 1), std::vector<S>({S::Success}));  // the replay's over-release
   Advance(sm, clock, 1'000'000);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_store_release_wrong_state"], 1);
   EXPECT_EQ(c["l2_store_succeeded_tasks"], 2);  // the store outcome is unchanged
 }
@@ -94,30 +95,30 @@ TEST(Era3Example810, OverReleaseMakesSecondStoreReleaseWrongState) {
 TEST(StoreController, SkipL1DeletesAfterStoreAndLookupPrefetchDoesNotStore) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   cfg.l2_store_policy = "skip_l1";
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a", "b"}));
   Advance(sm, clock, 1'000'000);
   EXPECT_EQ(sm.l1().num_objects(), 0u);
-  EXPECT_EQ(sm.counters()["l2_store_l1_deleted_keys"], 2);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_l1_deleted_keys"], 2);
   sm.submit_prefetch_task(Spec(Keys({"a", "b"})));
   Advance(sm, clock, 1'000'000);
   EXPECT_EQ(ReadCount(sm, K("a")), 1);  // admitted, temporary, read-locked
-  EXPECT_EQ(sm.counters()["l2_store_tasks"], 1);  // admission queued no store
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_tasks"], 1);  // admission queued no store
 }
 
 TEST(StoreController, InPlaceUpdateQueuesASecondStore) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a"}));
   Advance(sm, clock, 1'000'000);
   sm.reserve_write_keys(Keys({"a"}), Layout4000(), trace::WriteMode::Update);
   sm.finish_write_keys(Keys({"a"}));
   Advance(sm, clock, 1'000'000);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_store_tasks"], 2);
   EXPECT_EQ(c["l2_store_bytes"], 4000);  // the second store skips the existing key
 }
@@ -125,12 +126,12 @@ TEST(StoreController, InPlaceUpdateQueuesASecondStore) {
 TEST(Close, DrainCompletesInFlightStores) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 0.001));
+  add_l2_adapter(cfg, MockJson(1.0, 0.001));
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a"}));
   sm.run_until(clock.now_ns());
   sm.close(true);
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_TRUE(c["drained"].get<bool>());
   EXPECT_EQ(c["l2_store_succeeded_tasks"], 1);
   EXPECT_EQ(c["l2_stores_abandoned_at_close"], 0);
@@ -140,7 +141,7 @@ TEST(Close, DrainCompletesInFlightStores) {
 TEST(Close, NoDrainAbandonsAndReleasesStoreLocks) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 0.001));
+  add_l2_adapter(cfg, MockJson(1.0, 0.001));
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"a"}));
   sm.run_until(clock.now_ns());
@@ -148,7 +149,7 @@ TEST(Close, NoDrainAbandonsAndReleasesStoreLocks) {
   engine::Engine& e = sm;
   e.close(false);
   e.close(false);  // idempotent
-  auto c = sm.counters();
+  auto c = fleet::engine::to_json(sm.counters());
   EXPECT_FALSE(c["drained"].get<bool>());
   EXPECT_TRUE(c["closed"].get<bool>());
   EXPECT_EQ(c["l2_stores_abandoned_at_close"], 1);
@@ -158,14 +159,14 @@ TEST(Close, NoDrainAbandonsAndReleasesStoreLocks) {
 
 TEST(RealClock, MockCompletesOnTheDriverThread) {
   EngineConfig cfg = ExampleConfig();
-  cfg.l2_adapters.push_back(MockJson(1.0, 1.0));
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
   StorageManager sm(cfg, util::RealClock::instance());
   Put(sm, Keys({"a"}));
   for (int i = 0; i < 2000 && !sm.stores_idle(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(sm.stores_idle());
   sm.close(true);
-  EXPECT_EQ(sm.counters()["l2_store_succeeded_tasks"], 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_succeeded_tasks"], 1);
 }
 
 }  // namespace

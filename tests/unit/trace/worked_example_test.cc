@@ -1,4 +1,4 @@
-// The byte-exact worked example of spec/trace-format.md §7, written by our writer and read by
+// The byte-exact worked example of docs/trace-format.md §7, written by our writer and read by
 // our reader, against the fixture produced by an independent encoder.
 #include <gtest/gtest.h>
 #include <unistd.h>

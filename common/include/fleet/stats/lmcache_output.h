@@ -1,5 +1,5 @@
-// Everything needed to write `lmcache trace replay`'s outputs byte-for-byte (spec
-// trace-format §6.2), for callers that want one include.
+// Everything needed to write `lmcache trace replay`'s outputs byte-for-byte
+// (docs/trace-format.md §6.2), for callers that want one include.
 #pragma once
 
 #include "fleet/stats/metrics_report.h"

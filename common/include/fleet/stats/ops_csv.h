@@ -1,5 +1,5 @@
 // trace_replay_ops.csv exactly as LMCache writes it with Python's csv.writer (excel dialect):
-// minimal quoting, doubled quotes, CRLF after every row (spec trace-format §6.2).
+// minimal quoting, doubled quotes, CRLF after every row (docs/trace-format.md §6.2).
 #pragma once
 
 #include <string>

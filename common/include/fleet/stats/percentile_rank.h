@@ -1,4 +1,4 @@
-// LMCache's nearest-rank percentile rule (spec trace-format §6.1), shared by the exact
+// LMCache's nearest-rank percentile rule (docs/trace-format.md §6.1), shared by the exact
 // per-op stats and the histogram so both pick the same rank for the same n.
 #pragma once
 

@@ -1,4 +1,4 @@
-// LMCache's codec registry on the replay side (spec/trace-format.md §4): decoding of the
+// LMCache's codec registry on the replay side (docs/trace-format.md §4): decoding of the
 // {"__t__": tag, "v": payload} wrappers into first-class types, with the defaults and legacy
 // variants of §4.3, and the matching encoders for the writer. An unknown tag, a missing "v" or
 // a malformed payload throws DecodeError; the replay then counts the record as skipped.

@@ -1,4 +1,4 @@
-// The `.lct` format as constants (spec/trace-format.md §1-§3): framing, header keys, schema
+// The `.lct` format as constants (docs/trace-format.md §1-§3): framing, header keys, schema
 // versions and the recorded qualnames. One place, so reader, writer and tools never disagree.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Streaming reader of `.lct` files (spec/trace-format.md §1.5): strict header, lenient records.
+// Streaming reader of `.lct` files (docs/trace-format.md §1.5): strict header, lenient records.
 // A truncated tail stops with a warning; a complete frame that is not a valid Record is skipped
 // and counted; a length prefix above the frame limit is an error naming the offset (never a
 // blind allocation). Problems are reported through a Reporter, as LevelDB's log reader does.

@@ -1,4 +1,4 @@
-// The trace header (frame 0) and its strict decode/validation (spec/trace-format.md §1.4-§1.5,
+// The trace header (frame 0) and its strict decode/validation (docs/trace-format.md §1.4-§1.5,
 // §2.1): msgspec rules (map, str keys, unknown keys ignored, "type" optional but checked),
 // then magic, format_version and readable schema.
 #pragma once

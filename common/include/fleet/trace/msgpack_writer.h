@@ -1,4 +1,4 @@
-// msgpack encoding exactly as msgspec writes it (spec/trace-format.md §1.2): smallest forms,
+// msgpack encoding exactly as msgspec writes it (docs/trace-format.md §1.2): smallest forms,
 // unsigned formats for non-negative ints, float64 always, str8 used, bin for bytes. The trace
 // writer and `lct gen` use it so our files are byte-compatible with LMCache's recorder.
 #pragma once

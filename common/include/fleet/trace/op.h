@@ -1,5 +1,5 @@
 // The normalised operation model: every recorded StorageManager call, whatever LMCache era
-// wrote it (spec/trace-format.md §3.3), decodes into one Op. The dispatcher, the planner and
+// wrote it (docs/trace-format.md §3.3), decodes into one Op. The dispatcher, the planner and
 // the engines only ever see Ops.
 #pragma once
 

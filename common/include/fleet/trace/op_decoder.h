@@ -1,7 +1,7 @@
-// Record -> typed Op, normalising the four LMCache eras (spec/trace-format.md §3.3; DESIGN.md
-// §3): era 1 extra_count -> read_locks = extra_count + 1 and prefetch keys+layout -> a PREFIX
-// spec; era 4 reserve_write without mode -> "new". Also the planner's fast path that extracts
-// only (t_mono, kind, chunk identities) without building objects.
+// Record -> typed Op, normalising the four LMCache eras (docs/trace-format.md §3.3): era 1
+// extra_count -> read_locks = extra_count + 1 and prefetch keys+layout -> a PREFIX spec; era 4
+// reserve_write without mode -> "new". Also the planner's fast path that extracts only (t_mono,
+// kind, chunk identities) without building objects.
 #pragma once
 
 #include <cstdint>

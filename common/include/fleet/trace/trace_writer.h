@@ -1,4 +1,4 @@
-// Writes `.lct` files byte-compatible with LMCache's recorder (spec/trace-format.md §1.6-§1.7):
+// Writes `.lct` files byte-compatible with LMCache's recorder (docs/trace-format.md §1.6-§1.7):
 // header exactly once and first, each frame (prefix + body) emitted with one write(), fsync on
 // close. Used by `lct gen`, tests and the shard spill files.
 #pragma once

@@ -1,4 +1,4 @@
-// First-class C++ types for what LMCache's codecs carry (spec/trace-format.md §4.3): ObjectKey,
+// First-class C++ types for what LMCache's codecs carry (docs/trace-format.md §4.3): ObjectKey,
 // MemoryLayoutDesc, TrimPolicy, PrefetchMode, AttnWindowDesc and PrefetchRequestSpec.
 #pragma once
 
@@ -55,7 +55,7 @@ struct MemoryLayout {
   std::vector<std::vector<int64_t>> shapes;  // one shape per group
   std::vector<DType> dtypes;
 
-  // Logical object size: sum over groups of prod(shape) * itemsize (spec §4.3).
+  // Logical object size: sum over groups of prod(shape) * itemsize (docs/trace-format.md §4.3).
   uint64_t object_bytes() const;
   bool operator==(const MemoryLayout&) const = default;
 };

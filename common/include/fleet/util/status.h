@@ -36,8 +36,8 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}                 // NOLINT: implicit by design
-  Result(Status failure) : status_(std::move(failure)) {}       // NOLINT: must not be ok
+  Result(T value) : value_(std::move(value)) {}            // NOLINT: implicit by design
+  Result(Status failure) : status_(std::move(failure)) {}  // NOLINT: must not be ok
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
   const Status& status() const { return status_; }

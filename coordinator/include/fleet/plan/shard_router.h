@@ -1,5 +1,5 @@
 // Decides, record by record and in one streaming pass, which worker(s) replay each record
-// (DESIGN.md §4, docs/sharding.md):
+// (docs/sharding.md):
 //  * none — every worker gets every record (N-fold load);
 //  * time — windows of S seconds of recorded time, window w -> worker w mod N; a record that
 //    touches a lifecycle still open (reserved-not-finished write, entered-not-exited read,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleet/report/run_report.h"
+#include "fleet/util/exit_codes.h"
 
 namespace fleet::report {
 
@@ -32,9 +33,9 @@ std::string render_fleet_block(const RunReport& report);
 nlohmann::ordered_json fleet_summary_json(const RunReport& report);
 std::string render_nodes_csv(const RunReport& report);
 
-// Writes every file and the stdout summary. Returns the process exit status LMCache would
-// use: exit_status(ExitCode::kRecordsFailed) when any record failed, else
-// exit_status(ExitCode::kOk). (An int, not an ExitCode, while fleet_run.cc stores it as one.)
-int write_outputs(const RunReport& report, const OutputOptions& options);
+// Writes every file and the stdout summary. Returns the exit status LMCache would use:
+// kRecordsFailed when any record failed, else kOk. Throws std::runtime_error naming a file
+// that cannot be written.
+ExitCode write_outputs(const RunReport& report, const OutputOptions& options);
 
 }  // namespace fleet::report

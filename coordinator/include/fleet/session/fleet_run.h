@@ -33,21 +33,21 @@ Compression parse_compression(std::string_view s);
 TraceAccess parse_trace_access(std::string_view s);
 
 struct FleetOptions {
-  ReplayOptions replay;           // trace, speed, clock, engine config, outputs
+  ReplayOptions replay;             // trace, speed, clock, engine config, outputs
   bool send_engine_config = false;  // engine flags / --config-from-trace given to the coordinator
   bool send_engine_name = false;    // --engine given: otherwise each worker keeps its own default
-  std::string workers_spec;       // --workers
-  int local = 0;                  // --local N
-  int expect_workers = 0;         // 0 = as many as resolved
+  std::string workers_spec;         // --workers
+  int local = 0;                    // --local N
+  int expect_workers = 0;           // 0 = as many as resolved
   int connect_timeout_ms = 10000;
-  double start_delay_s = 2.0;     // T0 = last handshake + this
+  double start_delay_s = 2.0;  // T0 = last handshake + this
   OnWorkerLoss on_worker_loss = OnWorkerLoss::Abort;
   int credit_window = 8;
-  int max_pending_batches = 4;    // per worker, waiting for credit, before the reader blocks
+  int max_pending_batches = 4;  // per worker, waiting for credit, before the reader blocks
   Compression compression = Compression::Auto;
-  int compression_level = 1;         // zstd level; negative = zstd's fast modes
+  int compression_level = 1;  // zstd level; negative = zstd's fast modes
   TraceAccess trace_access = TraceAccess::Auto;
-  std::string worker_trace_path;     // "" = the trace's absolute path
+  std::string worker_trace_path;  // "" = the trace's absolute path
   plan::RouterOptions router;
   bool plan_only = false;
   int heartbeat_ms = wire::kHeartbeatMs;

@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <utility>
-
 #include <zmq.hpp>
 
 #include "fleet/session/worker_addresses.h"
@@ -31,7 +30,9 @@ class WorkerLink {
   const WorkerAddress& address() const { return address_; }
   zmq::socket_t& socket() { return sock_; }
   State state() const { return state_; }
-  bool finished() const { return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected; }
+  bool finished() const {
+    return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected;
+  }
 
   void send(std::string payload);  // handed to ZeroMQ without a copy
   // The next message waiting on the socket (non-blocking); one that does not decode comes back
@@ -83,7 +84,7 @@ class WorkerLink {
 
   // What the run reads.
   const wire::Welcome& welcome() const { return welcome_; }
-  int64_t clock_offset_ns() const { return clock_offset_ns_; }        // worker - coordinator
+  int64_t clock_offset_ns() const { return clock_offset_ns_; }            // worker - coordinator
   int64_t clock_uncertainty_ns() const { return clock_uncertainty_ns_; }  // half the best RTT
   const wire::Progress& progress() const { return progress_; }
   // The node's result, once DONE arrived and decoded; taken once when the report is built.

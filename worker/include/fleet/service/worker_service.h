@@ -23,9 +23,9 @@ struct WorkerOptions {
   storage::EngineConfig engine;  // defaults; a run's START may override them
   int heartbeat_ms = wire::kHeartbeatMs;
   int lost_after_heartbeats = wire::kLostAfterHeartbeats;
-  int max_runs = 0;             // stop after this many runs (0 = serve forever)
-  bool announce = false;        // print "LISTENING <endpoint>" on stdout once bound
-  std::string name;             // reported node name; default: host name
+  int max_runs = 0;       // stop after this many runs (0 = serve forever)
+  bool announce = false;  // print "LISTENING <endpoint>" on stdout once bound
+  std::string name;       // reported node name; default: host name
   // Heartbeats, liveness, PONG stamps and real-time runs read this clock (null: the real
   // monotonic clock). Tests inject a VirtualClock to step the liveness rules.
   util::Clock* clock = nullptr;

@@ -1,0 +1,89 @@
+// The interface the replay dispatcher drives: one method per typed op (docs/architecture.md). The
+// native StorageManager and the `noop` engine implement it. Per-key outcomes that LMCache only
+// reports in return values (OUT_OF_MEMORY, KEY_NOT_EXIST, ...) go to the engine's counters; a
+// CallResult is `failed` only where LMCache's StorageManager would raise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/engine/counters.h"
+#include "fleet/trace/types.h"
+
+namespace fleet::storage {
+struct EngineConfig;
+}
+
+namespace fleet::engine {
+
+struct CallResult {
+  bool failed = false;
+  std::string error;  // the exception LMCache would raise, for logs and --verbose
+  static CallResult ok() { return {}; }
+  static CallResult fail(std::string why) { return {true, std::move(why)}; }
+};
+
+// State of one open `read_prefetched_results` context between __enter__ and __exit__.
+struct ReadContext {
+  std::vector<trace::ObjectKey> keys;       // as recorded
+  std::vector<trace::ObjectKey> good_keys;  // keys that were readable at enter
+  bool all_good = false;
+};
+
+// One completed L2 operation, for the contention view (per-window op rates and latency).
+struct L2Op {
+  int adapter = 0;
+  const char* kind = "";  // "store", "lookup", "load"
+  int64_t end_ns = 0;     // on the engine's clock
+  int64_t latency_ns = 0;
+  uint64_t bytes = 0;
+  bool ok = true;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual std::string_view name() const = 0;
+
+  virtual CallResult reserve_write(const std::vector<trace::ObjectKey>& keys,
+                                   const trace::MemoryLayout& layout, trace::WriteMode mode) = 0;
+  virtual CallResult finish_write(const std::vector<trace::ObjectKey>& keys) = 0;
+  virtual CallResult abort_write(const std::vector<trace::ObjectKey>& keys) = 0;
+  virtual CallResult submit_prefetch(const trace::PrefetchSpec& spec,
+                                     std::string_view external_request_id, bool skip_l2) = 0;
+  virtual CallResult read_enter(const std::vector<trace::ObjectKey>& keys, ReadContext& ctx) = 0;
+  virtual CallResult read_exit(ReadContext& ctx) = 0;
+  virtual CallResult finish_read(const std::vector<trace::ObjectKey>& keys,
+                                 int64_t read_locks) = 0;
+
+  // Runs every internal event (eviction ticks, L2 completions, controller steps) due at or
+  // before `now_ns` on the engine's Clock. With a virtual clock the replay session calls it
+  // before each dispatch; with the real clock the engine's own thread does.
+  virtual void run_until(int64_t /*now_ns*/) {}
+  // Earliest pending internal event, or INT64_MAX when idle.
+  virtual int64_t next_event_ns() const { return INT64_MAX; }
+
+  // Ends the run: drains in-flight L2 stores when `drain`, then stops controllers (era-3 close
+  // order). Idempotent.
+  virtual void close(bool drain) = 0;
+
+  // The configuration the engine was built from, or nullptr for an engine without one; the edge
+  // renders it as LMCache's StorageManagerConfig dict (storage::to_lmcache_json in
+  // fleet/storage/engine_config_json.h, docs/engine.md § Configuration). And its SHA-256 digest
+  // computed as LMCache computes sm_config_digest.
+  virtual const storage::EngineConfig* engine_config() const { return nullptr; }
+  virtual std::string config_digest() const = 0;
+  // Every counter the engine keeps (docs/engine.md § Counters), in output order; the edge turns
+  // them into JSON with engine::to_json (fleet/engine/counters_json.h).
+  virtual Counters counters() const = 0;
+
+  // L2 operations completed since the last call (recording starts with the first call to
+  // enable_l2_ops(true)); engines without L2 return nothing.
+  virtual void enable_l2_ops(bool /*on*/) {}
+  virtual std::vector<L2Op> take_l2_ops() { return {}; }
+};
+
+}  // namespace fleet::engine

@@ -1,0 +1,67 @@
+// The engine's configuration: LMCache's own StorageManager flags (same names, defaults and
+// meaning as `lmcache server` / `lmcache trace replay`), a few Fleet-only knobs, and the exact
+// StorageManagerConfig dict LMCache digests (sm_config_json / sm_config_digest). JSON conversions
+// live in engine_config_json.h, for the edges; this header does not include nlohmann/json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace fleet::storage {
+
+struct EngineConfig {
+  // Fleet: which engine make_engine builds, "native" or "noop".
+  std::string engine_name = "native";
+
+  // L1 (L1ManagerConfig / L1MemoryManagerConfig). 0 = not given (required by validate()).
+  uint64_t l1_size_in_bytes = 0;
+  bool l1_use_lazy = true;
+  uint64_t l1_init_size_in_bytes = 20ull << 30;  // capped at the size in the digest dict
+  uint64_t l1_align_bytes = 4096;
+  int64_t l1_write_ttl_seconds = 600;
+  int64_t l1_read_ttl_seconds = 300;
+  std::string l1_shm_name;  // "" as in a replay
+  bool l1_use_hugepages = false;
+  std::string l1_tag = "_default";
+
+  // EvictionConfig.
+  std::string eviction_policy = "LRU";
+  double eviction_trigger_watermark = 0.8;
+  double eviction_ratio = 0.2;
+
+  // L2 and controllers.
+  // One JSON object per --l2-adapter, in order, as compact JSON text (nlohmann dump(); parse it
+  // back, or use add_l2_adapter / l2_adapter_json from engine_config_json.h).
+  std::vector<std::string> l2_adapters;
+  std::string l2_store_policy = "default";
+  std::string l2_prefetch_policy = "default";
+  int64_t l2_prefetch_max_in_flight = 8;
+
+  // Fleet-only (not part of LMCache's dict, so not part of the digest).
+  int64_t eviction_tick_ms = 1000;
+  bool drain_on_close = true;  // --no-drain: abandon in-flight stores as LMCache does
+  bool bridge_reserved_write_creates = false;  // the post-era-3 reserved_write -> create hook
+
+  // Fields of a recorded sm_config_json this struct does not model, merged back into
+  // to_lmcache_json() so --config-from-trace reproduces the recorder's digest: a JSON object as
+  // text.
+  std::string lmcache_passthrough = "{}";
+
+  // Throws std::invalid_argument naming the flag for unknown or out-of-range values.
+  void validate() const;
+
+  // Python json.dumps(to_lmcache_json(cfg), sort_keys=True) and its SHA-256.
+  std::string lmcache_json_text() const;
+  std::string digest() const;
+};
+
+// Registers LMCache's StorageManager flags plus --eviction-tick-ms, --no-drain and
+// --config-file. --config-file is applied first; flags given on the command line override it.
+void add_engine_flags(CLI::App& app, EngineConfig& cfg);
+
+}  // namespace fleet::storage

@@ -1,0 +1,334 @@
+#include "fleet/storage/engine_config.h"
+
+#include "fleet/storage/engine_config_json.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+
+#include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/util/pyjson.h"
+#include "fleet/util/sha256.h"
+
+namespace fleet::storage {
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
+
+const json& field(const json& obj, const char* name, const char* where) {
+  if (!obj.is_object() || !obj.contains(name))
+    bad(std::string("sm_config_json: missing '") + where + name + "'");
+  return obj.at(name);
+}
+
+template <class T>
+T get_as(const json& v, const std::string& where) {
+  try {
+    return v.get<T>();
+  } catch (const std::exception& e) {
+    bad("sm_config_json: bad value for '" + where + "': " + e.what());
+  }
+}
+
+// Adds keys of `extra` missing in `base`, recursively (base wins on conflicts).
+void merge_missing(json& base, const json& extra) {
+  if (!base.is_object() || !extra.is_object()) return;
+  for (auto it = extra.begin(); it != extra.end(); ++it) {
+    if (!base.contains(it.key())) {
+      base[it.key()] = it.value();
+    } else {
+      merge_missing(base[it.key()], it.value());
+    }
+  }
+}
+
+// `full` minus everything `known` has (values of known keys are dropped, unknown kept).
+json unknown_part(const json& full, const json& known) {
+  json out = json::object();
+  if (!full.is_object()) return out;
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    if (!known.is_object() || !known.contains(it.key())) {
+      out[it.key()] = it.value();
+    } else if (it.value().is_object() && known.at(it.key()).is_object()) {
+      json sub = unknown_part(it.value(), known.at(it.key()));
+      if (!sub.empty()) out[it.key()] = sub;
+    }
+  }
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) bad("--config-file: cannot open '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+EngineConfig engine_config_from_lmcache_json(const json& j) {
+  if (!j.is_object()) bad("sm_config_json: expected a JSON object");
+  EngineConfig c;
+  const json& l1 = field(j, "l1_manager_config", "");
+  const json& mem = field(l1, "memory_config", "l1_manager_config.");
+  c.l1_size_in_bytes = get_as<uint64_t>(field(mem, "size_in_bytes", "memory_config."),
+                                        "memory_config.size_in_bytes");
+  if (mem.contains("use_lazy")) c.l1_use_lazy = get_as<bool>(mem["use_lazy"], "use_lazy");
+  if (mem.contains("init_size_in_bytes"))
+    c.l1_init_size_in_bytes = get_as<uint64_t>(mem["init_size_in_bytes"], "init_size_in_bytes");
+  if (mem.contains("align_bytes"))
+    c.l1_align_bytes = get_as<uint64_t>(mem["align_bytes"], "align_bytes");
+  if (mem.contains("shm_name") && mem["shm_name"].is_string())
+    c.l1_shm_name = mem["shm_name"].get<std::string>();
+  if (mem.contains("use_hugepages"))
+    c.l1_use_hugepages = get_as<bool>(mem["use_hugepages"], "use_hugepages");
+  if (l1.contains("write_ttl_seconds"))
+    c.l1_write_ttl_seconds = get_as<int64_t>(l1["write_ttl_seconds"], "write_ttl_seconds");
+  if (l1.contains("read_ttl_seconds"))
+    c.l1_read_ttl_seconds = get_as<int64_t>(l1["read_ttl_seconds"], "read_ttl_seconds");
+  if (l1.contains("tag") && l1["tag"].is_string()) c.l1_tag = l1["tag"].get<std::string>();
+
+  const json& ev = field(j, "eviction_config", "");
+  c.eviction_policy = get_as<std::string>(field(ev, "eviction_policy", "eviction_config."),
+                                          "eviction_policy");
+  if (ev.contains("trigger_watermark"))
+    c.eviction_trigger_watermark = get_as<double>(ev["trigger_watermark"], "trigger_watermark");
+  if (ev.contains("eviction_ratio"))
+    c.eviction_ratio = get_as<double>(ev["eviction_ratio"], "eviction_ratio");
+
+  if (j.contains("l2_adapter_config")) {
+    const json& l2 = j["l2_adapter_config"];
+    if (l2.is_object() && l2.contains("adapters")) {
+      if (!l2["adapters"].is_array()) bad("sm_config_json: l2_adapter_config.adapters not a list");
+      for (const auto& a : l2["adapters"]) add_l2_adapter(c, a);
+    }
+  }
+  if (j.contains("store_policy")) c.l2_store_policy = get_as<std::string>(j["store_policy"], "store_policy");
+  if (j.contains("prefetch_policy"))
+    c.l2_prefetch_policy = get_as<std::string>(j["prefetch_policy"], "prefetch_policy");
+  if (j.contains("prefetch_max_in_flight"))
+    c.l2_prefetch_max_in_flight = get_as<int64_t>(j["prefetch_max_in_flight"], "prefetch_max_in_flight");
+
+  // Keep what we do not model, and any adapter spelling, so the digest round-trips.
+  c.lmcache_passthrough = unknown_part(j, to_lmcache_json(c)).dump();
+  return c;
+}
+
+void apply_flag_json(EngineConfig& cfg, const json& j) {
+  if (!j.is_object()) bad("--config-file: expected a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string k = it.key();
+    for (auto& ch : k)
+      if (ch == '_') ch = '-';
+    const json& v = it.value();
+    const std::string flag = "--config-file: '" + it.key() + "'";
+    try {
+      if (k == "engine") cfg.engine_name = v.get<std::string>();
+      else if (k == "l1-size-gb") cfg.l1_size_in_bytes = static_cast<uint64_t>(v.get<double>() * kGiB);
+      else if (k == "l1-use-lazy") cfg.l1_use_lazy = v.get<bool>();
+      else if (k == "l1-init-size-gb") cfg.l1_init_size_in_bytes = static_cast<uint64_t>(v.get<int64_t>()) << 30;
+      else if (k == "l1-align-bytes") cfg.l1_align_bytes = v.get<uint64_t>();
+      else if (k == "l1-write-ttl-seconds") cfg.l1_write_ttl_seconds = v.get<int64_t>();
+      else if (k == "l1-read-ttl-seconds") cfg.l1_read_ttl_seconds = v.get<int64_t>();
+      else if (k == "eviction-policy") cfg.eviction_policy = v.get<std::string>();
+      else if (k == "eviction-trigger-watermark") cfg.eviction_trigger_watermark = v.get<double>();
+      else if (k == "eviction-ratio") cfg.eviction_ratio = v.get<double>();
+      else if (k == "l2-adapter" || k == "l2-adapters") {
+        cfg.l2_adapters.clear();
+        for (const auto& a : v)
+          add_l2_adapter(
+              cfg, normalize_l2_adapter_json(a.is_string() ? json::parse(a.get<std::string>()) : a));
+      } else if (k == "l2-store-policy") cfg.l2_store_policy = v.get<std::string>();
+      else if (k == "l2-prefetch-policy") cfg.l2_prefetch_policy = v.get<std::string>();
+      else if (k == "l2-prefetch-max-in-flight") cfg.l2_prefetch_max_in_flight = v.get<int64_t>();
+      else if (k == "eviction-tick-ms") cfg.eviction_tick_ms = v.get<int64_t>();
+      else if (k == "no-drain") cfg.drain_on_close = !v.get<bool>();
+      else if (k == "drain") cfg.drain_on_close = v.get<bool>();
+      else bad(flag + " is not an engine flag");
+    } catch (const json::exception& e) {
+      bad(flag + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+      bad(flag + ": " + e.what());
+    }
+  }
+}
+
+EngineConfig engine_config_from_config_file_json(const json& j) {
+  if (j.is_object() && j.contains("l1_manager_config")) return engine_config_from_lmcache_json(j);
+  EngineConfig c;
+  apply_flag_json(c, j);
+  return c;
+}
+
+void add_l2_adapter(EngineConfig& cfg, const json& spec) { cfg.l2_adapters.push_back(spec.dump()); }
+
+json l2_adapter_json(const EngineConfig& cfg, size_t i) { return json::parse(cfg.l2_adapters.at(i)); }
+
+void EngineConfig::validate() const {
+  static const std::set<std::string> kPolicies{"LRU", "IsolatedLRU", "ARC", "noop"};
+  if (engine_name != "native" && engine_name != "noop")
+    bad("--engine: unknown engine '" + engine_name + "' (choices: native, noop)");
+  if (engine_name == "native" && l1_size_in_bytes == 0)
+    bad("--l1-size-gb: required and must be > 0");
+  if (l1_align_bytes == 0 || (l1_align_bytes & (l1_align_bytes - 1)) != 0)
+    bad("--l1-align-bytes: must be a power of two, got " + std::to_string(l1_align_bytes));
+  if (l1_write_ttl_seconds <= 0) bad("--l1-write-ttl-seconds: must be > 0");
+  if (l1_read_ttl_seconds <= 0) bad("--l1-read-ttl-seconds: must be > 0");
+  if (!kPolicies.count(eviction_policy))
+    bad("--eviction-policy: unknown policy '" + eviction_policy +
+        "' (choices: LRU, IsolatedLRU, ARC, noop)");
+  if (!(eviction_trigger_watermark >= 0 && eviction_trigger_watermark <= 1))
+    bad("--eviction-trigger-watermark: must be in [0, 1]");
+  if (!(eviction_ratio >= 0 && eviction_ratio <= 1)) bad("--eviction-ratio: must be in [0, 1]");
+  if (l2_store_policy != "default" && l2_store_policy != "skip_l1")
+    bad("--l2-store-policy: unknown policy '" + l2_store_policy + "' (choices: default, skip_l1)");
+  if (l2_prefetch_policy != "default" && l2_prefetch_policy != "retain")
+    bad("--l2-prefetch-policy: unknown policy '" + l2_prefetch_policy +
+        "' (choices: default, retain)");
+  if (l2_prefetch_max_in_flight < 1) bad("--l2-prefetch-max-in-flight: must be >= 1");
+  if (eviction_tick_ms < 1) bad("--eviction-tick-ms: must be >= 1");
+  for (size_t i = 0; i < l2_adapters.size(); ++i) {
+    try {
+      normalize_l2_adapter_json(l2_adapter_json(*this, i));
+    } catch (const json::exception& e) {
+      bad("--l2-adapter #" + std::to_string(i) + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+      bad("--l2-adapter #" + std::to_string(i) + ": " + e.what());
+    }
+  }
+}
+
+json to_lmcache_json(const EngineConfig& c) {
+  json mem = json::object();
+  mem["align_bytes"] = c.l1_align_bytes;
+  mem["init_size_in_bytes"] = std::min(c.l1_init_size_in_bytes, c.l1_size_in_bytes);
+  mem["shm_name"] = c.l1_shm_name;
+  mem["size_in_bytes"] = c.l1_size_in_bytes;
+  mem["use_hugepages"] = c.l1_use_hugepages;
+  mem["use_lazy"] = c.l1_use_lazy;
+  json l1 = json::object();
+  l1["eviction"] = nullptr;
+  l1["memory_config"] = mem;
+  l1["read_ttl_seconds"] = c.l1_read_ttl_seconds;
+  l1["tag"] = c.l1_tag;
+  l1["write_ttl_seconds"] = c.l1_write_ttl_seconds;
+  json ev = json::object();
+  ev["eviction_policy"] = c.eviction_policy;
+  ev["eviction_ratio"] = static_cast<double>(c.eviction_ratio);
+  ev["trigger_watermark"] = static_cast<double>(c.eviction_trigger_watermark);
+  json adapters = json::array();
+  // Stored as they enter LMCache's dict: normalised when parsed from flags or a config file,
+  // verbatim when rebuilt from a recorded sm_config_json.
+  for (const auto& a : c.l2_adapters) adapters.push_back(json::parse(a));
+  json out = json::object();
+  out["eviction_config"] = ev;
+  out["l1_manager_config"] = l1;
+  out["l2_adapter_config"] = json{{"adapters", adapters}};
+  out["prefetch_max_in_flight"] = c.l2_prefetch_max_in_flight;
+  out["prefetch_policy"] = c.l2_prefetch_policy;
+  out["store_policy"] = c.l2_store_policy;
+  if (!c.lmcache_passthrough.empty()) merge_missing(out, json::parse(c.lmcache_passthrough));
+  return out;
+}
+
+std::string EngineConfig::lmcache_json_text() const {
+  return util::py_json_dumps(to_lmcache_json(*this));
+}
+
+std::string EngineConfig::digest() const { return util::sha256_hex(lmcache_json_text()); }
+
+json to_report_json(const EngineConfig& c) {
+  json j = to_lmcache_json(c);
+  j["fleet"] = json{{"engine", c.engine_name},
+                    {"eviction_tick_ms", c.eviction_tick_ms},
+                    {"drain_on_close", c.drain_on_close},
+                    {"bridge_reserved_write_creates", c.bridge_reserved_write_creates}};
+  return j;
+}
+
+void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
+  // First, so that its callback runs before (and is overridden by) every explicit flag.
+  app.add_option_function<std::string>(
+         "--config-file",
+         [&cfg](const std::string& path) {
+           json j;
+           try {
+             j = json::parse(read_file(path));
+           } catch (const json::exception& e) {
+             throw CLI::ValidationError("--config-file", path + ": " + e.what());
+           }
+           try {
+             cfg = engine_config_from_config_file_json(j);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--config-file", e.what());
+           }
+         },
+         "engine config as JSON: LMCache's StorageManagerConfig dict or {\"flag-name\": value}")
+      ->type_name("PATH");
+  app.add_option_function<double>(
+         "--l1-size-gb",
+         [&cfg](double gb) {
+           if (!(gb > 0)) throw CLI::ValidationError("--l1-size-gb", "must be > 0");
+           cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB);
+         },
+         "L1 size in GB (GiB, as LMCache)");
+  app.add_flag("--l1-use-lazy,!--no-l1-use-lazy", cfg.l1_use_lazy,
+               "lazy pinned L1 allocation (default on; use --no-l1-use-lazy for small L1s)");
+  app.add_option_function<int64_t>(
+         "--l1-init-size-gb",
+         [&cfg](int64_t gb) {
+           if (gb < 0) throw CLI::ValidationError("--l1-init-size-gb", "must be >= 0");
+           cfg.l1_init_size_in_bytes = static_cast<uint64_t>(gb) << 30;
+         },
+         "initial heap of the lazy allocator in GB (default 20)");
+  app.add_option("--l1-align-bytes", cfg.l1_align_bytes, "L1 allocation alignment (default 4096)");
+  app.add_option("--l1-write-ttl-seconds", cfg.l1_write_ttl_seconds, "write-lock TTL (600)");
+  app.add_option("--l1-read-ttl-seconds", cfg.l1_read_ttl_seconds, "read-lock TTL (300)");
+  app.add_option("--eviction-policy", cfg.eviction_policy, "LRU | IsolatedLRU | ARC | noop (LRU)")
+      ->check(CLI::IsMember({"LRU", "IsolatedLRU", "ARC", "noop"}));
+  app.add_option("--eviction-trigger-watermark", cfg.eviction_trigger_watermark,
+                 "L1 usage fraction that triggers eviction (0.8)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--eviction-ratio", cfg.eviction_ratio,
+                 "fraction of tracked keys evicted per trigger (0.2)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option_function<std::vector<std::string>>(
+         "--l2-adapter",
+         [&cfg](const std::vector<std::string>& specs) {
+           cfg.l2_adapters.clear();
+           for (size_t i = 0; i < specs.size(); ++i) {
+             json j;
+             try {
+               j = normalize_l2_adapter_json(json::parse(specs[i]));
+             } catch (const std::exception& e) {
+               throw CLI::ValidationError("--l2-adapter",
+                                          "#" + std::to_string(i) + " " + specs[i] + ": " + e.what());
+             }
+             add_l2_adapter(cfg, j);
+           }
+         },
+         "one L2 adapter as JSON; repeat for more (order = adapter index)")
+      ->type_name("JSON")
+      ->allow_extra_args(false);
+  app.add_option("--l2-store-policy", cfg.l2_store_policy, "default | skip_l1")
+      ->check(CLI::IsMember({"default", "skip_l1"}));
+  app.add_option("--l2-prefetch-policy", cfg.l2_prefetch_policy, "default | retain")
+      ->check(CLI::IsMember({"default", "retain"}));
+  app.add_option("--l2-prefetch-max-in-flight", cfg.l2_prefetch_max_in_flight,
+                 "concurrent prefetch requests in the controller (8)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--eviction-tick-ms", cfg.eviction_tick_ms,
+                 "Fleet: period of the L1 eviction loop in ms (LMCache: 1000)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag_callback(
+      "--no-drain", [&cfg] { cfg.drain_on_close = false; },
+      "Fleet: abandon in-flight L2 stores at close as LMCache does (default: drain them)");
+}
+
+}  // namespace fleet::storage

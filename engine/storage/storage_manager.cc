@@ -1,0 +1,605 @@
+#include "fleet/storage/storage_manager.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/storage/eviction_policy.h"
+#include "fleet/storage/fold.h"
+#include "fleet/storage/key_hash.h"
+#include "fleet/storage/l1_manager.h"
+#include "fleet/storage/l2_adapter.h"
+#include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/storage/l2_eviction.h"
+#include "fleet/storage/prefetch_controller.h"
+#include "fleet/storage/store_controller.h"
+
+namespace fleet::storage {
+
+namespace {
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+L1Config l1_config(const EngineConfig& c) {
+  L1Config l;
+  l.size_in_bytes = c.l1_size_in_bytes;
+  l.use_lazy = c.l1_use_lazy;
+  l.init_size_in_bytes = std::min(c.l1_init_size_in_bytes, c.l1_size_in_bytes);
+  l.align_bytes = c.l1_align_bytes;
+  l.write_ttl_seconds = c.l1_write_ttl_seconds;
+  l.read_ttl_seconds = c.l1_read_ttl_seconds;
+  return l;
+}
+
+KeyList pick(const KeyList& keys, const std::vector<uint8_t>& mask) {
+  KeyList out;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (mask[i]) out.push_back(keys[i]);
+  return out;
+}
+
+std::vector<size_t> positions(const std::vector<uint8_t>& mask) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) out.push_back(i);
+  return out;
+}
+}  // namespace
+
+StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
+    : cfg_(cfg), clock_(clock), loop_(clock), tick_period_ns_(cfg.eviction_tick_ms * 1'000'000) {
+  cfg_.validate();
+  digest_ = cfg_.digest();
+  l1_ = std::make_unique<L1Manager>(l1_config(cfg_), loop_clock_);
+  policy_ = make_eviction_policy(cfg_.eviction_policy);
+  bridge_ = std::make_unique<EvictionBridge>(*policy_, cfg_.bridge_reserved_write_creates);
+  l1_->add_listener(bridge_.get());
+  std::vector<L2Adapter*> raw;
+  for (size_t i = 0; i < cfg_.l2_adapters.size(); ++i) {
+    const nlohmann::json spec = nlohmann::json::parse(cfg_.l2_adapters[i]);
+    adapters_.push_back(make_l2_adapter(spec));
+    std::optional<L2EvictionConfig> ev = L2EvictionConfig::from_adapter_json(spec);
+    const bool wired = ev && l2_eviction_wired(*ev, *adapters_.back());
+    l2_eviction_.push_back(wired ? std::make_unique<L2EvictionController>(*adapters_.back(), *ev)
+                                 : nullptr);
+    L2AdapterContext ctx;
+    ctx.clock = &loop_clock_;
+    ctx.synchronous = clock_.is_virtual();
+    ctx.report_keys = wired;
+    ctx.deliver = [this, i](int64_t at, L2Completion c) {
+      loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });
+    };
+    adapters_.back()->attach(std::move(ctx));
+    L2AdapterCounters ac;
+    ac.type = std::string(adapters_.back()->type());
+    ac.eviction_enabled = wired;
+    counters_.adapters.push_back(ac);
+    raw.push_back(adapters_.back().get());
+  }
+  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
+                                             cfg_.l2_store_policy == "skip_l1");
+  l1_->add_listener(store_.get());
+  prefetch_ = std::make_unique<PrefetchController>(*l1_, raw, loop_, counters_,
+                                                   cfg_.l2_prefetch_max_in_flight,
+                                                   cfg_.l2_prefetch_policy == "retain");
+  schedule_tick(loop_.now_ns() + tick_period_ns_);
+  if (!clock_.is_virtual()) {
+    loop_.set_wakeup([this] { wake(); });
+    driver_ = std::thread([this] { driver_loop(); });
+  }
+}
+
+StorageManager::~StorageManager() { close(cfg_.drain_on_close); }
+
+const PrefetchResult* StorageManager::prefetch_result(int64_t id) const {
+  return prefetch_->result(id);
+}
+
+// ---------------------------------------------------------------- eviction loop (§3.1)
+
+void StorageManager::schedule_tick(int64_t at) {
+  loop_.schedule_at(at, [this, at] {
+    if (evictor_stopped_) return;
+    tick();
+    schedule_tick(at + tick_period_ns_);
+  });
+}
+
+void StorageManager::tick() {
+  // The L2 controller shares the period (LMCache: its own 1 s thread for all adapters).
+  for (size_t i = 0; i < l2_eviction_.size(); ++i)
+    if (l2_eviction_[i]) l2_eviction_[i]->tick(counters_.adapters[i]);
+  counters_.eviction_ticks++;
+  auto [used, total] = l1_->memory_usage();
+  const double usage = total == 0 ? 0.0 : static_cast<double>(used) / static_cast<double>(total);
+  if (usage < cfg_.eviction_trigger_watermark) {
+    counters_.eviction_ticks_skipped++;
+    return;
+  }
+  counters_.eviction_ticks_triggered++;
+  const L1Manager& l1 = *l1_;
+  KeyList victims = policy_->get_eviction_victims(
+      cfg_.eviction_ratio, [&l1](const trace::ObjectKey& k) { return l1.is_key_evictable(k); });
+  if (victims.empty()) return;
+  std::vector<uint64_t> sizes;
+  std::vector<L1Status> st = l1_->delete_keys(victims, false, &sizes);
+  for (size_t i = 0; i < st.size(); ++i) {
+    if (st[i] == L1Status::Success) {
+      counters_.l1_evicted_keys++;
+      counters_.l1_evicted_bytes += sizes[i];
+    } else if (st[i] == L1Status::KeyIsLocked) {
+      counters_.l1_eviction_locked_skips++;
+    }
+  }
+}
+
+void StorageManager::eviction_tick_now() {
+  std::lock_guard<std::mutex> g(mu_);
+  tick();
+}
+
+// ---------------------------------------------------------------- SM calls (§1)
+
+std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
+                                                         const trace::MemoryLayout& layout,
+                                                         trace::WriteMode mode) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.reserve_write_calls++;
+  counters_.reserve_write_keys += keys.size();
+  std::vector<uint8_t> existed;
+  if (mode != trace::WriteMode::New) {
+    existed.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) existed[i] = l1_->contains(keys[i]);
+  }
+  std::vector<L1Status> st = l1_->reserve_write(keys, false, layout, mode);
+  for (size_t i = 0; i < st.size(); ++i) {
+    switch (st[i]) {
+      case L1Status::Success:
+        counters_.reserve_write_ok_keys++;
+        if (!existed.empty() && existed[i]) counters_.reserve_write_in_place_keys++;
+        break;
+      case L1Status::OutOfMemory: counters_.reserve_write_oom_keys++; break;
+      default: counters_.reserve_write_not_writable_keys++; break;
+    }
+  }
+  return st;
+}
+
+std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.finish_write_calls++;
+  counters_.finish_write_keys += keys.size();
+  std::vector<L1Status> st = l1_->finish_write(keys);
+  for (auto s : st) {
+    if (s == L1Status::Success) counters_.finish_write_ok_keys++;
+    else if (s == L1Status::KeyNotExist) counters_.finish_write_not_exist_keys++;
+    else counters_.finish_write_wrong_state_keys++;
+  }
+  return st;
+}
+
+std::vector<L1Status> StorageManager::finish_read_keys(const KeyList& keys, int64_t read_locks) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.finish_read_calls++;
+  counters_.finish_read_keys += keys.size();
+  std::vector<L1Status> st = l1_->finish_read(keys, read_locks);
+  for (auto s : st) {
+    if (s == L1Status::Success) counters_.finish_read_ok_keys++;
+    else if (s == L1Status::KeyNotExist) counters_.finish_read_not_exist_keys++;
+    else counters_.finish_read_wrong_state_keys++;
+  }
+  return st;
+}
+
+std::vector<L1Status> StorageManager::delete_l1_keys(const KeyList& keys) {
+  std::lock_guard<std::mutex> g(mu_);
+  return l1_->delete_keys(keys, false);
+}
+
+PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& spec,
+                                                    std::string_view external_request_id,
+                                                    bool skip_l2) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.prefetch_calls++;
+  auto reject = [this](const std::string& why) {
+    counters_.prefetch_failed_calls++;
+    throw std::invalid_argument(why);
+  };
+  // PrefetchRequestSpec / AttnWindowDesc validation (api.py).
+  if (spec.num_kv_readers < 1) reject("num_kv_readers must be >= 1");
+  if (spec.generation < 0) reject("generation must be >= 0");
+  if (spec.attn.world_size < 1) reject("AttnWindowDesc: world_size must be >= 1");
+  if (spec.attn.num_chunks_in_sw.empty()) reject("AttnWindowDesc: no object groups");
+  for (int64_t w : spec.attn.num_chunks_in_sw)
+    if (w == 0 || w < -1) reject("AttnWindowDesc: window must be -1 or >= 1, got " +
+                                 std::to_string(w));
+  const size_t groups = spec.attn.num_object_groups();
+  for (size_t gid = 0; gid < groups; ++gid)
+    if (!spec.group_layouts.count(static_cast<int64_t>(gid)))
+      reject("group_layout_descs must cover range(" + std::to_string(groups) + "), missing " +
+             std::to_string(gid));
+  const size_t world = static_cast<size_t>(spec.attn.world_size);
+  const size_t stride = groups * world;
+  const size_t n = spec.keys.size();
+  if (spec.mode != trace::PrefetchMode::Warm && spec.policy == trace::TrimPolicy::Prefix &&
+      n % stride != 0)
+    reject("PREFIX: len(keys)=" + std::to_string(n) + " is not a multiple of G*W=" +
+           std::to_string(stride));
+
+  PrefetchHandle h;
+  h.external_request_id = std::string(external_request_id);
+  h.total_requested_keys = n;
+  h.submit_time_ns = loop_.now_ns();
+  h.generation = spec.generation;
+  counters_.prefetch_keys_requested += n;
+  const bool can_l2 = !skip_l2 && !adapters_.empty();
+
+  if (spec.mode == trace::PrefetchMode::Warm) {
+    counters_.prefetch_warm_calls++;
+    if (can_l2 && n > 0) {
+      h.prefetch_request_id = prefetch_->submit(spec);
+      for (size_t i = 0; i < n; ++i) h.l2_orig_indices.push_back(i);
+      counters_.prefetch_l2_submitted_requests++;
+      counters_.prefetch_l2_submitted_keys += n;
+    }
+    return h;
+  }
+
+  counters_.prefetch_lookup_calls++;
+  const int64_t readers = spec.num_kv_readers;
+  std::vector<L1Status> st = l1_->reserve_read(spec.keys, readers);
+  std::vector<uint8_t> present(n);
+  for (size_t i = 0; i < n; ++i) present[i] = st[i] == L1Status::Success;
+
+  if (spec.policy == trace::TrimPolicy::SegmentedPrefix) {
+    // Raised after the hits were locked: those locks leak until the read TTL.
+    reject("Unsupported trim policy SEGMENTED_PREFIX");
+  }
+
+  if (spec.policy == trace::TrimPolicy::Sparse) {
+    counters_.prefetch_sparse_calls++;
+    h.l1_found_indices = positions(present);
+    h.l1_hit_chunks = 0;
+    counters_.prefetch_l1_hit_keys += h.l1_found_indices.size();
+    counters_.prefetch_l1_miss_keys += n - h.l1_found_indices.size();
+    std::vector<uint8_t> miss(n);
+    for (size_t i = 0; i < n; ++i) miss[i] = !present[i];
+    if (can_l2 && h.l1_found_indices.size() < n) {
+      trace::PrefetchSpec sub = spec;
+      sub.keys = pick(spec.keys, miss);
+      h.l2_orig_indices = positions(miss);
+      counters_.prefetch_l2_submitted_requests++;
+      counters_.prefetch_l2_submitted_keys += sub.keys.size();
+      h.prefetch_request_id = prefetch_->submit(std::move(sub));
+    }
+    if (!h.l1_found_indices.empty()) leases_.push_back({pick(spec.keys, present), readers});
+    return h;
+  }
+
+  // PREFIX (_submit_prefix_fold).
+  counters_.prefetch_prefix_calls++;
+  const size_t num_chunks = n / stride;
+  FoldResult f = fold_unfold_ranked(present, num_chunks, world, spec.attn.num_chunks_in_sw);
+  std::vector<uint8_t> released(n);
+  size_t retained = 0;
+  for (size_t i = 0; i < n; ++i) {
+    released[i] = present[i] && !f.retain[i];
+    retained += f.retain[i] && present[i];
+  }
+  KeyList rel = pick(spec.keys, released);
+  if (!rel.empty()) l1_->finish_read(rel, readers);
+  counters_.prefetch_l1_released_keys += rel.size();
+  counters_.prefetch_l1_hit_keys += retained;
+  counters_.prefetch_l1_miss_keys += n - retained;
+  counters_.prefetch_l1_hit_chunks += f.hit_chunks;
+  h.l1_hit_chunks = f.hit_chunks;
+  for (size_t i = 0; i < n; ++i)
+    if (f.retain[i] && present[i]) h.l1_found_indices.push_back(i);
+  const size_t first = f.hit_chunks * stride;
+  if (can_l2 && first < n) {
+    trace::PrefetchSpec sub = spec;
+    sub.keys.assign(spec.keys.begin() + static_cast<std::ptrdiff_t>(first), spec.keys.end());
+    for (size_t i = first; i < n; ++i) h.l2_orig_indices.push_back(i);
+    counters_.prefetch_l2_submitted_requests++;
+    counters_.prefetch_l2_submitted_keys += sub.keys.size();
+    h.prefetch_request_id = prefetch_->submit(std::move(sub));
+  }
+  return h;
+}
+
+engine::CallResult StorageManager::reserve_write(const KeyList& keys,
+                                                 const trace::MemoryLayout& layout,
+                                                 trace::WriteMode mode) {
+  reserve_write_keys(keys, layout, mode);
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::finish_write(const KeyList& keys) {
+  finish_write_keys(keys);
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::abort_write(const KeyList& keys) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.abort_write_calls++;
+  for (auto s : l1_->finish_write_and_delete(keys)) {
+    if (s == L1Status::Success) counters_.abort_write_ok_keys++;
+    else counters_.abort_write_failed_keys++;
+  }
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::submit_prefetch(const trace::PrefetchSpec& spec,
+                                                   std::string_view external_request_id,
+                                                   bool skip_l2) {
+  try {
+    submit_prefetch_task(spec, external_request_id, skip_l2);
+  } catch (const std::invalid_argument& e) {
+    return engine::CallResult::fail(e.what());
+  }
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadContext& ctx) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.read_enter_calls++;
+  counters_.read_enter_keys += keys.size();
+  std::vector<L1Status> st = l1_->unsafe_read(keys);
+  ctx.keys = keys;
+  ctx.good_keys.clear();
+  ctx.all_good = true;
+  // The L1 result is a dict: a duplicate key collapses to its first position.
+  std::unordered_set<trace::ObjectKey, KeyHash> seen;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys.size() > 1 && !seen.insert(keys[i]).second) continue;
+    if (st[i] == L1Status::Success) {
+      ctx.good_keys.push_back(keys[i]);
+      continue;
+    }
+    ctx.all_good = false;
+    if (st[i] == L1Status::KeyNotExist) counters_.read_failed_not_found_keys++;
+    else counters_.read_failed_write_locked_keys++;
+  }
+  counters_.read_good_keys += ctx.good_keys.size();
+  (ctx.all_good ? counters_.read_enter_all_good : counters_.read_enter_failed)++;
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::read_exit(engine::ReadContext& ctx) {
+  std::lock_guard<std::mutex> g(mu_);
+  counters_.read_exit_calls++;
+  // Replay never passes release_on_exit, so it is True: one lock per good key, always.
+  if (!ctx.good_keys.empty()) {
+    for (auto s : l1_->finish_read(ctx.good_keys, 1)) {
+      if (s == L1Status::Success) counters_.read_exit_released_keys++;
+      else counters_.read_exit_release_failed_keys++;
+    }
+  }
+  return engine::CallResult::ok();
+}
+
+engine::CallResult StorageManager::finish_read(const KeyList& keys, int64_t read_locks) {
+  finish_read_keys(keys, read_locks);
+  return engine::CallResult::ok();
+}
+
+// ---------------------------------------------------------------- time
+
+void StorageManager::run_until(int64_t now_ns) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (closed_) return;
+  loop_.run_until(now_ns);
+}
+
+int64_t StorageManager::next_event_ns() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return closed_ ? kNever : loop_.next_event_ns();
+}
+
+bool StorageManager::stores_idle() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return store_->idle();
+}
+
+void StorageManager::wake() {
+  {
+    std::lock_guard<std::mutex> g(wake_mu_);
+    wake_flag_ = true;
+  }
+  wake_cv_.notify_one();
+}
+
+void StorageManager::driver_loop() {
+  for (;;) {
+    int64_t next;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (closed_) return;
+      loop_.run_until(clock_.now_ns());
+      next = loop_.next_event_ns();
+    }
+    std::unique_lock<std::mutex> wl(wake_mu_);
+    if (driver_stop_) return;
+    if (!wake_flag_) {
+      int64_t wait = next == kNever ? 100'000'000 : next - clock_.now_ns();
+      wait = std::clamp<int64_t>(wait, 0, 100'000'000);
+      if (wait > 0)
+        wake_cv_.wait_for(wl, std::chrono::nanoseconds(wait),
+                          [this] { return wake_flag_ || driver_stop_; });
+    }
+    wake_flag_ = false;
+    if (driver_stop_) return;
+  }
+}
+
+// ---------------------------------------------------------------- L2 completions
+
+void StorageManager::on_l2_completion(size_t i, L2Completion c) {
+  L2AdapterCounters& ac = counters_.adapters[i];
+  uint64_t hits = 0;
+  for (auto b : c.bitmap) hits += b;
+  switch (c.kind) {
+    case L2OpKind::Store:
+      ac.store_tasks++;
+      ac.store_keys += c.num_keys;
+      ac.store_bytes += c.bytes;
+      ac.store_failed_tasks += !c.success;
+      break;
+    case L2OpKind::Lookup:
+      ac.lookup_tasks++;
+      ac.lookup_keys += c.num_keys;
+      ac.lookup_found_keys += hits;
+      break;
+    case L2OpKind::Load:
+      ac.load_tasks++;
+      ac.load_keys += c.num_keys;
+      ac.load_hit_keys += hits;
+      ac.load_bytes += c.bytes;
+      break;
+  }
+  if (samples_on_ || observer_) {
+    L2OpSample s;
+    s.adapter_index = i;
+    s.kind = c.kind;
+    s.submit_ns = c.submit_ns;
+    s.end_ns = c.end_ns;
+    s.latency_ns = c.end_ns - c.submit_ns;
+    s.keys = c.num_keys;
+    s.bytes = c.bytes;
+    s.success = c.success;
+    if (observer_) observer_(s);
+    if (samples_on_) samples_.push_back(s);
+  }
+  if (l2_eviction_[i]) l2_eviction_[i]->on_completion(c);
+  switch (c.kind) {
+    case L2OpKind::Store: store_->on_store_completed(i, c); break;
+    case L2OpKind::Lookup: prefetch_->on_lookup_completed(i, c); break;
+    case L2OpKind::Load: prefetch_->on_load_completed(i, c); break;
+  }
+  if (c.kind == L2OpKind::Store) {
+    L2Usage u = adapters_[i]->usage();
+    ac.used_bytes = u.used_bytes;
+    ac.capacity_bytes = u.capacity_bytes;
+    ac.peak_used_bytes = std::max(ac.peak_used_bytes, u.used_bytes);
+  }
+}
+
+void StorageManager::enable_l2_op_samples(bool on) {
+  std::lock_guard<std::mutex> g(mu_);
+  samples_on_ = on;
+}
+
+std::vector<engine::L2Op> StorageManager::take_l2_ops() {
+  std::vector<engine::L2Op> out;
+  for (const L2OpSample& s : take_l2_op_samples()) {
+    engine::L2Op op;
+    op.adapter = static_cast<int>(s.adapter_index);
+    op.kind = s.kind == L2OpKind::Store ? "store" : s.kind == L2OpKind::Lookup ? "lookup" : "load";
+    op.end_ns = s.end_ns;
+    op.latency_ns = s.latency_ns;
+    op.bytes = s.bytes;
+    op.ok = s.success;
+    out.push_back(op);
+  }
+  return out;
+}
+
+std::vector<L2OpSample> StorageManager::take_l2_op_samples() {
+  std::lock_guard<std::mutex> g(mu_);
+  std::vector<L2OpSample> out;
+  out.swap(samples_);
+  return out;
+}
+
+void StorageManager::set_l2_op_observer(std::function<void(const L2OpSample&)> fn) {
+  std::lock_guard<std::mutex> g(mu_);
+  observer_ = std::move(fn);
+}
+
+// ---------------------------------------------------------------- close (§1.6)
+
+void StorageManager::close(bool drain) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (closed_) return;
+  }
+  if (drain) {
+    const int64_t give_up = clock_.now_ns() + 60'000'000'000;  // real clock: a stuck adapter
+    for (;;) {
+      int64_t next;
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        loop_.run_until(clock_.now_ns());
+        if (store_->idle()) {
+          counters_.drained = true;
+          break;
+        }
+        next = loop_.next_event_ns();
+      }
+      if (clock_.is_virtual()) {
+        if (next == kNever) break;
+        clock_.sleep_until(next);
+      } else {
+        if (clock_.now_ns() > give_up) break;
+        clock_.sleep_until(std::min(next, clock_.now_ns() + 1'000'000));
+      }
+    }
+  }
+  if (driver_.joinable()) {
+    {
+      std::lock_guard<std::mutex> g(wake_mu_);
+      driver_stop_ = true;
+    }
+    wake_cv_.notify_one();
+    driver_.join();
+  }
+  std::lock_guard<std::mutex> g(mu_);
+  if (closed_) return;
+  // 1. SPARSE leases.
+  for (const Lease& l : leases_) {
+    l1_->finish_read(l.found_keys, l.readers);
+    counters_.sparse_leases_released_at_close += l.found_keys.size();
+  }
+  leases_.clear();
+  // 2. prefetch controller, 3. store controller.
+  prefetch_->stop();
+  counters_.l2_stores_in_flight_at_close = store_->in_flight();
+  counters_.l2_stores_abandoned_at_close = store_->in_flight();
+  store_->stop();
+  // 4. eviction loop.
+  evictor_stopped_ = true;
+  // 6. adapters.
+  for (auto& a : adapters_) a->close();
+  counters_.closed = true;
+  closed_ = true;
+}
+
+engine::Counters StorageManager::counters() const {
+  std::lock_guard<std::mutex> g(mu_);
+  engine::Counters j = counters_.to_counters();
+  auto [used, total] = l1_->memory_usage();
+  const L1Stats& s = l1_->stats();
+  j.add("engine", "native");
+  j.add("config_digest", digest_);
+  j.add("drain_on_close", cfg_.drain_on_close);
+  engine::Counters l1;
+  l1.add("used_bytes", used);
+  l1.add("total_bytes", total);
+  l1.add("usage_ratio", total ? static_cast<double>(used) / static_cast<double>(total) : 0.0);
+  l1.add("peak_used_bytes", s.peak_used_bytes);
+  l1.add("objects", l1_->num_objects());
+  l1.add("allocations", s.allocations);
+  l1.add("allocation_failures", s.allocation_failures);
+  l1.add("deleted_keys", s.deleted_keys);
+  l1.add("deleted_bytes", s.deleted_bytes);
+  l1.add("temporary_frees", s.temporary_frees);
+  l1.add("leaked_bytes", s.leaked_bytes);
+  l1.add("eviction_tracked_keys", policy_->tracked());
+  j.add("l1", std::move(l1));
+  return j;
+}
+
+}  // namespace fleet::storage

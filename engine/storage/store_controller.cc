@@ -1,0 +1,98 @@
+#include "fleet/storage/store_controller.h"
+
+#include <unordered_map>
+
+#include "fleet/storage/engine_counters.h"
+#include "fleet/storage/event_loop.h"
+#include "fleet/storage/l1_manager.h"
+#include "fleet/storage/l2_adapter.h"
+
+namespace fleet::storage {
+
+StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters,
+                                 EventLoop& loop, EngineCounters& counters, bool skip_l1)
+    : l1_(l1), adapters_(std::move(adapters)), loop_(loop), counters_(counters),
+      skip_l1_(skip_l1) {}
+
+void StoreController::on_l1_keys_write_finished(const KeyList& keys) {
+  if (stopped_ || adapters_.empty()) return;
+  pending_.insert(pending_.end(), keys.begin(), keys.end());
+  if (!step_scheduled_) {
+    step_scheduled_ = true;
+    loop_.schedule_at(loop_.now_ns(), [this] { step(); });
+  }
+}
+
+void StoreController::step() {
+  step_scheduled_ = false;
+  if (stopped_) return;
+  KeyList batch;
+  batch.swap(pending_);
+  // Group by (model_name, kv_rank), first appearance first (a batch rarely has more than one).
+  std::vector<KeyList> groups;
+  for (auto& k : batch) {
+    KeyList* g = nullptr;
+    for (auto& cand : groups) {
+      if (cand.front().kv_rank == k.kv_rank && cand.front().model_name == k.model_name) {
+        g = &cand;
+        break;
+      }
+    }
+    if (!g) g = &groups.emplace_back();
+    g->push_back(std::move(k));
+  }
+  for (const KeyList& group : groups) {
+    for (size_t a = 0; a < adapters_.size(); ++a) {
+      std::vector<uint64_t> logical;
+      std::vector<L1Status> st = l1_.reserve_read(group, 1, &logical);
+      KeyList ok;
+      std::vector<uint64_t> sizes;
+      for (size_t i = 0; i < group.size(); ++i) {
+        if (st[i] == L1Status::Success) {
+          ok.push_back(group[i]);
+          sizes.push_back(logical[i]);
+        } else if (st[i] == L1Status::KeyNotExist) {
+          counters_.l2_store_read_failed_not_found++;
+        } else {
+          counters_.l2_store_read_failed_write_locked++;
+        }
+      }
+      if (ok.empty()) continue;
+      counters_.l2_store_tasks++;
+      counters_.l2_store_keys_submitted += ok.size();
+      KeyList locked = ok;
+      uint64_t task = adapters_[a]->submit_store(std::move(ok), std::move(sizes));
+      in_flight_[{a, task}] = std::move(locked);
+    }
+  }
+}
+
+void StoreController::on_store_completed(size_t adapter_index, const L2Completion& c) {
+  auto it = in_flight_.find({adapter_index, c.task_id});
+  if (it == in_flight_.end()) return;  // abandoned at close
+  KeyList keys = std::move(it->second);
+  in_flight_.erase(it);
+  std::vector<L1Status> st = l1_.finish_read(keys, 1);
+  for (auto s : st)
+    if (s != L1Status::Success) counters_.l2_store_release_wrong_state++;  // logged only
+  if (c.success) {
+    counters_.l2_store_succeeded_tasks++;
+    counters_.l2_store_bytes += c.bytes;
+    if (skip_l1_) {
+      std::vector<L1Status> del = l1_.delete_keys(keys, false);
+      for (auto s : del)
+        if (s == L1Status::Success) counters_.l2_store_l1_deleted_keys++;
+    }
+  } else {
+    counters_.l2_store_failed_tasks++;
+  }
+}
+
+void StoreController::stop() {
+  stopped_ = true;
+  pending_.clear();
+  for (auto& [id, keys] : in_flight_) l1_.finish_read(keys, 1);
+  in_flight_.clear();
+}
+
+}  // namespace fleet::storage

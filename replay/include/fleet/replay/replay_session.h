@@ -1,0 +1,109 @@
+// One replay of a record stream against one engine: decode (LMCache's skip rules), pace,
+// dispatch, time the call, record exact stats and lateness. The embedded coordinator runs it on
+// the whole trace; each fleet worker runs the same class on its shard.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet/engine/engine.h"
+#include "fleet/replay/dispatcher.h"
+#include "fleet/replay/record_source.h"
+#include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/stats_collector.h"
+#include "fleet/util/clock.h"
+
+namespace fleet::wire {
+struct NodeResult;  // fleet/wire/node_result.h
+}
+
+namespace fleet::replay {
+
+struct SessionOptions {
+  double speed = 1.0;  // 1 = recorded pace, 2 = twice as fast, 0 = as fast as possible
+  // Absolute start on the clock; 0 = "now" when run() starts.
+  int64_t t0_ns = 0;
+  // Trace time that maps to T0. NaN = the first record's t_mono (docs/architecture.md); 0
+  // reproduces LMCache's replay, which also waits out the idle time before the first call.
+  double t_origin = std::numeric_limits<double>::quiet_NaN();
+  // Virtual clock only: how far past the last record to keep running engine events so that
+  // in-flight L2 work completes deterministically before close.
+  int64_t virtual_drain_ns = 10'000'000'000;
+  bool drain_on_close = true;
+};
+
+// Per-record notification (verbose, jsonl, live progress). Skipped records are reported as
+// failed with latency 0, exactly as LMCache's callback does.
+struct RecordEvent {
+  uint64_t n = 0;  // 1-based count of records seen
+  std::string_view qualname;
+  double latency_ms = 0.0;
+  bool failed = false;
+  bool skipped = false;
+  const std::string* error = nullptr;
+};
+using RecordCallback = std::function<void(const RecordEvent&)>;
+
+struct SessionResult {
+  uint64_t total = 0;
+  uint64_t replayed = 0;
+  uint64_t skipped = 0;
+  uint64_t failed = 0;
+  double duration_s = 0.0;
+  bool stopped_early = false;
+  stats::StatsCollector stats;
+  stats::LatenessStats lateness;  // all paced records
+  uint64_t feed_late = 0;         // record became available after its scheduled time
+  uint64_t engine_late = 0;       // available in time, dispatched late (>1 ms)
+  int64_t t0_ns = 0;
+  int64_t first_dispatch_ns = 0;  // on the session's clock; 0 if nothing dispatched
+  DispatchCounters dispatch;
+  std::string engine_name;
+  std::string engine_digest;
+  nlohmann::json engine_config;
+  nlohmann::json engine_counters;
+  nlohmann::json l2;  // contention view: see l2_windows.h
+};
+
+// Live numbers another thread may read while run() is going (progress line, heartbeats).
+struct SessionProgress {
+  std::atomic<uint64_t> records{0};
+  std::atomic<uint64_t> failed{0};
+  std::atomic<int64_t> last_lateness_ns{0};
+  std::atomic<double> trace_time_s{0.0};  // t_mono - origin of the last dispatched record
+  std::atomic<double> fraction{-1.0};
+};
+
+class ReplaySession {
+ public:
+  ReplaySession(engine::Engine& engine, util::Clock& clock, SessionOptions options);
+  ReplaySession(const ReplaySession&) = delete;
+  ReplaySession& operator=(const ReplaySession&) = delete;
+
+  SessionResult run(RecordSource& source, const RecordCallback& on_record = {});
+  // Asks run() to stop after the current record (Ctrl-C, ABORT); results stay consistent.
+  void request_stop() { stop_.store(true, std::memory_order_relaxed); }
+  const SessionProgress& progress() const { return progress_; }
+
+ private:
+  void run_engine_events_until(int64_t t_ns);
+
+  engine::Engine& engine_;
+  util::Clock& clock_;
+  SessionOptions options_;
+  std::atomic<bool> stop_{false};
+  SessionProgress progress_;
+};
+
+// The node's report of a finished session (embedded run or DONE message); callers include
+// fleet/wire/node_result.h.
+// By value: pass an rvalue to move the samples instead of copying them.
+wire::NodeResult to_node_result(SessionResult r, std::string name);
+
+}  // namespace fleet::replay
