@@ -2,16 +2,14 @@
 // clock, one core), and the resp adapter against a local redis-server if one is installed.
 // Usage: engine_bench [--keys N] [--batch B] [--payload BYTES] [--resp-ops N] [--no-resp]
 #include <arpa/inet.h>
+#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-#include <hiredis/hiredis.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -63,8 +61,7 @@ EngineConfig base_config(uint64_t l1_bytes) {
   EngineConfig c;
   c.l1_size_in_bytes = l1_bytes;
   c.l1_use_lazy = false;
-  add_l2_adapter(c,
-      {{"type", "mock"}, {"max_size_gb", 64.0}, {"mock_bandwidth_gb", 100.0}});
+  add_l2_adapter(c, {{"type", "mock"}, {"max_size_gb", 64.0}, {"mock_bandwidth_gb", 100.0}});
   return c;
 }
 
@@ -150,10 +147,9 @@ void bench_prefetch_hits(size_t n_keys, size_t batch, bool from_l2) {
       "prefetch-hit cycles from %s (submit+enter+exit+finish_read, batch %zu): %zu key ops in "
       "%.3f s wall / %.3f s CPU = %.2f M key ops/s wall, %.2f M per CPU-s; L1 hit keys %s, L2 "
       "loaded keys %s, all-good reads %s\n",
-      from_l2 ? "L2 (mock)" : "L1", batch, key_ops, secs(t0, t1), cpu,
-      key_ops / secs(t0, t1) / 1e6, key_ops / cpu / 1e6,
-      c["prefetch_l1_hit_keys"].dump().c_str(), c["l2_loaded_keys"].dump().c_str(),
-      c["read_enter_all_good"].dump().c_str());
+      from_l2 ? "L2 (mock)" : "L1", batch, key_ops, secs(t0, t1), cpu, key_ops / secs(t0, t1) / 1e6,
+      key_ops / cpu / 1e6, c["prefetch_l1_hit_keys"].dump().c_str(),
+      c["l2_loaded_keys"].dump().c_str(), c["read_enter_all_good"].dump().c_str());
 }
 
 int free_port() {
@@ -176,8 +172,8 @@ void bench_resp(size_t ops, size_t payload) {
     return;
   }
   const int port = free_port();
-  std::vector<std::string> args = {bin, "--port", std::to_string(port), "--bind", "127.0.0.1",
-                                   "--save", "", "--appendonly", "no"};
+  std::vector<std::string> args = {bin,      "--port", std::to_string(port), "--bind", "127.0.0.1",
+                                   "--save", "",       "--appendonly",       "no"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -194,7 +190,7 @@ void bench_resp(size_t ops, size_t payload) {
   cfg.l1_size_in_bytes = 8ull << 30;
   cfg.l1_use_lazy = false;
   add_l2_adapter(cfg,
-      {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", port}, {"num_workers", 8}});
+                 {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", port}, {"num_workers", 8}});
   const trace::MemoryLayout lay = layout_bytes(static_cast<int64_t>(payload));
   const size_t batch = 16;
   {
@@ -210,11 +206,11 @@ void bench_resp(size_t ops, size_t payload) {
     auto t1 = Clk::now();
     auto c = fleet::engine::to_json(sm.counters());
     const double s = secs(t0, t1);
-    std::printf("resp SET via engine: %s keys, %s bytes in %.3f s = %.0f ops/s, %.1f MB/s "
-                "(payload %zu B, 8 workers, %s tasks)\n",
-                c["l2_store_keys_submitted"].dump().c_str(), c["l2_store_bytes"].dump().c_str(),
-                s, ops / s, c["l2_store_bytes"].get<double>() / s / 1e6, payload,
-                c["l2_store_tasks"].dump().c_str());
+    std::printf(
+        "resp SET via engine: %s keys, %s bytes in %.3f s = %.0f ops/s, %.1f MB/s "
+        "(payload %zu B, 8 workers, %s tasks)\n",
+        c["l2_store_keys_submitted"].dump().c_str(), c["l2_store_bytes"].dump().c_str(), s, ops / s,
+        c["l2_store_bytes"].get<double>() / s / 1e6, payload, c["l2_store_tasks"].dump().c_str());
   }
   {
     cfg.l2_prefetch_max_in_flight = 8;
@@ -236,11 +232,11 @@ void bench_resp(size_t ops, size_t payload) {
     auto t1 = Clk::now();
     auto c = fleet::engine::to_json(sm.counters());
     const double s = secs(t0, t1);
-    std::printf("resp EXISTS+GET via engine prefetch: %s keys loaded, %s bytes in %.3f s = "
-                "%.0f keys/s, %.1f MB/s\n",
-                c["l2_loaded_keys"].dump().c_str(), c["l2_load_bytes"].dump().c_str(), s,
-                c["l2_loaded_keys"].get<double>() / s,
-                c["l2_load_bytes"].get<double>() / s / 1e6);
+    std::printf(
+        "resp EXISTS+GET via engine prefetch: %s keys loaded, %s bytes in %.3f s = "
+        "%.0f keys/s, %.1f MB/s\n",
+        c["l2_loaded_keys"].dump().c_str(), c["l2_load_bytes"].dump().c_str(), s,
+        c["l2_loaded_keys"].get<double>() / s, c["l2_load_bytes"].get<double>() / s / 1e6);
     sm.close(false);
   }
   // Same shape as the engine's traffic: `ops` distinct keys (-r), on an emptied server.
@@ -271,15 +267,23 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::strtoull(argv[++i], nullptr, 10) : 0ull; };
-    if (a == "--keys") keys = next();
-    else if (a == "--batch") batch = next();
-    else if (a == "--payload") payload = next();
-    else if (a == "--resp-ops") resp_ops = next();
-    else if (a == "--no-resp") resp = false;
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    if (a == "--keys")
+      keys = next();
+    else if (a == "--batch")
+      batch = next();
+    else if (a == "--payload")
+      payload = next();
+    else if (a == "--resp-ops")
+      resp_ops = next();
+    else if (a == "--no-resp")
+      resp = false;
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--keys N] [--batch B] [--payload BYTES] [--resp-ops N] "
-                           "[--no-resp] [--only write|write-l2|read]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--keys N] [--batch B] [--payload BYTES] [--resp-ops N] "
+                   "[--no-resp] [--only write|write-l2|read]\n",
+                   argv[0]);
       return 2;
     }
   }

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -98,15 +98,18 @@ int merge(int nodes, int samples) {
 int faults(std::size_t mb) {
   const std::size_t bytes = mb << 20, huge = std::size_t{2} << 20;
   for (bool advise : {false, true}) {
-    void* raw = ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* raw =
+        ::mmap(nullptr, bytes + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return 1;
-    auto* p = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1));
+    auto* p =
+        reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge - 1) & ~(huge - 1));
     if (advise) ::madvise(p, bytes, MADV_HUGEPAGE);
     const auto t = Clock::now();
     for (std::size_t i = 0; i < bytes; i += 4096) p[i] = 1;
     const double ms = ms_since(t);
     std::printf("faults: %zu MB %s: %.1f ms, %.2f us per 4 KiB page\n", mb,
-                advise ? "with MADV_HUGEPAGE" : "in 4 KiB pages", ms, ms * 1e3 / static_cast<double>(bytes / 4096));
+                advise ? "with MADV_HUGEPAGE" : "in 4 KiB pages", ms,
+                ms * 1e3 / static_cast<double>(bytes / 4096));
     ::munmap(raw, bytes + huge);
   }
   return 0;
@@ -117,7 +120,8 @@ int faults(std::size_t mb) {
 int main(int argc, char** argv) {
   std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "gen" && (argc == 4 || argc == 5)) {
-    return gen(argv[2], std::strtoull(argv[3], nullptr, 10), argc == 5 ? std::atoi(argv[4]) : 32768);
+    return gen(argv[2], std::strtoull(argv[3], nullptr, 10),
+               argc == 5 ? std::atoi(argv[4]) : 32768);
   }
   if (cmd == "merge") {
     return merge(argc > 2 ? std::atoi(argv[2]) : 4, argc > 3 ? std::atoi(argv[3]) : 100000);

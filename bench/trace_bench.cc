@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -93,7 +93,8 @@ int child(const std::string& mode, const std::string& file) {
   std::printf("records=%llu keys=%llu bytes=%llu seconds=%.6f wall=%.6f hwm_kib=%llu sink=%llu\n",
               static_cast<unsigned long long>(n), static_cast<unsigned long long>(keys),
               static_cast<unsigned long long>(reader.counters().bytes_consumed), s, wall,
-              static_cast<unsigned long long>(vm_hwm_kib()), static_cast<unsigned long long>(sink & 1));
+              static_cast<unsigned long long>(vm_hwm_kib()),
+              static_cast<unsigned long long>(sink & 1));
   return 0;
 }
 
@@ -180,17 +181,26 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--child" && i + 2 < argc) return child(argv[i + 1], argv[i + 2]);
-    if (a == "--size-mb") size_mb = std::atof(val().c_str());
-    else if (a == "--file") file = val();
-    else if (a == "--py-size-mb") py_size_mb = std::atof(val().c_str());
-    else if (a == "--python") python = val();
-    else if (a == "--py-script") py_script = val();
-    else if (a == "--tmpdir") tmpdir = val();
-    else if (a == "--keep") keep = true;
-    else if (a == "--no-python") run_python = false;
+    if (a == "--size-mb")
+      size_mb = std::atof(val().c_str());
+    else if (a == "--file")
+      file = val();
+    else if (a == "--py-size-mb")
+      py_size_mb = std::atof(val().c_str());
+    else if (a == "--python")
+      python = val();
+    else if (a == "--py-script")
+      py_script = val();
+    else if (a == "--tmpdir")
+      tmpdir = val();
+    else if (a == "--keep")
+      keep = true;
+    else if (a == "--no-python")
+      run_python = false;
     else {
-      std::fprintf(stderr, "usage: trace_bench [--size-mb N] [--file TRACE] [--py-size-mb N] "
-                           "[--python EXE] [--py-script PATH] [--tmpdir DIR] [--keep] [--no-python]\n");
+      std::fprintf(stderr,
+                   "usage: trace_bench [--size-mb N] [--file TRACE] [--py-size-mb N] "
+                   "[--python EXE] [--py-script PATH] [--tmpdir DIR] [--keep] [--no-python]\n");
       return 2;
     }
   }
@@ -246,27 +256,30 @@ int main(int argc, char** argv) {
   std::printf("  %s\n", gen_line.c_str());
   std::printf("  file: %.1f MB, %.0f records, %.0f B/record, %.1f keys/record\n", file_bytes / 1e6,
               recs, file_bytes / recs, scan["keys"] / recs);
-  std::printf("  one core (rates use process CPU time; wall: scan %.3fs, decode %.3fs), warm page "
-              "cache, best of 3 runs, each in a fresh process\n\n",
-              scan["wall"], dec["wall"]);
+  std::printf(
+      "  one core (rates use process CPU time; wall: scan %.3fs, decode %.3fs), warm page "
+      "cache, best of 3 runs, each in a fresh process\n\n",
+      scan["wall"], dec["wall"]);
   std::printf("  %-44s %16s %14s %8s  %s\n", "measurement", "result", "goal", "ratio", "verdict");
   std::printf("  %-44s %12.2f GB/s %14s %8s  %s\n", "frames + Record parse only (floor)",
               frames_gbps, "-", "-", "-");
   std::printf("  %-44s %12.2f GB/s %14s %7.2fx  %s\n", "scan: t_mono + kind + key hashes",
               scan_gbps, ">= 1 GB/s", scan_gbps / 1.0, verdict(scan_gbps >= 1.0));
-  std::printf("  %-44s %10.0fk rec/s %14s %7.2fx  %s\n", "full decode into typed ops", dec_rps / 1e3,
-              ">= 500k rec/s", dec_rps / 5e5, verdict(dec_rps >= 5e5));
-  std::printf("  %-44s %12.1f MiB %14s %7.2fx  %s\n", "peak RSS (VmHWM) of the scan process", hwm_mib,
-              "< 64 MiB", 64.0 / hwm_mib, verdict(hwm_mib < 64));
+  std::printf("  %-44s %10.0fk rec/s %14s %7.2fx  %s\n", "full decode into typed ops",
+              dec_rps / 1e3, ">= 500k rec/s", dec_rps / 5e5, verdict(dec_rps >= 5e5));
+  std::printf("  %-44s %12.1f MiB %14s %7.2fx  %s\n", "peak RSS (VmHWM) of the scan process",
+              hwm_mib, "< 64 MiB", 64.0 / hwm_mib, verdict(hwm_mib < 64));
   if (run_python) {
     double ratio = py_rps > 0 ? ours_small_rps / py_rps : 0;
-    std::printf("  %-44s %10.1fk rec/s %14s %8s  %s\n",
-                ("python py_replay.py, " + std::to_string(static_cast<int>(py_size_mb)) + " MB trace").c_str(),
-                py_rps / 1e3, "-", "-", py_records > 0 ? "" : "(python failed)");
+    std::printf(
+        "  %-44s %10.1fk rec/s %14s %8s  %s\n",
+        ("python py_replay.py, " + std::to_string(static_cast<int>(py_size_mb)) + " MB trace")
+            .c_str(),
+        py_rps / 1e3, "-", "-", py_records > 0 ? "" : "(python failed)");
     std::printf("  %-44s %10.1fk rec/s %14s %8s  %s\n", "  (python's own wall-clock figure)",
                 py_wall_rps / 1e3, "-", "-", "");
-    std::printf("  %-44s %10.0fk rec/s %14s %8s  %s\n", "our full decode, same file", ours_small_rps / 1e3,
-                "-", "-", "");
+    std::printf("  %-44s %10.0fk rec/s %14s %8s  %s\n", "our full decode, same file",
+                ours_small_rps / 1e3, "-", "-", "");
     std::printf("  %-44s %14.1fx %14s %7.2fx  %s\n", "ours / python", ratio, ">= 20x", ratio / 20,
                 verdict(ratio >= 20));
   }

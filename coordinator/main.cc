@@ -1,20 +1,20 @@
 // `coordinator`: replays an LMCache storage trace. With no --workers it replays in this process
 // (the embedded default, a drop-in for `lmcache trace replay FILE`).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
-#include "fleet/util/build_info.h"
-#include "fleet/util/exit_codes.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/storage/engine_config_json.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/util/build_info.h"
+#include "fleet/util/exit_codes.h"
 #include "fleet/util/malloc_tuning.h"
 
 namespace {
@@ -41,76 +41,98 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   std::string& timeline = x.timeline;
 
   app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
-  app.add_option("--speed", o.speed, "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--speed", o.speed,
+                 "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--clock", clock, "real, or virtual: a deterministic discrete-event run")
-      ->check(CLI::IsMember({"real", "virtual"}))->capture_default_str();
+      ->check(CLI::IsMember({"real", "virtual"}))
+      ->capture_default_str();
   app.add_flag("--from-zero", o.from_zero,
                "Also wait out the idle time before the first record, as lmcache trace replay does");
   app.add_flag("--config-from-trace", o.config_from_trace,
                "Rebuild the engine config from the trace header's sm_config_json");
   app.add_option("--engine", o.engine.engine_name, "native (StorageManager) or noop (overhead)")
-      ->check(CLI::IsMember({"native", "noop"}))->capture_default_str();
+      ->check(CLI::IsMember({"native", "noop"}))
+      ->capture_default_str();
   storage::add_engine_flags(app, o.engine);
 
   app.add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
       ->capture_default_str();
-  app.add_flag("--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
+  app.add_flag(
+      "--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
   app.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
   app.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
   app.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
   app.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
   app.add_option("--format", o.output.format, "Summary format on stdout")
-      ->check(CLI::IsMember({"terminal", "json"}))->capture_default_str();
+      ->check(CLI::IsMember({"terminal", "json"}))
+      ->capture_default_str();
   app.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
   app.add_option("--progress", progress, "Live progress line: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   app.add_option("--max-frame-mb", max_frame_mb, "Largest trace frame accepted (MiB)")
-      ->check(CLI::Range(1.0, 4095.0))->capture_default_str();
+      ->check(CLI::Range(1.0, 4095.0))
+      ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))->capture_default_str();
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
 
-
-  auto* workers = app.add_option("--workers", fleet.workers_spec,
-                                 "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
+  auto* workers = app.add_option(
+      "--workers", fleet.workers_spec,
+      "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
   auto* local = app.add_option("--local", fleet.local, "Start N worker processes on loopback")
                     ->check(CLI::Range(1, 256));
   workers->excludes(local);
-  app.add_option("--expect-workers", fleet.expect_workers, "Fail unless exactly N workers are found");
+  app.add_option("--expect-workers", fleet.expect_workers,
+                 "Fail unless exactly N workers are found");
   app.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
-      ->check(CLI::Range(100, 600000))->capture_default_str();
+      ->check(CLI::Range(100, 600000))
+      ->capture_default_str();
   app.add_option("--shard", shard, "none (every worker replays all), time or key")
-      ->check(CLI::IsMember({"none", "time", "key"}))->capture_default_str();
+      ->check(CLI::IsMember({"none", "time", "key"}))
+      ->capture_default_str();
   app.add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--timeline", timeline, "preserve (recorded times) or stack (every shard starts at T0)")
-      ->check(CLI::IsMember({"preserve", "stack"}))->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--timeline", timeline,
+                 "preserve (recorded times) or stack (every shard starts at T0)")
+      ->check(CLI::IsMember({"preserve", "stack"}))
+      ->capture_default_str();
   app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
   app.add_option("--start-delay", fleet.start_delay_s, "Seconds from the last handshake to T0")
-      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
-  app.add_option("--on-worker-loss", x.on_worker_loss, "abort the run, or continue without the lost worker")
-      ->check(CLI::IsMember({"abort", "continue"}))->capture_default_str();
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--on-worker-loss", x.on_worker_loss,
+                 "abort the run, or continue without the lost worker")
+      ->check(CLI::IsMember({"abort", "continue"}))
+      ->capture_default_str();
   app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   app.add_option("--compression", x.compression,
                  "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
-      ->check(CLI::IsMember({"auto", "zstd", "none"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "zstd", "none"}))
+      ->capture_default_str();
   app.add_option("--compression-level", fleet.compression_level,
                  "zstd level for batches (negative: zstd's fast modes)")
-      ->check(CLI::Range(-7, 19))->capture_default_str();
+      ->check(CLI::Range(-7, 19))
+      ->capture_default_str();
   app.add_option("--trace-access", x.trace_access,
                  "How records reach workers: shared (workers read the trace file themselves and "
                  "get references), stream (records travel in batches), or auto (shared for "
                  "workers on this host that can read the file, stream for the rest)")
-      ->check(CLI::IsMember({"auto", "shared", "stream"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "shared", "stream"}))
+      ->capture_default_str();
   app.add_option("--worker-trace-path", fleet.worker_trace_path,
                  "Where workers find the trace with --trace-access shared (default: FILE as an "
                  "absolute path, e.g. on a file system every host mounts at the same place)");
   app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
-      ->check(CLI::Range(10, 60000))->capture_default_str();
+      ->check(CLI::Range(10, 60000))
+      ->capture_default_str();
   app.add_option("--local-worker-arg", fleet.local_worker_args,
                  "Extra flag passed to every --local worker (repeatable)");
-
 }
 
 bool engine_flag_given(const CLI::App& app) {
@@ -131,7 +153,8 @@ int main(int argc, char** argv) {
   util::tune_malloc_for_streaming();
   session::FleetOptions fleet;
   CliExtras x;
-  auto app = std::make_unique<CLI::App>("Fleet Replay coordinator: replays an LMCache storage trace (.lct)");
+  auto app = std::make_unique<CLI::App>(
+      "Fleet Replay coordinator: replays an LMCache storage trace (.lct)");
   declare(*app, fleet, x);
   try {
     app->parse(argc, argv);
@@ -161,14 +184,14 @@ int main(int argc, char** argv) {
     fleet.replay.engine = from_trace;
     app = std::make_unique<CLI::App>("Fleet Replay coordinator");
     declare(*app, fleet, x);
-    app->parse(argc, argv);  // cannot fail: it parsed once already
+    app->parse(argc, argv);                  // cannot fail: it parsed once already
     fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
     fleet.send_engine_config = true;
   }
   session::ReplayOptions& o = fleet.replay;
   o.virtual_clock = x.clock == "virtual";
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
-  o.progress = x.progress == "always" ? report::ProgressReporter::Mode::Always
+  o.progress = x.progress == "always"  ? report::ProgressReporter::Mode::Always
                : x.progress == "never" ? report::ProgressReporter::Mode::Never
                                        : report::ProgressReporter::Mode::Auto;
   if (fleet.workers_spec.empty() && fleet.local == 0) {

@@ -1,8 +1,8 @@
 #include "fleet/replay/dispatcher.h"
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace fleet::replay {
 
@@ -16,15 +16,22 @@ size_t KeyTupleHash::operator()(const std::vector<trace::ObjectKey>& keys) const
 engine::CallResult Dispatcher::dispatch(const trace::Op& op) {
   using trace::OpKind;
   switch (op.kind) {
-    case OpKind::ReserveWrite: return engine_.reserve_write(op.keys, op.layout, op.mode);
-    case OpKind::FinishWrite: return engine_.finish_write(op.keys);
-    case OpKind::AbortWrite: return engine_.abort_write(op.keys);
+    case OpKind::ReserveWrite:
+      return engine_.reserve_write(op.keys, op.layout, op.mode);
+    case OpKind::FinishWrite:
+      return engine_.finish_write(op.keys);
+    case OpKind::AbortWrite:
+      return engine_.abort_write(op.keys);
     case OpKind::SubmitPrefetch:
       return engine_.submit_prefetch(op.spec, op.external_request_id, op.skip_l2);
-    case OpKind::ReadEnter: return enter(op);
-    case OpKind::ReadExit: return exit(op);
-    case OpKind::FinishRead: return engine_.finish_read(op.keys, op.read_locks);
-    case OpKind::Unknown: break;
+    case OpKind::ReadEnter:
+      return enter(op);
+    case OpKind::ReadExit:
+      return exit(op);
+    case OpKind::FinishRead:
+      return engine_.finish_read(op.keys, op.read_locks);
+    case OpKind::Unknown:
+      break;
   }
   return engine::CallResult::fail("no handler for " + std::string(op.qualname()));
 }
@@ -46,15 +53,17 @@ engine::CallResult Dispatcher::exit(const trace::Op& op) {
   std::vector<engine::ReadContext>::iterator match;
   if (it != open_.end()) {
     auto& q = it->second.queue;
-    match = std::find_if(q.begin(), q.end(), [&](const engine::ReadContext& c) { return c.keys == op.keys; });
+    match = std::find_if(q.begin(), q.end(),
+                         [&](const engine::ReadContext& c) { return c.keys == op.keys; });
     if (match == q.end()) it = open_.end();
   }
   if (it == open_.end()) {
     ++counters_.exits_without_enter;
     if (counters_.exits_without_enter <= 10) {
-      spdlog::warn("read_prefetched_results.__exit__ with no open __enter__ for {} key(s); "
-                   "counted as replayed, as LMCache does",
-                   op.keys.size());
+      spdlog::warn(
+          "read_prefetched_results.__exit__ with no open __enter__ for {} key(s); "
+          "counted as replayed, as LMCache does",
+          op.keys.size());
     }
     return engine::CallResult::ok();
   }

@@ -1,9 +1,9 @@
 #include "fleet/replay/replay_session.h"
 
+#include <spdlog/spdlog.h>
+
 #include <array>
 #include <cmath>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/engine/counters_json.h"
 #include "fleet/replay/l2_windows.h"

@@ -1,14 +1,14 @@
 // `worker`: serves replay runs for a Fleet Replay coordinator on one host.
-#include <csignal>
-#include <string>
-
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <string>
+
+#include "fleet/service/worker_service.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
-#include "fleet/service/worker_service.h"
 #include "fleet/util/malloc_tuning.h"
 
 namespace {
@@ -29,15 +29,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--name", o.name, "Node name in reports (default: host name)");
   app.add_option("--engine", o.engine.engine_name, "Default engine: native or noop")
-      ->check(CLI::IsMember({"native", "noop"}))->capture_default_str();
+      ->check(CLI::IsMember({"native", "noop"}))
+      ->capture_default_str();
   storage::add_engine_flags(app, o.engine);
-  app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat period")->check(CLI::Range(10, 60000))
+  app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat period")
+      ->check(CLI::Range(10, 60000))
       ->capture_default_str();
   app.add_option("--max-runs", o.max_runs, "Exit after this many runs (0 = serve forever)")
       ->capture_default_str();
   app.add_flag("--announce", o.announce, "Print LISTENING <endpoint> on stdout once bound");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))->capture_default_str();
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -53,9 +53,12 @@ Timeline parse_timeline(const std::string& s) {
 
 const char* shard_mode_name(ShardMode m) {
   switch (m) {
-    case ShardMode::None: return "none";
-    case ShardMode::Time: return "time";
-    case ShardMode::Key: return "key";
+    case ShardMode::None:
+      return "none";
+    case ShardMode::Time:
+      return "time";
+    case ShardMode::Key:
+      return "key";
   }
   return "?";
 }
@@ -140,8 +143,12 @@ const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& re
       account(0, rec, kind, body.size());  // every row alike: see plan()
       break;
     }
-    case ShardMode::Time: route_time(rec); break;
-    case ShardMode::Key: route_key(rec); break;
+    case ShardMode::Time:
+      route_time(rec);
+      break;
+    case ShardMode::Key:
+      route_key(rec);
+      break;
   }
   return routes_;
 }
@@ -228,8 +235,10 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
     std::vector<trace::ObjectKey> subset;
     for (size_t i = 0; i < keys.size(); ++i)
       if (owners[i] == w) subset.push_back(keys[i]);
-    if (sub.kind == trace::OpKind::SubmitPrefetch) sub.spec.keys = std::move(subset);
-    else sub.keys = std::move(subset);
+    if (sub.kind == trace::OpKind::SubmitPrefetch)
+      sub.spec.keys = std::move(subset);
+    else
+      sub.keys = std::move(subset);
     bodies_.push_back(trace::encode_record_body(sub, trace::Era::Three));
   }
   for (size_t i = 0; i < distinct.size(); ++i) {
@@ -258,7 +267,8 @@ nlohmann::ordered_json ShardRouter::plan_json() const {
     w["bytes"] = p.bytes;
     nlohmann::ordered_json ops = nlohmann::ordered_json::object();
     for (int k = 0; k < trace::kOpKindCount; ++k)
-      if (p.per_kind[k]) ops[std::string(trace::op_kind_name(static_cast<trace::OpKind>(k)))] = p.per_kind[k];
+      if (p.per_kind[k])
+        ops[std::string(trace::op_kind_name(static_cast<trace::OpKind>(k)))] = p.per_kind[k];
     w["ops"] = ops;
     w["peak_records_per_s"] = p.peak_per_second();
     w["moved"] = p.moved;

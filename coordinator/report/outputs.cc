@@ -62,15 +62,14 @@ nlohmann::ordered_json node_json(const NodeReport& n) {
   j["name"] = n.name;
   j["address"] = n.address;
   j["status"] = n.status;
-  j["records"] = {{"total", n.total}, {"replayed", n.replayed}, {"skipped", n.skipped},
-                  {"failed", n.failed}};
+  j["records"] = {
+      {"total", n.total}, {"replayed", n.replayed}, {"skipped", n.skipped}, {"failed", n.failed}};
   j["records_received"] = n.records_received;  // fleet: records the coordinator sent it
   j["duration_s"] = n.duration_s;
   j["lateness_us"] = lateness_json(n.lateness, n.feed_late, n.engine_late);
   j["ops"] = ops_json(n.stats);
-  j["engine"] = {{"name", n.engine_name},
-                 {"config_digest", n.config_digest},
-                 {"counters", n.engine_counters}};
+  j["engine"] = {
+      {"name", n.engine_name}, {"config_digest", n.config_digest}, {"counters", n.engine_counters}};
   j["clock_offset_us"] = us(n.clock_offset_ns);
   j["clock_uncertainty_us"] = us(n.clock_uncertainty_ns);
   j["start_skew_us"] = us(n.start_skew_ns);
@@ -111,17 +110,19 @@ std::string render_fleet_block(const RunReport& r) {
   run.rows.push_back({"digest", "Config digest", r.digest_comparison()});
   if (r.stopped_early) run.rows.push_back({"stopped", "Stopped early", std::string("yes")});
   if (r.trace.malformed_skipped) {
-    run.rows.push_back({"malformed", "Malformed frames dropped",
-                        static_cast<int64_t>(r.trace.malformed_skipped)});
+    run.rows.push_back(
+        {"malformed", "Malformed frames dropped", static_cast<int64_t>(r.trace.malformed_skipped)});
   }
-  if (r.trace.truncated_tail) run.rows.push_back({"truncated", "Truncated tail", std::string("yes")});
+  if (r.trace.truncated_tail)
+    run.rows.push_back({"truncated", "Truncated tail", std::string("yes")});
   sections.push_back(run);
   if (r.lateness.count()) {
     stats::MetricSection late{"lateness", "Dispatch Lateness (us)", {}};
     late.rows.push_back({"p50", "p50", us(r.lateness.p50_ns())});
     late.rows.push_back({"p99", "p99", us(r.lateness.p99_ns())});
     late.rows.push_back({"max", "max", us(r.lateness.max_ns())});
-    late.rows.push_back({"late_1ms", "late > 1 ms", static_cast<int64_t>(r.lateness.late_over_1ms())});
+    late.rows.push_back(
+        {"late_1ms", "late > 1 ms", static_cast<int64_t>(r.lateness.late_over_1ms())});
     late.rows.push_back({"feed_late", "fed late", static_cast<int64_t>(r.feed_late)});
     late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
     sections.push_back(late);
@@ -154,10 +155,10 @@ std::string render_fleet_block(const RunReport& r) {
   if (r.nodes.size() > 1) {
     stats::MetricSection nodes{"nodes", "Nodes", {}};
     for (const auto& n : r.nodes) {
-      std::string v = n.status + " rec=" + std::to_string(n.total) + " fail=" +
-                      std::to_string(n.failed) + " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
-                      " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " +
-                      n.config_digest.substr(0, 8);
+      std::string v =
+          n.status + " rec=" + std::to_string(n.total) + " fail=" + std::to_string(n.failed) +
+          " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
+          " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " + n.config_digest.substr(0, 8);
       if (n.status == "lost" && n.engine_counters.contains("records_confirmed_finished")) {
         v += " confirmed=" + n.engine_counters["records_confirmed_finished"].dump() + "/" +
              std::to_string(n.records_received);
@@ -171,8 +172,8 @@ std::string render_fleet_block(const RunReport& r) {
 
 nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   nlohmann::ordered_json j;
-  j["records"] = {{"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped},
-                  {"failed", r.failed}};
+  j["records"] = {
+      {"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
   j["duration_s"] = r.duration_s;
   j["speed"] = r.speed;
   j["clock"] = r.clock;
@@ -185,8 +186,8 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
     engine["name"] = r.nodes.front().engine_name;
     engine["config_digest"] = r.replay_digest();
     engine["config"] = r.nodes.front().engine_config;
-    engine["counters"] = r.nodes.size() == 1 ? r.nodes.front().engine_counters
-                                             : nlohmann::json::object();
+    engine["counters"] =
+        r.nodes.size() == 1 ? r.nodes.front().engine_counters : nlohmann::json::object();
   }
   j["engine"] = engine;
   j["digest_comparison"] = r.digest_comparison();
@@ -214,10 +215,10 @@ std::string render_nodes_csv(const RunReport& r) {
     stats::append_csv_field(out, n.name);
     out += ',';
     stats::append_csv_field(out, n.address);
-    out += ',' + n.status + ',' + std::to_string(n.total) + ',' + std::to_string(n.replayed) +
-           ',' + std::to_string(n.skipped) + ',' + std::to_string(n.failed) + ',' +
-           fmt("%.3f", us(n.lateness.p50_ns())) + ',' + fmt("%.3f", us(n.lateness.p99_ns())) +
-           ',' + fmt("%.3f", us(n.clock_offset_ns)) + ',' + n.config_digest + "\r\n";
+    out += ',' + n.status + ',' + std::to_string(n.total) + ',' + std::to_string(n.replayed) + ',' +
+           std::to_string(n.skipped) + ',' + std::to_string(n.failed) + ',' +
+           fmt("%.3f", us(n.lateness.p50_ns())) + ',' + fmt("%.3f", us(n.lateness.p99_ns())) + ',' +
+           fmt("%.3f", us(n.clock_offset_ns)) + ',' + n.config_digest + "\r\n";
   }
   return out;
 }
@@ -230,7 +231,8 @@ ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
     write_file(dir / "trace_replay_summary.json",
                stats::render_summary_json(report.duration_s, report.stats));
   }
-  write_file(dir / "fleet_summary.json", util::py_json_dumps_indent(fleet_summary_json(report), 2) + "\n");
+  write_file(dir / "fleet_summary.json",
+             util::py_json_dumps_indent(fleet_summary_json(report), 2) + "\n");
   write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
   if (contention_json(report).contains("per_op")) {
     write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));

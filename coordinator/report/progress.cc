@@ -1,11 +1,10 @@
 #include "fleet/report/progress.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-
-#include <spdlog/spdlog.h>
 
 namespace fleet::report {
 
@@ -31,7 +30,8 @@ void ProgressReporter::loop(bool tty) {
   uint64_t last_records = 0;
   auto last_t = start;
   while (!stop_.load()) {
-    for (int i = 0; i < 5 && !stop_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 5 && !stop_.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (stop_.load()) break;
     auto now = clock::now();
     ProgressSample s = sample_();

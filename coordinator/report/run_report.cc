@@ -50,7 +50,8 @@ std::string RunReport::replay_digest() const {
 std::string RunReport::digest_comparison() const {
   std::set<std::string> digests;
   for (const auto& n : nodes) digests.insert(n.config_digest);
-  if (digests.size() > 1) return "nodes disagree: " + std::to_string(digests.size()) + " distinct digests";
+  if (digests.size() > 1)
+    return "nodes disagree: " + std::to_string(digests.size()) + " distinct digests";
   std::string run = replay_digest();
   if (trace.header_digest.empty()) return "no recorded digest";
   if (run == trace.header_digest) return "match (" + run.substr(0, 8) + ")";

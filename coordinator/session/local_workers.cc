@@ -43,9 +43,9 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != parent) _exit(0);
       dup2(pipefd[1], STDOUT_FILENO);
-      std::vector<std::string> args = {bin, "--listen", "tcp://127.0.0.1:0", "--announce",
-                                       "--max-runs", "1", "--name",
-                                       "local-" + std::to_string(i)};
+      std::vector<std::string> args = {
+          bin, "--listen", "tcp://127.0.0.1:0",         "--announce", "--max-runs",
+          "1", "--name",   "local-" + std::to_string(i)};
       args.insert(args.end(), extra_args.begin(), extra_args.end());
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
@@ -62,7 +62,8 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
     std::string line;
     while (line.find('\n') == std::string::npos) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now()).count();
+                      deadline - std::chrono::steady_clock::now())
+                      .count();
       pollfd p{fds[i], POLLIN, 0};
       if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
         for (int fd : fds) close(fd);

@@ -26,7 +26,8 @@ int parse_port(const std::string& p, const std::string& where) {
     throw std::invalid_argument(where + ": port \"" + p + "\" is not a number");
   }
   int port = std::stoi(p);
-  if (port < 1 || port > 65535) throw std::invalid_argument(where + ": port " + p + " out of range");
+  if (port < 1 || port > 65535)
+    throw std::invalid_argument(where + ": port " + p + " out of range");
   return port;
 }
 
@@ -90,7 +91,8 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
   if (spec.rfind("dns:", 0) == 0) {
     std::string rest = spec.substr(4);
     size_t colon = rest.rfind(':');
-    if (colon == std::string::npos) throw std::invalid_argument("--workers " + spec + ": expected dns:NAME:PORT");
+    if (colon == std::string::npos)
+      throw std::invalid_argument("--workers " + spec + ": expected dns:NAME:PORT");
     std::string name = rest.substr(0, colon);
     int port = parse_port(rest.substr(colon + 1), "--workers " + spec);
     addrinfo hints{};
@@ -99,7 +101,8 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
     addrinfo* res = nullptr;
     int rc = getaddrinfo(name.c_str(), nullptr, &hints, &res);
     if (rc != 0) {
-      throw std::invalid_argument("--workers " + spec + ": cannot resolve " + name + ": " + gai_strerror(rc));
+      throw std::invalid_argument("--workers " + spec + ": cannot resolve " + name + ": " +
+                                  gai_strerror(rc));
     }
     std::set<std::string> seen;
     std::vector<WorkerAddress> out;
@@ -108,7 +111,8 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
       if (p->ai_family == AF_INET) {
         inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(p->ai_addr)->sin_addr, buf, sizeof buf);
       } else if (p->ai_family == AF_INET6) {
-        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(p->ai_addr)->sin6_addr, buf, sizeof buf);
+        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(p->ai_addr)->sin6_addr, buf,
+                  sizeof buf);
       } else {
         continue;
       }
@@ -130,12 +134,15 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
   size_t start = 0;
   while (start <= spec.size()) {
     size_t comma = spec.find(',', start);
-    std::string item = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!trim(item).empty()) out.push_back(parse_host_port(item, "--workers"));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  if (out.empty()) throw std::invalid_argument("--workers \"" + spec + "\": no workers (not a file, list or dns:NAME:PORT)");
+  if (out.empty())
+    throw std::invalid_argument("--workers \"" + spec +
+                                "\": no workers (not a file, list or dns:NAME:PORT)");
   return out;
 }
 

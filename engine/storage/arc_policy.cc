@@ -36,9 +36,12 @@ void ArcPolicy::trim_ghosts() {
   while (size_of(List::T1) + size_of(List::B1) > capacity_ && size_of(List::B1) > 0)
     pop_oldest(List::B1);
   while (where_.size() > 2 * capacity_) {
-    if (size_of(List::B2) > 0) pop_oldest(List::B2);
-    else if (size_of(List::B1) > 0) pop_oldest(List::B1);
-    else break;
+    if (size_of(List::B2) > 0)
+      pop_oldest(List::B2);
+    else if (size_of(List::B1) > 0)
+      pop_oldest(List::B1);
+    else
+      break;
   }
 }
 
@@ -54,9 +57,11 @@ void ArcPolicy::on_keys_created(const KeyList& keys) {
       const double b2 = static_cast<double>(size_of(List::B2));
       switch (it->second.list) {
         case List::T1:
-        case List::T2: break;
+        case List::T2:
+          break;
         case List::B1:
-          target_t1_ = std::min(static_cast<double>(capacity_), target_t1_ + std::max(1.0, b2 / b1));
+          target_t1_ =
+              std::min(static_cast<double>(capacity_), target_t1_ + std::max(1.0, b2 / b1));
           break;
         case List::B2:
           target_t1_ = std::max(0.0, target_t1_ - std::max(1.0, b1 / b2));
@@ -82,8 +87,10 @@ void ArcPolicy::on_keys_removed(const KeyList& keys) {
     auto it = where_.find(k);
     if (pending_.erase(k) && it != where_.end()) {
       // A victim we chose, confirmed deleted: it becomes a ghost of its list.
-      if (it->second.list == List::T1) place(k, List::B1);
-      else if (it->second.list == List::T2) place(k, List::B2);
+      if (it->second.list == List::T1)
+        place(k, List::B1);
+      else if (it->second.list == List::T2)
+        place(k, List::B2);
     } else {
       forget(k);  // any other deletion is lifecycle, not ARC feedback
     }

@@ -1,14 +1,12 @@
 #include "fleet/storage/engine_config.h"
 
-#include "fleet/storage/engine_config_json.h"
-
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
-#include <CLI/CLI.hpp>
-
+#include "fleet/storage/engine_config_json.h"
 #include "fleet/storage/l2_adapter_factory.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
@@ -95,8 +93,8 @@ EngineConfig engine_config_from_lmcache_json(const json& j) {
   if (l1.contains("tag") && l1["tag"].is_string()) c.l1_tag = l1["tag"].get<std::string>();
 
   const json& ev = field(j, "eviction_config", "");
-  c.eviction_policy = get_as<std::string>(field(ev, "eviction_policy", "eviction_config."),
-                                          "eviction_policy");
+  c.eviction_policy =
+      get_as<std::string>(field(ev, "eviction_policy", "eviction_config."), "eviction_policy");
   if (ev.contains("trigger_watermark"))
     c.eviction_trigger_watermark = get_as<double>(ev["trigger_watermark"], "trigger_watermark");
   if (ev.contains("eviction_ratio"))
@@ -109,11 +107,13 @@ EngineConfig engine_config_from_lmcache_json(const json& j) {
       for (const auto& a : l2["adapters"]) add_l2_adapter(c, a);
     }
   }
-  if (j.contains("store_policy")) c.l2_store_policy = get_as<std::string>(j["store_policy"], "store_policy");
+  if (j.contains("store_policy"))
+    c.l2_store_policy = get_as<std::string>(j["store_policy"], "store_policy");
   if (j.contains("prefetch_policy"))
     c.l2_prefetch_policy = get_as<std::string>(j["prefetch_policy"], "prefetch_policy");
   if (j.contains("prefetch_max_in_flight"))
-    c.l2_prefetch_max_in_flight = get_as<int64_t>(j["prefetch_max_in_flight"], "prefetch_max_in_flight");
+    c.l2_prefetch_max_in_flight =
+        get_as<int64_t>(j["prefetch_max_in_flight"], "prefetch_max_in_flight");
 
   // Keep what we do not model, and any adapter spelling, so the digest round-trips.
   c.lmcache_passthrough = unknown_part(j, to_lmcache_json(c)).dump();
@@ -129,28 +129,45 @@ void apply_flag_json(EngineConfig& cfg, const json& j) {
     const json& v = it.value();
     const std::string flag = "--config-file: '" + it.key() + "'";
     try {
-      if (k == "engine") cfg.engine_name = v.get<std::string>();
-      else if (k == "l1-size-gb") cfg.l1_size_in_bytes = static_cast<uint64_t>(v.get<double>() * kGiB);
-      else if (k == "l1-use-lazy") cfg.l1_use_lazy = v.get<bool>();
-      else if (k == "l1-init-size-gb") cfg.l1_init_size_in_bytes = static_cast<uint64_t>(v.get<int64_t>()) << 30;
-      else if (k == "l1-align-bytes") cfg.l1_align_bytes = v.get<uint64_t>();
-      else if (k == "l1-write-ttl-seconds") cfg.l1_write_ttl_seconds = v.get<int64_t>();
-      else if (k == "l1-read-ttl-seconds") cfg.l1_read_ttl_seconds = v.get<int64_t>();
-      else if (k == "eviction-policy") cfg.eviction_policy = v.get<std::string>();
-      else if (k == "eviction-trigger-watermark") cfg.eviction_trigger_watermark = v.get<double>();
-      else if (k == "eviction-ratio") cfg.eviction_ratio = v.get<double>();
+      if (k == "engine")
+        cfg.engine_name = v.get<std::string>();
+      else if (k == "l1-size-gb")
+        cfg.l1_size_in_bytes = static_cast<uint64_t>(v.get<double>() * kGiB);
+      else if (k == "l1-use-lazy")
+        cfg.l1_use_lazy = v.get<bool>();
+      else if (k == "l1-init-size-gb")
+        cfg.l1_init_size_in_bytes = static_cast<uint64_t>(v.get<int64_t>()) << 30;
+      else if (k == "l1-align-bytes")
+        cfg.l1_align_bytes = v.get<uint64_t>();
+      else if (k == "l1-write-ttl-seconds")
+        cfg.l1_write_ttl_seconds = v.get<int64_t>();
+      else if (k == "l1-read-ttl-seconds")
+        cfg.l1_read_ttl_seconds = v.get<int64_t>();
+      else if (k == "eviction-policy")
+        cfg.eviction_policy = v.get<std::string>();
+      else if (k == "eviction-trigger-watermark")
+        cfg.eviction_trigger_watermark = v.get<double>();
+      else if (k == "eviction-ratio")
+        cfg.eviction_ratio = v.get<double>();
       else if (k == "l2-adapter" || k == "l2-adapters") {
         cfg.l2_adapters.clear();
         for (const auto& a : v)
-          add_l2_adapter(
-              cfg, normalize_l2_adapter_json(a.is_string() ? json::parse(a.get<std::string>()) : a));
-      } else if (k == "l2-store-policy") cfg.l2_store_policy = v.get<std::string>();
-      else if (k == "l2-prefetch-policy") cfg.l2_prefetch_policy = v.get<std::string>();
-      else if (k == "l2-prefetch-max-in-flight") cfg.l2_prefetch_max_in_flight = v.get<int64_t>();
-      else if (k == "eviction-tick-ms") cfg.eviction_tick_ms = v.get<int64_t>();
-      else if (k == "no-drain") cfg.drain_on_close = !v.get<bool>();
-      else if (k == "drain") cfg.drain_on_close = v.get<bool>();
-      else bad(flag + " is not an engine flag");
+          add_l2_adapter(cfg, normalize_l2_adapter_json(
+                                  a.is_string() ? json::parse(a.get<std::string>()) : a));
+      } else if (k == "l2-store-policy")
+        cfg.l2_store_policy = v.get<std::string>();
+      else if (k == "l2-prefetch-policy")
+        cfg.l2_prefetch_policy = v.get<std::string>();
+      else if (k == "l2-prefetch-max-in-flight")
+        cfg.l2_prefetch_max_in_flight = v.get<int64_t>();
+      else if (k == "eviction-tick-ms")
+        cfg.eviction_tick_ms = v.get<int64_t>();
+      else if (k == "no-drain")
+        cfg.drain_on_close = !v.get<bool>();
+      else if (k == "drain")
+        cfg.drain_on_close = v.get<bool>();
+      else
+        bad(flag + " is not an engine flag");
     } catch (const json::exception& e) {
       bad(flag + ": " + e.what());
     } catch (const std::invalid_argument& e) {
@@ -168,7 +185,9 @@ EngineConfig engine_config_from_config_file_json(const json& j) {
 
 void add_l2_adapter(EngineConfig& cfg, const json& spec) { cfg.l2_adapters.push_back(spec.dump()); }
 
-json l2_adapter_json(const EngineConfig& cfg, size_t i) { return json::parse(cfg.l2_adapters.at(i)); }
+json l2_adapter_json(const EngineConfig& cfg, size_t i) {
+  return json::parse(cfg.l2_adapters.at(i));
+}
 
 void EngineConfig::validate() const {
   static const std::set<std::string> kPolicies{"LRU", "IsolatedLRU", "ARC", "noop"};
@@ -272,21 +291,21 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
          "engine config as JSON: LMCache's StorageManagerConfig dict or {\"flag-name\": value}")
       ->type_name("PATH");
   app.add_option_function<double>(
-         "--l1-size-gb",
-         [&cfg](double gb) {
-           if (!(gb > 0)) throw CLI::ValidationError("--l1-size-gb", "must be > 0");
-           cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB);
-         },
-         "L1 size in GB (GiB, as LMCache)");
+      "--l1-size-gb",
+      [&cfg](double gb) {
+        if (!(gb > 0)) throw CLI::ValidationError("--l1-size-gb", "must be > 0");
+        cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB);
+      },
+      "L1 size in GB (GiB, as LMCache)");
   app.add_flag("--l1-use-lazy,!--no-l1-use-lazy", cfg.l1_use_lazy,
                "lazy pinned L1 allocation (default on; use --no-l1-use-lazy for small L1s)");
   app.add_option_function<int64_t>(
-         "--l1-init-size-gb",
-         [&cfg](int64_t gb) {
-           if (gb < 0) throw CLI::ValidationError("--l1-init-size-gb", "must be >= 0");
-           cfg.l1_init_size_in_bytes = static_cast<uint64_t>(gb) << 30;
-         },
-         "initial heap of the lazy allocator in GB (default 20)");
+      "--l1-init-size-gb",
+      [&cfg](int64_t gb) {
+        if (gb < 0) throw CLI::ValidationError("--l1-init-size-gb", "must be >= 0");
+        cfg.l1_init_size_in_bytes = static_cast<uint64_t>(gb) << 30;
+      },
+      "initial heap of the lazy allocator in GB (default 20)");
   app.add_option("--l1-align-bytes", cfg.l1_align_bytes, "L1 allocation alignment (default 4096)");
   app.add_option("--l1-write-ttl-seconds", cfg.l1_write_ttl_seconds, "write-lock TTL (600)");
   app.add_option("--l1-read-ttl-seconds", cfg.l1_read_ttl_seconds, "read-lock TTL (300)");
@@ -307,8 +326,8 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
              try {
                j = normalize_l2_adapter_json(json::parse(specs[i]));
              } catch (const std::exception& e) {
-               throw CLI::ValidationError("--l2-adapter",
-                                          "#" + std::to_string(i) + " " + specs[i] + ": " + e.what());
+               throw CLI::ValidationError(
+                   "--l2-adapter", "#" + std::to_string(i) + " " + specs[i] + ": " + e.what());
              }
              add_l2_adapter(cfg, j);
            }

@@ -11,7 +11,6 @@
 
 #include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
-
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {
@@ -53,8 +52,10 @@ FsL2Config FsL2Config::from_json(const nlohmann::json& j) {
 std::string fs_object_file_name(const trace::ObjectKey& k) {
   std::string model;
   for (char ch : k.model_name) {
-    if (ch == '/') model += "-SEP-";
-    else model.push_back(ch);
+    if (ch == '/')
+      model += "-SEP-";
+    else
+      model.push_back(ch);
   }
   char rank[32];
   std::snprintf(rank, sizeof(rank), "0x%08llx",
@@ -85,9 +86,11 @@ FsL2Adapter::FsL2Adapter(const FsL2Config& cfg, size_t io_threads)
   std::error_code ec;
   fs::create_directories(cfg_.base_path, ec);
   if (!fs::is_directory(cfg_.base_path))  // every store would fail: say so before the replay
-    throw std::runtime_error("fs adapter: base_path '" + cfg_.base_path + "' is not a usable directory" +
+    throw std::runtime_error("fs adapter: base_path '" + cfg_.base_path +
+                             "' is not a usable directory" +
                              (ec ? " (" + ec.message() + ")" : std::string()));
-  if (cfg_.relative_tmp_dir) fs::create_directories(fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir, ec);
+  if (cfg_.relative_tmp_dir)
+    fs::create_directories(fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir, ec);
   if (capacity_ > 0 && cfg_.recover_on_start) {
     for (const auto& e : fs::directory_iterator(cfg_.base_path, ec)) {
       if (!e.is_regular_file(ec)) continue;
@@ -264,8 +267,7 @@ uint64_t FsL2Adapter::submit_lookup_and_lock(std::vector<trace::ObjectKey> keys)
   return id;
 }
 
-uint64_t FsL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
-                                  std::vector<uint64_t> sizes) {
+uint64_t FsL2Adapter::submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) {
   uint64_t id;
   {
     std::lock_guard<std::mutex> g(mu_);

@@ -14,7 +14,8 @@ namespace {
 std::string type_of(const nlohmann::json& spec) {
   if (!spec.is_object()) throw std::invalid_argument("adapter spec must be a JSON object");
   if (!spec.contains("type") || !spec["type"].is_string())
-    throw std::invalid_argument("adapter spec needs a string 'type' (mock, fs, resp, fault_inject)");
+    throw std::invalid_argument(
+        "adapter spec needs a string 'type' (mock, fs, resp, fault_inject)");
   return spec["type"].get<std::string>();
 }
 }  // namespace

@@ -17,7 +17,8 @@ std::optional<L2EvictionConfig> L2EvictionConfig::from_adapter_json(const nlohma
   o.optional_string("eviction_policy", c.eviction_policy);
   if (c.eviction_policy != "LRU" && c.eviction_policy != "IsolatedLRU" &&
       c.eviction_policy != "ARC" && c.eviction_policy != "noop")
-    o.fail("eviction_policy", "must be LRU, IsolatedLRU, ARC or noop, not '" + c.eviction_policy + "'");
+    o.fail("eviction_policy",
+           "must be LRU, IsolatedLRU, ARC or noop, not '" + c.eviction_policy + "'");
   o.optional_number("trigger_watermark", c.trigger_watermark, 0.0, 1.0);
   o.optional_number("eviction_ratio", c.eviction_ratio, 0.0, 1.0);
   return c;
@@ -36,8 +37,10 @@ void L2EvictionController::on_completion(const L2Completion& c) {
   for (size_t i = 0; i < c.keys.size(); ++i)
     if (i < c.bitmap.size() ? c.bitmap[i] != 0 : c.success) hit.push_back(c.keys[i]);
   if (hit.empty()) return;
-  if (c.kind == L2OpKind::Store) policy_->on_keys_created(hit);
-  else policy_->on_keys_touched(hit);
+  if (c.kind == L2OpKind::Store)
+    policy_->on_keys_created(hit);
+  else
+    policy_->on_keys_touched(hit);
 }
 
 void L2EvictionController::tick(L2AdapterCounters& counters) {
@@ -45,8 +48,8 @@ void L2EvictionController::tick(L2AdapterCounters& counters) {
   const double usage = adapter_.usage().usage_fraction();
   if (usage < 0 || usage < cfg_.trigger_watermark) return;  // -1: capacity unknown, skipped
   counters.eviction_ticks_triggered++;
-  KeyList victims =
-      policy_->get_eviction_victims(cfg_.eviction_ratio, [](const trace::ObjectKey&) { return true; });
+  KeyList victims = policy_->get_eviction_victims(cfg_.eviction_ratio,
+                                                  [](const trace::ObjectKey&) { return true; });
   if (victims.empty()) return;
   KeyList deleted = adapter_.delete_keys(victims);
   policy_->on_keys_removed(deleted);

@@ -7,23 +7,26 @@ namespace fleet::storage {
 
 std::string_view l2_op_kind_name(L2OpKind k) {
   switch (k) {
-    case L2OpKind::Store: return "store";
-    case L2OpKind::Lookup: return "lookup";
-    case L2OpKind::Load: return "load";
+    case L2OpKind::Store:
+      return "store";
+    case L2OpKind::Lookup:
+      return "lookup";
+    case L2OpKind::Load:
+      return "load";
   }
   return "?";
 }
 
 namespace {
 double positive_number(const nlohmann::json& j, const char* field) {
-  if (!j.contains(field)) throw std::invalid_argument(std::string("mock adapter: '") + field +
-                                                      "' is required");
+  if (!j.contains(field))
+    throw std::invalid_argument(std::string("mock adapter: '") + field + "' is required");
   const auto& v = j.at(field);
-  if (!v.is_number()) throw std::invalid_argument(std::string("mock adapter: '") + field +
-                                                  "' must be a number");
+  if (!v.is_number())
+    throw std::invalid_argument(std::string("mock adapter: '") + field + "' must be a number");
   double d = v.get<double>();
-  if (!(d > 0)) throw std::invalid_argument(std::string("mock adapter: '") + field +
-                                            "' must be > 0");
+  if (!(d > 0))
+    throw std::invalid_argument(std::string("mock adapter: '") + field + "' must be > 0");
   return d;
 }
 }  // namespace
@@ -41,8 +44,7 @@ MockL2Adapter::MockL2Adapter(const MockL2Config& cfg)
 
 int64_t MockL2Adapter::transfer_ns(uint64_t bytes) const {
   if (bandwidth_ == 0) return 0;
-  return static_cast<int64_t>(static_cast<unsigned __int128>(bytes) * 1'000'000'000u /
-                              bandwidth_);
+  return static_cast<int64_t>(static_cast<unsigned __int128>(bytes) * 1'000'000'000u / bandwidth_);
 }
 
 int64_t MockL2Adapter::lock_count(const trace::ObjectKey& k) const {
@@ -129,7 +131,8 @@ void MockL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   }
 }
 
-std::vector<trace::ObjectKey> MockL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+std::vector<trace::ObjectKey> MockL2Adapter::delete_keys(
+    const std::vector<trace::ObjectKey>& keys) {
   std::vector<trace::ObjectKey> deleted;
   for (const auto& k : keys) {
     const auto s = objects_.find(k);

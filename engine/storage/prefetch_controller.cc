@@ -32,8 +32,12 @@ uint64_t task_key(size_t adapter, uint64_t task) { return (uint64_t(adapter) << 
 PrefetchController::PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters,
                                        EventLoop& loop, EngineCounters& counters,
                                        int64_t max_in_flight, bool retain_policy)
-    : l1_(l1), adapters_(std::move(adapters)), loop_(loop), counters_(counters),
-      max_in_flight_(max_in_flight), retain_policy_(retain_policy) {}
+    : l1_(l1),
+      adapters_(std::move(adapters)),
+      loop_(loop),
+      counters_(counters),
+      max_in_flight_(max_in_flight),
+      retain_policy_(retain_policy) {}
 
 PrefetchController::~PrefetchController() = default;
 
@@ -100,8 +104,8 @@ void PrefetchController::start(Request& r) {
   for (size_t i = 0; i < r.n; ++i) r.l1_held[i] = st[i] == L1Status::Success;
   for (auto h : r.l1_held) counters_.l2_prefetch_l1_locked_keys += h;
   if (r.prefix) {
-    FoldResult f1 = fold_unfold_ranked(r.l1_held, r.num_chunks, r.world,
-                                       r.spec.attn.num_chunks_in_sw);
+    FoldResult f1 =
+        fold_unfold_ranked(r.l1_held, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw);
     r.l1_window = f1.retain;
     std::vector<size_t> release;
     for (size_t p = 0; p < r.n && p < f1.hit_chunks * r.stride; ++p)
@@ -170,9 +174,9 @@ void PrefetchController::plan_and_load(Request& r) {
     }
     uni[p] = r.l1_held[p] || r.plan[p] >= 0;
   }
-  FoldResult f = r.prefix ? fold_unfold_ranked(uni, r.num_chunks, r.world,
-                                               r.spec.attn.num_chunks_in_sw)
-                          : keep_all_found(uni, r.stride);
+  FoldResult f = r.prefix
+                     ? fold_unfold_ranked(uni, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw)
+                     : keep_all_found(uni, r.stride);
   std::vector<uint8_t> trimmed(r.n, 0);
   bool any = false;
   for (size_t p = 0; p < r.n; ++p) {
@@ -199,8 +203,8 @@ void PrefetchController::plan_and_load(Request& r) {
     if (lit == r.spec.group_layouts.end()) {  // key group id outside the spec: use its slot
       lit = r.spec.group_layouts.find(static_cast<int64_t>((pos[0] % r.stride) / r.world));
     }
-    trace::MemoryLayout layout = lit == r.spec.group_layouts.end() ? trace::MemoryLayout{}
-                                                                    : lit->second;
+    trace::MemoryLayout layout =
+        lit == r.spec.group_layouts.end() ? trace::MemoryLayout{} : lit->second;
     std::vector<L1Status> st =
         l1_.reserve_write(keys_at(r, pos), temporary, layout, trace::WriteMode::New);
     bool oom = false, contended = false;
@@ -276,8 +280,8 @@ void PrefetchController::finish(Request& r) {
   std::vector<uint8_t> admitted(r.n, 0);
   if (!loaded_pos.empty()) {
     KeyList keys = keys_at(r, loaded_pos);
-    std::vector<L1Status> st = r.warm ? l1_.finish_write(keys)
-                                      : l1_.finish_write_and_reserve_read(keys, r.readers);
+    std::vector<L1Status> st =
+        r.warm ? l1_.finish_write(keys) : l1_.finish_write_and_reserve_read(keys, r.readers);
     for (size_t i = 0; i < loaded_pos.size(); ++i) {
       if (st[i] != L1Status::Success) continue;
       admitted[loaded_pos[i]] = 1;
@@ -293,9 +297,9 @@ void PrefetchController::finish(Request& r) {
   // Final retention over what is now in L1 for this request.
   std::vector<uint8_t> presence(r.n, 0);
   for (size_t p = 0; p < r.n; ++p) presence[p] = admitted[p] || r.l1_held[p];
-  FoldResult f = r.prefix ? fold_unfold_ranked(presence, r.num_chunks, r.world,
-                                               r.spec.attn.num_chunks_in_sw)
-                          : keep_all_found(presence, r.stride);
+  FoldResult f =
+      r.prefix ? fold_unfold_ranked(presence, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw)
+               : keep_all_found(presence, r.stride);
   std::vector<size_t> release, retained;
   for (size_t p = 0; p < r.n; ++p) {
     const bool keep = f.retain[p] && presence[p];

@@ -8,7 +8,6 @@
 
 #include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
-
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {
@@ -273,7 +272,8 @@ void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::Obj
   sh->keys = std::move(keys);
   sh->sizes = std::move(sizes);
   size_t parts = 1;
-  if (pool_) parts = std::max<size_t>(1, std::min(conns_.size(), (n + kWindowCmds - 1) / kWindowCmds));
+  if (pool_)
+    parts = std::max<size_t>(1, std::min(conns_.size(), (n + kWindowCmds - 1) / kWindowCmds));
   sh->remaining = parts;
   for (size_t p = 0; p < parts; ++p) {
     const size_t b = n * p / parts, e = n * (p + 1) / parts;
@@ -282,9 +282,12 @@ void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::Obj
       if (kind != L2OpKind::Store) part.bitmap.assign(sh->keys.size(), 0);
       bool ok = false;
       Conn& c = conn(w);
-      if (kind == L2OpKind::Store) ok = do_store(c, sh->keys, sh->sizes, b, e, part);
-      else if (kind == L2OpKind::Lookup) ok = do_lookup(c, sh->keys, b, e, part);
-      else ok = do_load(c, sh->keys, sh->sizes, b, e, part);
+      if (kind == L2OpKind::Store)
+        ok = do_store(c, sh->keys, sh->sizes, b, e, part);
+      else if (kind == L2OpKind::Lookup)
+        ok = do_lookup(c, sh->keys, b, e, part);
+      else
+        ok = do_load(c, sh->keys, sh->sizes, b, e, part);
       L2Completion done;
       {
         std::lock_guard<std::mutex> g(sh->mu);
@@ -331,7 +334,8 @@ void RespL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   }
 }
 
-std::vector<trace::ObjectKey> RespL2Adapter::delete_keys(const std::vector<trace::ObjectKey>& keys) {
+std::vector<trace::ObjectKey> RespL2Adapter::delete_keys(
+    const std::vector<trace::ObjectKey>& keys) {
   // Accounting changes at once (the DELs are pipelined on a worker): a lookup-locked key is
   // about to be loaded and is skipped, as the fs adapter does.
   std::vector<trace::ObjectKey> deleted;

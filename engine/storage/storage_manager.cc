@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_set>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/storage/eviction_policy.h"
 #include "fleet/storage/fold.h"
@@ -161,8 +160,12 @@ std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
         counters_.reserve_write_ok_keys++;
         if (!existed.empty() && existed[i]) counters_.reserve_write_in_place_keys++;
         break;
-      case L1Status::OutOfMemory: counters_.reserve_write_oom_keys++; break;
-      default: counters_.reserve_write_not_writable_keys++; break;
+      case L1Status::OutOfMemory:
+        counters_.reserve_write_oom_keys++;
+        break;
+      default:
+        counters_.reserve_write_not_writable_keys++;
+        break;
     }
   }
   return st;
@@ -174,9 +177,12 @@ std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
   counters_.finish_write_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_write(keys);
   for (auto s : st) {
-    if (s == L1Status::Success) counters_.finish_write_ok_keys++;
-    else if (s == L1Status::KeyNotExist) counters_.finish_write_not_exist_keys++;
-    else counters_.finish_write_wrong_state_keys++;
+    if (s == L1Status::Success)
+      counters_.finish_write_ok_keys++;
+    else if (s == L1Status::KeyNotExist)
+      counters_.finish_write_not_exist_keys++;
+    else
+      counters_.finish_write_wrong_state_keys++;
   }
   return st;
 }
@@ -187,9 +193,12 @@ std::vector<L1Status> StorageManager::finish_read_keys(const KeyList& keys, int6
   counters_.finish_read_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_read(keys, read_locks);
   for (auto s : st) {
-    if (s == L1Status::Success) counters_.finish_read_ok_keys++;
-    else if (s == L1Status::KeyNotExist) counters_.finish_read_not_exist_keys++;
-    else counters_.finish_read_wrong_state_keys++;
+    if (s == L1Status::Success)
+      counters_.finish_read_ok_keys++;
+    else if (s == L1Status::KeyNotExist)
+      counters_.finish_read_not_exist_keys++;
+    else
+      counters_.finish_read_wrong_state_keys++;
   }
   return st;
 }
@@ -214,8 +223,8 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
   if (spec.attn.world_size < 1) reject("AttnWindowDesc: world_size must be >= 1");
   if (spec.attn.num_chunks_in_sw.empty()) reject("AttnWindowDesc: no object groups");
   for (int64_t w : spec.attn.num_chunks_in_sw)
-    if (w == 0 || w < -1) reject("AttnWindowDesc: window must be -1 or >= 1, got " +
-                                 std::to_string(w));
+    if (w == 0 || w < -1)
+      reject("AttnWindowDesc: window must be -1 or >= 1, got " + std::to_string(w));
   const size_t groups = spec.attn.num_object_groups();
   for (size_t gid = 0; gid < groups; ++gid)
     if (!spec.group_layouts.count(static_cast<int64_t>(gid)))
@@ -226,8 +235,8 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
   const size_t n = spec.keys.size();
   if (spec.mode != trace::PrefetchMode::Warm && spec.policy == trace::TrimPolicy::Prefix &&
       n % stride != 0)
-    reject("PREFIX: len(keys)=" + std::to_string(n) + " is not a multiple of G*W=" +
-           std::to_string(stride));
+    reject("PREFIX: len(keys)=" + std::to_string(n) +
+           " is not a multiple of G*W=" + std::to_string(stride));
 
   PrefetchHandle h;
   h.external_request_id = std::string(external_request_id);
@@ -326,8 +335,10 @@ engine::CallResult StorageManager::abort_write(const KeyList& keys) {
   std::lock_guard<std::mutex> g(mu_);
   counters_.abort_write_calls++;
   for (auto s : l1_->finish_write_and_delete(keys)) {
-    if (s == L1Status::Success) counters_.abort_write_ok_keys++;
-    else counters_.abort_write_failed_keys++;
+    if (s == L1Status::Success)
+      counters_.abort_write_ok_keys++;
+    else
+      counters_.abort_write_failed_keys++;
   }
   return engine::CallResult::ok();
 }
@@ -360,8 +371,10 @@ engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadC
       continue;
     }
     ctx.all_good = false;
-    if (st[i] == L1Status::KeyNotExist) counters_.read_failed_not_found_keys++;
-    else counters_.read_failed_write_locked_keys++;
+    if (st[i] == L1Status::KeyNotExist)
+      counters_.read_failed_not_found_keys++;
+    else
+      counters_.read_failed_write_locked_keys++;
   }
   counters_.read_good_keys += ctx.good_keys.size();
   (ctx.all_good ? counters_.read_enter_all_good : counters_.read_enter_failed)++;
@@ -374,8 +387,10 @@ engine::CallResult StorageManager::read_exit(engine::ReadContext& ctx) {
   // Replay never passes release_on_exit, so it is True: one lock per good key, always.
   if (!ctx.good_keys.empty()) {
     for (auto s : l1_->finish_read(ctx.good_keys, 1)) {
-      if (s == L1Status::Success) counters_.read_exit_released_keys++;
-      else counters_.read_exit_release_failed_keys++;
+      if (s == L1Status::Success)
+        counters_.read_exit_released_keys++;
+      else
+        counters_.read_exit_release_failed_keys++;
     }
   }
   return engine::CallResult::ok();
@@ -475,9 +490,15 @@ void StorageManager::on_l2_completion(size_t i, L2Completion c) {
   }
   if (l2_eviction_[i]) l2_eviction_[i]->on_completion(c);
   switch (c.kind) {
-    case L2OpKind::Store: store_->on_store_completed(i, c); break;
-    case L2OpKind::Lookup: prefetch_->on_lookup_completed(i, c); break;
-    case L2OpKind::Load: prefetch_->on_load_completed(i, c); break;
+    case L2OpKind::Store:
+      store_->on_store_completed(i, c);
+      break;
+    case L2OpKind::Lookup:
+      prefetch_->on_lookup_completed(i, c);
+      break;
+    case L2OpKind::Load:
+      prefetch_->on_load_completed(i, c);
+      break;
   }
   if (c.kind == L2OpKind::Store) {
     L2Usage u = adapters_[i]->usage();

@@ -9,9 +9,12 @@
 
 namespace fleet::storage {
 
-StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters,
-                                 EventLoop& loop, EngineCounters& counters, bool skip_l1)
-    : l1_(l1), adapters_(std::move(adapters)), loop_(loop), counters_(counters),
+StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
+                                 EngineCounters& counters, bool skip_l1)
+    : l1_(l1),
+      adapters_(std::move(adapters)),
+      loop_(loop),
+      counters_(counters),
       skip_l1_(skip_l1) {}
 
 void StoreController::on_l1_keys_write_finished(const KeyList& keys) {

@@ -8,9 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fleet/trace/trace_writer.h"
 
@@ -49,7 +48,8 @@ fleet::trace::ObjectKey key(char c) {
   return k;
 }
 
-fleet::trace::Op op(fleet::trace::OpKind kind, double t, std::vector<fleet::trace::ObjectKey> keys) {
+fleet::trace::Op op(fleet::trace::OpKind kind, double t,
+                    std::vector<fleet::trace::ObjectKey> keys) {
   fleet::trace::Op o;
   o.kind = kind;
   o.t_mono = t;
@@ -89,31 +89,47 @@ class EmbeddedReplay : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) /
-           ("embedded-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("embedded-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
   fs::path dir_;
-  const std::string engine_ = " --clock virtual --l1-size-gb 0.001 --no-l1-use-lazy --eviction-policy LRU";
+  const std::string engine_ =
+      " --clock virtual --l1-size-gb 0.001 --no-l1-use-lazy --eviction-policy LRU";
 };
 
 TEST_F(EmbeddedReplay, GoldenOutputsMatchLmcacheFormats) {
   std::string trace = small_trace(dir_);
   fs::path out = dir_ / "out" / "nested";  // created up front, with parents
-  auto r = run(trace + engine_ + " --output-dir " + out.string() + " --json --verbose --jsonl-out " +
-               (dir_ / "lines" / "r.jsonl").string() + " --progress never");
+  auto r =
+      run(trace + engine_ + " --output-dir " + out.string() + " --json --verbose --jsonl-out " +
+          (dir_ / "lines" / "r.jsonl").string() + " --progress never");
   ASSERT_EQ(r.status, 0) << r.out;
 
   // --verbose: [N/total] with the pre-scan total, skipped => FAIL 0.000ms.
-  std::string verbose =
-      "  [1/8]  OK       0.000ms  " + kP + "reserve_write\n"
-      "  [2/8]  OK       0.000ms  " + kP + "finish_write\n"
-      "  [3/8]  OK       0.000ms  " + kP + "submit_prefetch_task\n"
-      "  [4/8]  OK       0.000ms  " + kP + "read_prefetched_results.__enter__\n"
-      "  [5/8]  OK       0.000ms  " + kP + "read_prefetched_results.__exit__\n"
-      "  [6/8]  OK       0.000ms  " + kP + "finish_read_prefetched\n"
-      "  [7/8]  FAIL     0.000ms  " + kP + "reserve_write_with_status\n"
-      "  [8/8]  OK       0.000ms  " + kP + "read_prefetched_results.__exit__\n";
+  std::string verbose = "  [1/8]  OK       0.000ms  " + kP +
+                        "reserve_write\n"
+                        "  [2/8]  OK       0.000ms  " +
+                        kP +
+                        "finish_write\n"
+                        "  [3/8]  OK       0.000ms  " +
+                        kP +
+                        "submit_prefetch_task\n"
+                        "  [4/8]  OK       0.000ms  " +
+                        kP +
+                        "read_prefetched_results.__enter__\n"
+                        "  [5/8]  OK       0.000ms  " +
+                        kP +
+                        "read_prefetched_results.__exit__\n"
+                        "  [6/8]  OK       0.000ms  " +
+                        kP +
+                        "finish_read_prefetched\n"
+                        "  [7/8]  FAIL     0.000ms  " +
+                        kP +
+                        "reserve_write_with_status\n"
+                        "  [8/8]  OK       0.000ms  " +
+                        kP + "read_prefetched_results.__exit__\n";
   ASSERT_GE(r.out.size(), verbose.size());
   EXPECT_EQ(r.out.substr(0, verbose.size()), verbose);
 
@@ -160,24 +176,27 @@ TEST_F(EmbeddedReplay, GoldenOutputsMatchLmcacheFormats) {
 
   std::string z = ",0.000000,0.000000,0.000000,0.000000,0.000000,0.000000\r\n";
   EXPECT_EQ(slurp(out / "trace_replay_ops.csv"),
-            "qualname,count,errors,mean_ms,p50_ms,p90_ms,p99_ms,min_ms,max_ms\r\n" +
-                kP + "finish_read_prefetched,1,0" + z + kP + "finish_write,1,0" + z + kP +
+            "qualname,count,errors,mean_ms,p50_ms,p90_ms,p99_ms,min_ms,max_ms\r\n" + kP +
+                "finish_read_prefetched,1,0" + z + kP + "finish_write,1,0" + z + kP +
                 "read_prefetched_results.__enter__,1,0" + z + kP +
                 "read_prefetched_results.__exit__,2,0" + z + kP + "reserve_write,1,0" + z + kP +
                 "submit_prefetch_task,1,0" + z);
 
   std::string json = slurp(out / "trace_replay_summary.json");
   std::string op_json =
-      "{\n      \"count\": 1,\n      \"errors\": 0,\n      \"max_ms\": 0.0,\n      \"mean_ms\": 0.0,\n"
-      "      \"min_ms\": 0.0,\n      \"p50_ms\": 0.0,\n      \"p90_ms\": 0.0,\n      \"p99_ms\": 0.0\n    }";
+      "{\n      \"count\": 1,\n      \"errors\": 0,\n      \"max_ms\": 0.0,\n      \"mean_ms\": "
+      "0.0,\n"
+      "      \"min_ms\": 0.0,\n      \"p50_ms\": 0.0,\n      \"p90_ms\": 0.0,\n      \"p99_ms\": "
+      "0.0\n    }";
   const std::string head = "{\n  \"duration_s\": 0.7,\n  \"ops\": {\n    \"" + kP;
   EXPECT_EQ(json.substr(0, head.size()), head);
   EXPECT_NE(json.find("\"" + kP + "finish_write\": " + op_json), std::string::npos) << json;
   EXPECT_EQ(json.back(), '\n');
 
   std::string jsonl = slurp(dir_ / "lines" / "r.jsonl");
-  EXPECT_EQ(jsonl.substr(0, jsonl.find('\n') + 1),
-            "{\"qualname\": \"" + kP + "reserve_write\", \"latency_ms\": 0.0, \"failed\": false}\n");
+  EXPECT_EQ(
+      jsonl.substr(0, jsonl.find('\n') + 1),
+      "{\"qualname\": \"" + kP + "reserve_write\", \"latency_ms\": 0.0, \"failed\": false}\n");
   EXPECT_NE(jsonl.find("{\"qualname\": \"" + kP +
                        "reserve_write_with_status\", \"latency_ms\": 0.0, \"failed\": true}\n"),
             std::string::npos);
@@ -217,7 +236,8 @@ TEST_F(EmbeddedReplay, BadInputIsExitTwoWithAClearMessage) {
   EXPECT_EQ(run((dir_ / "missing.lct").string()).status, 2);
   EXPECT_EQ(run(dir_.string()).status, 2);  // a directory
   EXPECT_EQ(run(small_trace(dir_) + " --speed -1").status, 2);
-  EXPECT_EQ(run(small_trace(dir_) + " --l2-adapter '{\"type\":\"nope\"}' --l1-size-gb 1").status, 2);
+  EXPECT_EQ(run(small_trace(dir_) + " --l2-adapter '{\"type\":\"nope\"}' --l1-size-gb 1").status,
+            2);
 }
 
 TEST_F(EmbeddedReplay, VirtualClockRunsAreIdentical) {
@@ -236,9 +256,11 @@ TEST_F(EmbeddedReplay, VirtualClockRunsAreIdentical) {
 
 TEST_F(EmbeddedReplay, FixtureReplaysWithZeroFailuresOnAGenerousL1) {
   std::string fixture = std::string(FLEET_SHARED_FIXTURES) + "/era3_small.lct";
-  auto r = run(fixture + " --speed 0 --l1-size-gb 64 --no-l1-use-lazy --eviction-policy LRU"
+  auto r = run(fixture +
+               " --speed 0 --l1-size-gb 64 --no-l1-use-lazy --eviction-policy LRU"
                " --l2-adapter '{\"type\":\"mock\",\"max_size_gb\":4,\"mock_bandwidth_gb\":10}'"
-               " -q --output-dir " + dir_.string());
+               " -q --output-dir " +
+               dir_.string());
   ASSERT_EQ(r.status, 0);
   auto s = nlohmann::json::parse(slurp(dir_ / "fleet_summary.json"));
   EXPECT_EQ(s["records"]["total"], 603);

@@ -46,8 +46,7 @@ TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
   std::filesystem::create_directories(dir / "run");
   Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--workers",
                  w0.host_port() + "," + w1.host_port(), "--shard", "none", "--speed", "2",
-                 "--start-delay", "0.3", "--on-worker-loss", policy, "--output-dir",
-                 dir / "run"},
+                 "--start-delay", "0.3", "--on-worker-loss", policy, "--output-dir", dir / "run"},
                 dir / "run", "coordinator");
   // Mid-run: both workers have started replaying (the first progress has been dispatched).
   ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
@@ -82,8 +81,10 @@ TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
   ASSERT_GT(confirmed, 0u) << lc.dump();
   ASSERT_LT(confirmed, offsets.size()) << lc.dump();
   EXPECT_EQ(lc["last_confirmed_trace_offset"].get<int64_t>(), offsets[confirmed - 1]) << lc.dump();
-  EXPECT_EQ(lc["records_confirmed_finished"].get<uint64_t>() + lc["records_unconfirmed"].get<uint64_t>(),
-            lost["records_received"].get<uint64_t>()) << lost.dump();
+  EXPECT_EQ(
+      lc["records_confirmed_finished"].get<uint64_t>() + lc["records_unconfirmed"].get<uint64_t>(),
+      lost["records_received"].get<uint64_t>())
+      << lost.dump();
   if (lc["records_unconfirmed"].get<uint64_t>() > 0) {
     EXPECT_EQ(lc["first_unconfirmed_trace_offset"].get<int64_t>(), offsets[confirmed]) << lc.dump();
   }
@@ -143,9 +144,9 @@ TEST(CoordinatorLoss, WorkerStopsWithin2sAndAcceptsTheNextCoordinator) {
   // The next coordinator is welcomed at once (no "busy" refusal, no network thread stuck
   // joining a replay that sleeps through the gap) and completes a run.
   auto small = synthetic_trace("small", 300);
-  auto r = run_coordinator(quick_args({small, "--workers", w.host_port(), "--speed", "0",
-                                       "--connect-timeout", "1500"}),
-                           dir / "second", 20s);
+  auto r = run_coordinator(
+      quick_args({small, "--workers", w.host_port(), "--speed", "0", "--connect-timeout", "1500"}),
+      dir / "second", 20s);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.summary["records"]["total"], count_trace(small).records);
   const double accepted_after_s = std::chrono::duration<double>(Clock::now() - killed).count();
@@ -214,11 +215,11 @@ TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
   WorkerProcess w0(dir.path().string(), "w0");
   WorkerProcess w1(dir.path().string(), "w1");
   ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
-  RunResult r = run_coordinator(
-      {path, "-q", "--workers", w0.host_port() + "," + w1.host_port(), "--start-delay", "0.2",
-       "--l1-size-gb", "1", "--l2-adapter",
-       R"({"type": "fs", "base_path": "/proc/fleet-cannot-create-this"})"},
-      dir / "run", 20s);
+  RunResult r =
+      run_coordinator({path, "-q", "--workers", w0.host_port() + "," + w1.host_port(),
+                       "--start-delay", "0.2", "--l1-size-gb", "1", "--l2-adapter",
+                       R"({"type": "fs", "base_path": "/proc/fleet-cannot-create-this"})"},
+                      dir / "run", 20s);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("base_path"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("refused the engine config"), std::string::npos) << r.err;

@@ -7,10 +7,9 @@
 
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/op.h"

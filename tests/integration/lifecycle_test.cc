@@ -41,13 +41,13 @@ std::string write_lifecycle_trace(const std::string& path) {
     double t;
     const char* chunk;
   } recs[] = {
-      {OpKind::ReserveWrite, 100.0, "A"},   {OpKind::FinishWrite, 100.1, "A"},
-      {OpKind::ReserveWrite, 100.2, "E"},   {OpKind::FinishWrite, 100.3, "E"},
-      {OpKind::ReserveWrite, 100.9, "B"},   {OpKind::SubmitPrefetch, 100.95, "E"},
-      {OpKind::ReadEnter, 101.05, "E"},     {OpKind::ReadExit, 101.1, "E"},
-      {OpKind::FinishRead, 101.2, "E"},     {OpKind::FinishWrite, 101.3, "B"},  // spans 1.0
-      {OpKind::ReserveWrite, 101.4, "C"},   {OpKind::FinishWrite, 101.5, "C"},
-      {OpKind::ReserveWrite, 102.2, "D"},   {OpKind::FinishWrite, 102.3, "D"},
+      {OpKind::ReserveWrite, 100.0, "A"}, {OpKind::FinishWrite, 100.1, "A"},
+      {OpKind::ReserveWrite, 100.2, "E"}, {OpKind::FinishWrite, 100.3, "E"},
+      {OpKind::ReserveWrite, 100.9, "B"}, {OpKind::SubmitPrefetch, 100.95, "E"},
+      {OpKind::ReadEnter, 101.05, "E"},   {OpKind::ReadExit, 101.1, "E"},
+      {OpKind::FinishRead, 101.2, "E"},   {OpKind::FinishWrite, 101.3, "B"},  // spans 1.0
+      {OpKind::ReserveWrite, 101.4, "C"}, {OpKind::FinishWrite, 101.5, "C"},
+      {OpKind::ReserveWrite, 102.2, "D"}, {OpKind::FinishWrite, 102.3, "D"},
   };
   for (const auto& r : recs) w.write_op(make(r.kind, r.t, r.chunk), trace::Era::Three);
   w.close();
@@ -68,9 +68,9 @@ void expect_no_split_lifecycle(const nlohmann::json& summary) {
 TEST(TimeSharding, PlanMovesOpenLifecyclesWhole) {
   TempDir dir;
   std::string path = write_lifecycle_trace(dir / "lifecycle.lct");
-  auto r = run_coordinator({path, "--local", "2", "--shard", "time", "--window", "1",
-                            "--plan-only", "--format", "json"},
-                           dir / "plan");
+  auto r = run_coordinator(
+      {path, "--local", "2", "--shard", "time", "--window", "1", "--plan-only", "--format", "json"},
+      dir / "plan");
   ASSERT_EQ(r.code, 0) << r.err;
   auto plan = plan_json_from_stdout(r.out);
   ASSERT_FALSE(plan.is_null()) << r.out;
@@ -89,10 +89,10 @@ TEST(TimeSharding, NativeEngineSeesNoSplitLifecycle) {
   std::string path = write_lifecycle_trace(dir / "lifecycle.lct");
   for (const char* shard : {"time", "key"}) {
     SCOPED_TRACE(shard);
-    auto r = run_coordinator(quick_args({path, "--local", "2", "--shard", shard, "--window", "1",
-                                         "--speed", "0", "--engine", "native", "--l1-size-gb",
-                                         "1"}),
-                             dir / shard);
+    auto r =
+        run_coordinator(quick_args({path, "--local", "2", "--shard", shard, "--window", "1",
+                                    "--speed", "0", "--engine", "native", "--l1-size-gb", "1"}),
+                        dir / shard);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.summary["records"]["total"], 14);
     expect_no_split_lifecycle(r.summary);

@@ -22,11 +22,12 @@ TEST(NetnsCluster, ThreeWorkerNamespacesReplayTheTraceOnce) {
   const std::string path = synthetic_trace("union", 3000, 2);
   const TraceCounts tc = count_trace(path);
   const std::string out = dir / "cluster";
-  Process cluster({"/bin/bash", script(), "--trace", path, "--out", out, "--workers", "3",
-                   "--bin-dir", FLEET_BIN_DIR, "--", "-q", "--progress", "never", "--shard",
-                   "time", "--window", "1", "--engine", "noop", "--speed", "0",
-                   "--start-delay", "0.3"},
-                  dir.path().string(), "cluster");
+  Process cluster(
+      {"/bin/bash", script(),        "--trace",     path, "--out",    out,          "--workers",
+       "3",         "--bin-dir",     FLEET_BIN_DIR, "--", "-q",       "--progress", "never",
+       "--shard",   "time",          "--window",    "1",  "--engine", "noop",       "--speed",
+       "0",         "--start-delay", "0.3"},
+      dir.path().string(), "cluster");
   auto code = cluster.wait_exit(60s);
   ASSERT_TRUE(code) << "netns cluster hung: " << cluster.err();
   ASSERT_EQ(*code, 0) << cluster.err() << read_file(out + "/coordinator.err");

@@ -169,16 +169,14 @@ class WorkerProcess {
   }
   bool ok() const { return !endpoint_.empty(); }
   // "127.0.0.1:PORT" for --workers.
-  std::string host_port() const {
-    return endpoint_.substr(endpoint_.find("//") + 2);
-  }
+  std::string host_port() const { return endpoint_.substr(endpoint_.find("//") + 2); }
   const std::string& endpoint() const { return endpoint_; }
   Process& proc() { return proc_; }
 
  private:
   static std::vector<std::string> args(const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> a = {worker_bin(), "--listen", "tcp://127.0.0.1:0", "--announce",
-                                  "--name", name};
+    std::vector<std::string> a = {worker_bin(), "--listen", "tcp://127.0.0.1:0",
+                                  "--announce", "--name",   name};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }

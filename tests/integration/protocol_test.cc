@@ -1,12 +1,12 @@
 // The wire protocol against real processes: a version mismatch is refused with a clear message
 // on both sides, garbage on a worker's port during a run is rejected without harming it, and a
 // damaged batch stream from the run's own coordinator stops the run with the reason.
-#include <random>
+#include "fleet/wire/protocol.h"
 
+#include <random>
 #include <zmq.hpp>
 
 #include "fleet/wire/batch.h"
-#include "fleet/wire/protocol.h"
 #include "fleet_fixture.h"
 
 namespace fleet::test {
@@ -97,16 +97,22 @@ std::vector<std::string> garbage() {
   std::string random(4096, '\0');
   for (auto& c : random) c = static_cast<char>(rng());
   g.push_back(random);
-  g.push_back(std::string("\x93\x01\x02\x03", 4));                 // [1,2,3]: not a map
-  g.push_back(std::string("\xdd\xff\xff\xff\xff", 5));             // array of 2^32-1, no data
-  g.push_back(std::string("\xdd\x00\xff\xff\xff", 5));             // array of 2^24-1, no data
-  g.push_back(std::string("\xdf\x7f\xff\xff\xff", 5));             // map of 2^31-1, no data
-  g.push_back(std::string("\xc6\x7f\xff\xff\xff", 5));             // bin of 2 GiB, no data
-  g.push_back(std::string("\x81\xa1t\xa5" "batch", 8));             // map without "v"
-  g.push_back(std::string("\x82\xa1v\x01\xa1t\xa5" "batch", 11));   // a v1 "batch" from a stranger
-  g.push_back(std::string());                                       // empty
+  g.push_back(std::string("\x93\x01\x02\x03", 4));      // [1,2,3]: not a map
+  g.push_back(std::string("\xdd\xff\xff\xff\xff", 5));  // array of 2^32-1, no data
+  g.push_back(std::string("\xdd\x00\xff\xff\xff", 5));  // array of 2^24-1, no data
+  g.push_back(std::string("\xdf\x7f\xff\xff\xff", 5));  // map of 2^31-1, no data
+  g.push_back(std::string("\xc6\x7f\xff\xff\xff", 5));  // bin of 2 GiB, no data
+  g.push_back(
+      std::string("\x81\xa1t\xa5"
+                  "batch",
+                  8));  // map without "v"
+  g.push_back(
+      std::string("\x82\xa1v\x01\xa1t\xa5"
+                  "batch",
+                  11));        // a v1 "batch" from a stranger
+  g.push_back(std::string());  // empty
   std::string deep;
-  for (int i = 0; i < 200; ++i) deep += '\x91';                     // nesting 200 deep
+  for (int i = 0; i < 200; ++i) deep += '\x91';  // nesting 200 deep
   deep += '\x01';
   g.push_back(deep);
   return g;
@@ -162,17 +168,16 @@ TEST(Ipv6, WorkerOnIpv6LoopbackCompletesARun) {
   if (::system("ip -6 addr show lo 2>/dev/null | grep -q '::1'") != 0)
     GTEST_SKIP() << "no IPv6 loopback on this host: IPv6 test SKIPPED";
   TempDir dir;
-  Process w({worker_bin(), "--listen", "tcp://[::1]:0", "--announce", "--name", "v6",
-             "--engine", "noop"},
-            dir.path().string(), "w6");
+  Process w(
+      {worker_bin(), "--listen", "tcp://[::1]:0", "--announce", "--name", "v6", "--engine", "noop"},
+      dir.path().string(), "w6");
   auto line = w.wait_stdout_line("LISTENING ", 20s);
   ASSERT_TRUE(line) << w.err();
   ASSERT_NE(line->find("[::1]"), std::string::npos) << *line;
   const std::string host_port = line->substr(line->find("//") + 2);
   const std::string path = synthetic_trace("ipv6", 300);
-  RunResult r = run_coordinator({path, "-q", "--workers", host_port, "--start-delay", "0.2",
-                                 "--speed", "0"},
-                                dir / "run");
+  RunResult r = run_coordinator(
+      {path, "-q", "--workers", host_port, "--start-delay", "0.2", "--speed", "0"}, dir / "run");
   EXPECT_EQ(r.code, 0) << r.err;
   ASSERT_TRUE(r.summary.is_object()) << r.err;
   EXPECT_EQ(r.summary["records"]["total"].get<uint64_t>(), count_trace(path).records);
@@ -216,7 +221,8 @@ void start_noop_run(zmq::socket_t& dealer, WorkerProcess& w) {
   ASSERT_EQ(wire::decode(welcome->data(), welcome->size()).type, "welcome");
   wire::Start s;
   s.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::steady_clock::now().time_since_epoch()).count();
+                       std::chrono::steady_clock::now().time_since_epoch())
+                       .count();
   s.speed = 0;
   s.engine_name = "noop";
   dealer.send(zmq::buffer(wire::encode(s)));
@@ -405,10 +411,10 @@ TEST(UndecodableResult, TheNodeIsLostWithTheDecodeError) {
   std::string ep = router.get(zmq::sockopt::last_endpoint);
   std::string host_port = ep.substr(ep.find("//") + 2);
   std::filesystem::create_directories(dir / "run");
-  Process coord({coordinator_bin(), synthetic_trace("small", 300), "-q", "--workers", host_port,
-                 "--speed", "0", "--start-delay", "0", "--trace-access", "stream",
-                 "--output-dir", dir / "run"},
-                dir / "run", "coordinator");
+  Process coord(
+      {coordinator_bin(), synthetic_trace("small", 300), "-q", "--workers", host_port, "--speed",
+       "0", "--start-delay", "0", "--trace-access", "stream", "--output-dir", dir / "run"},
+      dir / "run", "coordinator");
   // Play a worker that answers everything and, once the run ends, sends a damaged result.
   bool sent_done = false;
   const auto deadline = Clock::now() + 15s;

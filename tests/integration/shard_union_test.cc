@@ -66,10 +66,10 @@ TEST_P(ShardUnion, EveryRecordReplayedTheRightNumberOfTimes) {
   const std::string path = trace_3k();
   const TraceCounts tc = count_trace(path);
   TempDir out;
-  auto r = run_coordinator(quick_args({path, "--local", std::to_string(c.workers), "--shard",
-                                       c.shard, "--window", "1", "--engine", "noop", "--speed",
-                                       "0"}),
-                           out / "run");
+  auto r =
+      run_coordinator(quick_args({path, "--local", std::to_string(c.workers), "--shard", c.shard,
+                                  "--window", "1", "--engine", "noop", "--speed", "0"}),
+                      out / "run");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto& nodes = r.summary["nodes"];
   ASSERT_EQ(nodes.size(), static_cast<size_t>(c.workers));
@@ -132,9 +132,9 @@ INSTANTIATE_TEST_SUITE_P(Fleet, ShardUnion,
 TEST(FleetMerge, MergedCsvCountsAreTheSumOfTheNodes) {
   const std::string path = trace_3k();
   TempDir out;
-  auto r = run_coordinator(quick_args({path, "--local", "2", "--shard", "key", "--engine",
-                                       "noop", "--speed", "0"}),
-                           out / "run");
+  auto r = run_coordinator(
+      quick_args({path, "--local", "2", "--shard", "key", "--engine", "noop", "--speed", "0"}),
+      out / "run");
   ASSERT_EQ(r.code, 0) << r.err;
   std::map<std::string, std::pair<uint64_t, uint64_t>> node_sum;
   for (const auto& n : r.summary["nodes"]) {
@@ -171,25 +171,30 @@ TEST(FleetMerge, EveryBatchCodecReplaysTheSameRecords) {
   const std::string path = trace_3k();
   std::vector<std::vector<std::map<std::string, uint64_t>>> per_node_ops;
   for (const std::vector<std::string>& codec :
-       {std::vector<std::string>{}, {"--compression", "zstd"},
-        {"--compression", "zstd", "--compression-level", "-5"}, {"--compression", "none"}}) {
+       {std::vector<std::string>{},
+        {"--compression", "zstd"},
+        {"--compression", "zstd", "--compression-level", "-5"},
+        {"--compression", "none"}}) {
     TempDir out;
     // Streamed: with references (the default on loopback) there would be no frames to encode.
-    std::vector<std::string> args = {path, "--local", "2", "--shard", "time", "--window", "1",
-                                     "--engine", "noop", "--speed", "0", "--trace-access", "stream"};
+    std::vector<std::string> args = {
+        path,       "--local", "2",       "--shard", "time",           "--window", "1",
+        "--engine", "noop",    "--speed", "0",       "--trace-access", "stream"};
     args.insert(args.end(), codec.begin(), codec.end());
     auto r = run_coordinator(quick_args(args), out / "run");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto& c = r.summary["coordinator"];
     const std::string want = codec.empty() || codec[1] == "none" ? "none"
-                             : codec.size() > 2               ? "zstd:-5"
-                                                              : "zstd:1";
+                             : codec.size() > 2                  ? "zstd:-5"
+                                                                 : "zstd:1";
     EXPECT_EQ(c["batch_codecs"], nlohmann::json::array({want, want}));
     const auto raw = c["batch_raw_bytes"].get<uint64_t>();
     const auto sent = c["batch_wire_bytes"].get<uint64_t>();
     EXPECT_GT(raw, 0u);
-    if (want == "none") EXPECT_EQ(sent, raw);
-    else EXPECT_LT(sent, raw);
+    if (want == "none")
+      EXPECT_EQ(sent, raw);
+    else
+      EXPECT_LT(sent, raw);
     std::vector<std::map<std::string, uint64_t>> nodes;
     for (const auto& n : r.summary["nodes"]) {
       EXPECT_EQ(n["records"]["failed"], 0);
@@ -233,8 +238,9 @@ TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
   uint64_t records = 0, bad = 0;
   TempDir out;
   const std::string path = out / "damaged.lct";
-  damaged_copy(trace_3k(), path, [](uint64_t i, const trace::RecordView&) { return i % 10 == 9; },
-               records, bad);
+  damaged_copy(
+      trace_3k(), path, [](uint64_t i, const trace::RecordView&) { return i % 10 == 9; }, records,
+      bad);
   trace::RecordView rec;
   // The strict reader's verdict is the reference.
   trace::FrameReader strict(path);
@@ -252,9 +258,12 @@ TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
     EXPECT_EQ(r.summary["plan"]["records"].get<uint64_t>(), records - bad);
     uint64_t replayed = 0;
     for (const auto& n : r.summary["nodes"]) replayed += n["records"]["total"].get<uint64_t>();
-    if (shard == "none") EXPECT_EQ(replayed, 2 * (records - bad));
-    else if (shard == "time") EXPECT_EQ(replayed, records - bad);
-    else EXPECT_GE(replayed, records - bad);  // split calls add parts
+    if (shard == "none")
+      EXPECT_EQ(replayed, 2 * (records - bad));
+    else if (shard == "time")
+      EXPECT_EQ(replayed, records - bad);
+    else
+      EXPECT_GE(replayed, records - bad);  // split calls add parts
   }
 }
 
@@ -266,16 +275,17 @@ TEST(FleetMerge, MalformedFirstRecordsDoNotSetTheStartInstant) {
   uint64_t records = 0, bad = 0;
   TempDir out;
   const std::string path = out / "first-bad.lct";
-  damaged_copy(clean, path,
-               [&](uint64_t, const trace::RecordView& r) { return r.t_mono < t_first + 0.3; },
-               records, bad);
+  damaged_copy(
+      clean, path, [&](uint64_t, const trace::RecordView& r) { return r.t_mono < t_first + 0.3; },
+      records, bad);
   ASSERT_GT(bad, 0u);
-  auto r = run_coordinator(quick_args({path, "--local", "1", "--shard", "none", "--engine", "noop"}),
-                           out / "run");
+  auto r = run_coordinator(
+      quick_args({path, "--local", "1", "--shard", "none", "--engine", "noop"}), out / "run");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.summary["trace"]["malformed_frames_dropped"].get<uint64_t>(), bad);
   // Without the fix the first dispatch comes >= 300 ms after T0.
-  EXPECT_LT(r.summary["nodes"][0]["start_skew_us"].get<double>(), 100000.0) << r.summary["nodes"][0].dump();
+  EXPECT_LT(r.summary["nodes"][0]["start_skew_us"].get<double>(), 100000.0)
+      << r.summary["nodes"][0].dump();
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ std::string trace_2k() { return synthetic_trace("shared", 2000, /*tp=*/2); }
 
 RunResult run_with(const std::string& path, const std::string& shard,
                    std::vector<std::string> extra, const std::string& out_dir) {
-  std::vector<std::string> args = {path, "--local", "2", "--shard", shard, "--window", "1",
-                                   "--engine", "noop", "--speed", "0"};
+  std::vector<std::string> args = {path, "--local",  "2",    "--shard", shard, "--window",
+                                   "1",  "--engine", "noop", "--speed", "0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_coordinator(quick_args(args), out_dir);
 }
@@ -43,16 +43,19 @@ TEST(SharedTrace, EveryShardModeReplaysWhatStreamingReplays) {
     EXPECT_EQ(cf["batch_fanout"], shard == "none") << shard;
     // Every unmodified record travels by reference; key sharding's split sub-calls inline.
     uint64_t split_parts = 0;
-    for (const auto& w : shared.summary["plan"]["workers"]) split_parts += w["split_parts"].get<uint64_t>();
+    for (const auto& w : shared.summary["plan"]["workers"])
+      split_parts += w["split_parts"].get<uint64_t>();
     EXPECT_EQ(cs["records_by_reference"].get<uint64_t>() + split_parts,
-              cs["records_sent"].get<uint64_t>()) << shard;
+              cs["records_sent"].get<uint64_t>())
+        << shard;
     if (shard == "key") {
       EXPECT_GT(split_parts, 0u) << "the trace should split some calls";
     }
     // A reference is 16 bytes; the records are hundreds (key sharding splits most calls of
     // this tp=2 trace, and split sub-calls travel whole).
     const uint64_t ratio = shard == "key" ? 1 : 5;
-    EXPECT_LT(cs["batch_raw_bytes"].get<uint64_t>() * ratio, cf["batch_raw_bytes"].get<uint64_t>()) << shard;
+    EXPECT_LT(cs["batch_raw_bytes"].get<uint64_t>() * ratio, cf["batch_raw_bytes"].get<uint64_t>())
+        << shard;
     EXPECT_EQ(node_ops(shared), node_ops(stream)) << shard;
     EXPECT_EQ(shared.summary["records"], stream.summary["records"]) << shard;
   }
@@ -62,15 +65,16 @@ TEST(SharedTrace, AWorkerThatCannotReadTheTraceIsRefusedOrStreamedTo) {
   const std::string path = trace_2k();
   TempDir out;
   const std::string missing = out / "nowhere/trace.lct";
-  auto refused = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", missing},
-                          out / "refused");
+  auto refused = run_with(
+      path, "time", {"--trace-access", "shared", "--worker-trace-path", missing}, out / "refused");
   EXPECT_EQ(refused.code, 2) << refused.err;
   EXPECT_NE(refused.err.find("cannot read the trace itself"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find(missing), std::string::npos) << refused.err;
 
   auto fallback = run_with(path, "time", {"--worker-trace-path", missing}, out / "auto");
   ASSERT_EQ(fallback.code, 0) << fallback.err;
-  EXPECT_EQ(fallback.summary["coordinator"]["trace_access"], nlohmann::json::array({"stream", "stream"}));
+  EXPECT_EQ(fallback.summary["coordinator"]["trace_access"],
+            nlohmann::json::array({"stream", "stream"}));
   EXPECT_EQ(fallback.summary["records"]["total"], count_trace(path).records);
 }
 
@@ -81,7 +85,8 @@ TEST(SharedTrace, ACopyWithOtherContentIsRefusedAtTheHandshake) {
   bytes[bytes.size() - 10] ^= 0x5a;  // inside the fingerprinted tail
   const std::string copy = out / "copy.lct";
   { std::ofstream(copy, std::ios::binary) << bytes; }
-  auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy}, out / "run");
+  auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy},
+                    out / "run");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("different content"), std::string::npos) << r.err;
 }
@@ -116,9 +121,11 @@ TEST(SharedTrace, ACopyThatDiffersInTheMiddleStopsTheRunWithExit2) {
   TempDir out;
   const std::string copy = out / "swapped.lct";
   { std::ofstream(copy, std::ios::binary) << swapped; }
-  auto r = run_with(path, "none", {"--trace-access", "shared", "--worker-trace-path", copy}, out / "run");
+  auto r = run_with(path, "none", {"--trace-access", "shared", "--worker-trace-path", copy},
+                    out / "run");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("could not read the run's records from its copy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("could not read the run's records from its copy"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("at offset " + std::to_string(a_off)), std::string::npos) << r.err;
 }
 
@@ -143,7 +150,8 @@ TEST(SharedTrace, ACopyWithADamagedRecordStopsTheRunWithExit2) {
   TempDir out;
   const std::string copy = out / "damaged.lct";
   { std::ofstream(copy, std::ios::binary) << bytes; }
-  auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy}, out / "run");
+  auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy},
+                    out / "run");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("damaged or incomplete batch stream"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("does not parse"), std::string::npos) << r.err;

@@ -30,23 +30,31 @@ void put_str(std::string& out, std::string_view s) {
   }
   out += '"';
   for (unsigned char c : s) {
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
+    if (c == '"')
+      out += "\\\"";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
     else if (c < 0x20) {
       char b[8];
       std::snprintf(b, sizeof b, "\\u%04x", c);
       out += b;
-    } else out += static_cast<char>(c);
+    } else
+      out += static_cast<char>(c);
   }
   out += '"';
 }
 
 void put_double(std::string& out, double d) {
-  if (std::isfinite(d)) out += util::py_float_repr(d);
-  else out += "null";  // JSON has no NaN/Infinity
+  if (std::isfinite(d))
+    out += util::py_float_repr(d);
+  else
+    out += "null";  // JSON has no NaN/Infinity
 }
 
 void put_int(std::string& out, int64_t v) { out += std::to_string(v); }
@@ -128,8 +136,7 @@ void put_spec(std::string& out, const trace::PrefetchSpec& s) {
 void put_value(std::string& out, MsgpackReader& r, uint32_t depth);
 
 // Renders a codec wrapper (already recognised by read_wrapper) by tag.
-void put_wrapped(std::string& out, const MsgpackReader& start, trace::Wrapped& w,
-                 uint32_t depth) {
+void put_wrapped(std::string& out, const MsgpackReader& start, trace::Wrapped& w, uint32_t depth) {
   // The typed decoders re-read the whole wrapper from `start` (the caller is already past it)
   // and apply the defaults and legacy variants of docs/trace-format.md §4.3.
   MsgpackReader c = start;
@@ -158,14 +165,30 @@ void put_wrapped(std::string& out, const MsgpackReader& start, trace::Wrapped& w
 void put_value(std::string& out, MsgpackReader& r, uint32_t depth) {
   if (depth > 64) r.fail("msgpack nesting exceeds the depth limit");
   switch (r.peek()) {
-    case MsgType::Nil: r.read_nil(); out += "null"; return;
-    case MsgType::Bool: out += r.read_bool() ? "true" : "false"; return;
-    case MsgType::UInt: out += std::to_string(r.read_uint()); return;
-    case MsgType::Int: put_int(out, r.read_int()); return;
-    case MsgType::Float: put_double(out, r.read_double()); return;
-    case MsgType::Str: put_str(out, r.read_str()); return;
-    case MsgType::Bin: out += "\"" + trace::to_hex(r.read_bin()) + "\""; return;
-    case MsgType::Ext: r.fail("msgpack ext types are not used by .lct files");
+    case MsgType::Nil:
+      r.read_nil();
+      out += "null";
+      return;
+    case MsgType::Bool:
+      out += r.read_bool() ? "true" : "false";
+      return;
+    case MsgType::UInt:
+      out += std::to_string(r.read_uint());
+      return;
+    case MsgType::Int:
+      put_int(out, r.read_int());
+      return;
+    case MsgType::Float:
+      put_double(out, r.read_double());
+      return;
+    case MsgType::Str:
+      put_str(out, r.read_str());
+      return;
+    case MsgType::Bin:
+      out += "\"" + trace::to_hex(r.read_bin()) + "\"";
+      return;
+    case MsgType::Ext:
+      r.fail("msgpack ext types are not used by .lct files");
     case MsgType::Array: {
       uint32_t n = r.read_array_header();
       out += '[';

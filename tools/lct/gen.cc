@@ -26,17 +26,18 @@ ExitCode run_gen(const GenArgs& a) {
   }
   if (!a.quiet) {
     uint64_t chunks = s.hit_chunks + s.miss_chunks;
-    std::fprintf(stderr,
-                 "lct gen: wrote %s: %llu records, %llu requests, %llu conversations, %.3fs, "
-                 "%llu bytes, era %d, chunk hit rate %.1f%%%s\n",
-                 a.output.c_str(), static_cast<unsigned long long>(s.records),
-                 static_cast<unsigned long long>(s.requests),
-                 static_cast<unsigned long long>(s.conversations), s.last_t_mono,
-                 static_cast<unsigned long long>(s.bytes), static_cast<int>(a.options.era),
-                 chunks ? 100.0 * static_cast<double>(s.hit_chunks) / static_cast<double>(chunks) : 0.0,
-                 a.options.era == trace::Era::Four
-                     ? " (no submit_prefetch_task: era-4 prefetch has no codec)"
-                     : "");
+    std::fprintf(
+        stderr,
+        "lct gen: wrote %s: %llu records, %llu requests, %llu conversations, %.3fs, "
+        "%llu bytes, era %d, chunk hit rate %.1f%%%s\n",
+        a.output.c_str(), static_cast<unsigned long long>(s.records),
+        static_cast<unsigned long long>(s.requests),
+        static_cast<unsigned long long>(s.conversations), s.last_t_mono,
+        static_cast<unsigned long long>(s.bytes), static_cast<int>(a.options.era),
+        chunks ? 100.0 * static_cast<double>(s.hit_chunks) / static_cast<double>(chunks) : 0.0,
+        a.options.era == trace::Era::Four
+            ? " (no submit_prefetch_task: era-4 prefetch has no codec)"
+            : "");
   }
   return ExitCode::kOk;
 }

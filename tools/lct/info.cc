@@ -28,16 +28,22 @@ std::string py_str_literal(const std::string& s) {
   char q = sq && !dq ? '"' : '\'';
   std::string out(1, q);
   for (unsigned char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == static_cast<unsigned char>(q)) out += std::string("\\") + q;
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == static_cast<unsigned char>(q))
+      out += std::string("\\") + q;
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (c < 0x20 || c == 0x7f) {
       char b[8];
       std::snprintf(b, sizeof b, "\\x%02x", c);
       out += b;
-    } else out += static_cast<char>(c);
+    } else
+      out += static_cast<char>(c);
   }
   return out + q;
 }
@@ -47,12 +53,18 @@ std::string py_str(const Json& v) { return v.is_string() ? v.get<std::string>() 
 
 std::string py_repr(const Json& v) {
   switch (v.type()) {
-    case Json::value_t::null: return "None";
-    case Json::value_t::boolean: return v.get<bool>() ? "True" : "False";
-    case Json::value_t::number_integer: return std::to_string(v.get<int64_t>());
-    case Json::value_t::number_unsigned: return std::to_string(v.get<uint64_t>());
-    case Json::value_t::number_float: return util::py_float_repr(v.get<double>());
-    case Json::value_t::string: return py_str_literal(v.get<std::string>());
+    case Json::value_t::null:
+      return "None";
+    case Json::value_t::boolean:
+      return v.get<bool>() ? "True" : "False";
+    case Json::value_t::number_integer:
+      return std::to_string(v.get<int64_t>());
+    case Json::value_t::number_unsigned:
+      return std::to_string(v.get<uint64_t>());
+    case Json::value_t::number_float:
+      return util::py_float_repr(v.get<double>());
+    case Json::value_t::string:
+      return py_str_literal(v.get<std::string>());
     case Json::value_t::array: {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + py_repr(v[i]);
@@ -67,7 +79,8 @@ std::string py_repr(const Json& v) {
       }
       return out + "}";
     }
-    default: return "None";
+    default:
+      return "None";
   }
 }
 
@@ -135,7 +148,8 @@ struct EventsSummary {
       }
       list += "]";
       size_t restarts = inc.empty() ? 0 : inc.size() - 1;
-      out += "      " + id + ": incarnations=" + list + " restarts=" + std::to_string(restarts) + "\n";
+      out +=
+          "      " + id + ": incarnations=" + list + " restarts=" + std::to_string(restarts) + "\n";
     }
     out += "    batches (type/tier/backend/shared):\n";
     for (const auto& [k, n] : batches) {
@@ -147,7 +161,8 @@ struct EventsSummary {
     out += row(4, "store_bytes", std::to_string(store_bytes));
     out += row(4, "entries_with_tokens", std::to_string(entries_with_tokens));
     if (any_lifecycle) {
-      out += row(4, "lifecycle", "start=" + std::to_string(starts) + ", stop=" + std::to_string(stops));
+      out += row(4, "lifecycle",
+                 "start=" + std::to_string(starts) + ", stop=" + std::to_string(stops));
     }
     return out;
   }

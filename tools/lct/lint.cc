@@ -2,15 +2,14 @@
 // found before anyone replays it: header/schema, frames the reader drops, args that fail codec
 // decode, unknown qualnames, t_mono going backwards, and write/read lifecycles that do not pair
 // up the way LMCache's dispatcher pairs them (read contexts: FIFO per exact key tuple).
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
@@ -138,7 +137,8 @@ ExitCode run_lint(const LintArgs& a) {
         "trace_schema_version 1: readable, but not replay-safe (ObjectKey.cache_salt may be "
         "missing; LMCache's replay requires schema 2)");
   F.def("header", "unknown_level", "level is neither storage nor events");
-  F.def("header", "config_digest_mismatch", "sm_config_digest is not the SHA-256 of sm_config_json");
+  F.def("header", "config_digest_mismatch",
+        "sm_config_digest is not the SHA-256 of sm_config_json");
   F.def("header", "placeholder_config",
         "no recording-side config (placeholder header): replay cannot compare config digests",
         false);
@@ -149,7 +149,8 @@ ExitCode run_lint(const LintArgs& a) {
   F.def("records", "malformed", "malformed frames skipped by the reader");
   F.def("records", "truncated_tail", "truncated tail (records after it are lost)");
   F.def("records", "unreadable", "corrupt length prefix: the rest of the file cannot be read");
-  F.def("records", "args_decode_failed", "records whose args fail codec decode (replay skips them)");
+  F.def("records", "args_decode_failed",
+        "records whose args fail codec decode (replay skips them)");
   F.def("records", "unknown_qualname", "records with an unknown qualname (replay skips them)");
   F.def("time", "non_monotonic", "records whose t_mono is below an earlier record's");
   F.def("time", "negative_t_mono", "records with negative t_mono");
@@ -224,8 +225,8 @@ ExitCode run_lint(const LintArgs& a) {
     try {
       trace::decode_op(rec, op);
     } catch (const trace::DecodeError& e) {
-      F.add("args_decode_failed", off, std::string(rec.qualname.substr(rec.qualname.rfind('.') + 1)) +
-                                           ": " + e.what());
+      F.add("args_decode_failed", off,
+            std::string(rec.qualname.substr(rec.qualname.rfind('.') + 1)) + ": " + e.what());
       continue;
     }
     if (op.kind == trace::OpKind::Unknown) {
@@ -251,8 +252,9 @@ ExitCode run_lint(const LintArgs& a) {
         if (missing) {
           F.add(op.kind == trace::OpKind::FinishWrite ? "finish_without_reserve"
                                                       : "abort_without_reserve",
-                off, std::to_string(missing) + " of " + std::to_string(op.keys.size()) +
-                         " keys not reserved, e.g. " + key_text(*first));
+                off,
+                std::to_string(missing) + " of " + std::to_string(op.keys.size()) +
+                    " keys not reserved, e.g. " + key_text(*first));
         }
         break;
       }
@@ -372,7 +374,8 @@ ExitCode run_lint(const LintArgs& a) {
         out += "          @" + std::to_string(f.offsets[i]) + ": " + f.messages[i] + "\n";
       }
       if (f.id == "unknown_qualname") {
-        for (const auto& [q, n] : unknown) out += "          " + q + ": " + std::to_string(n) + "\n";
+        for (const auto& [q, n] : unknown)
+          out += "          " + q + ": " + std::to_string(n) + "\n";
       }
     }
     out += problems == 0 ? "result: clean\n"

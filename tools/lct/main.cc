@@ -1,11 +1,11 @@
 // `lct`: inspect, check, dump and generate LMCache storage traces (.lct). Flag parsing only;
 // each subcommand lives in its own file (info.cc, lint.cc, cat.cc, gen.cc).
-#include <cstdio>
-#include <string>
-
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
 
 #include "lct.h"
 
@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   auto* lint = app.add_subcommand("lint", "Check a trace before replaying it (exit 1 on problems)");
   lint->add_option("FILE", lint_args.file, "Trace file")->required();
   lint->add_flag("--json", lint_args.json, "Machine-readable report on stdout");
-  lint->add_option("--max-offsets", lint_args.max_offsets, "Offsets listed per finding (default 5)");
+  lint->add_option("--max-offsets", lint_args.max_offsets,
+                   "Offsets listed per finding (default 5)");
 
   fleet::lct::CatArgs cat_args;
   auto* cat = app.add_subcommand("cat", "Records as JSON lines with decoded args");
@@ -63,8 +64,9 @@ int main(int argc, char** argv) {
   gen->add_option("--models", o.models, "Distinct model names (default 1)");
   gen->add_option("--groups", o.groups, "Object groups per chunk (default 1)");
   gen->add_option("--chunk-tokens", o.chunk_tokens, "Tokens per chunk (default 256)");
-  gen->add_option("--layout", o.layout,
-                  "Model KV geometry KVxLAYERSxKV_HEADSxHEAD_DIM:DTYPE (default 2x32x8x128:bfloat16)");
+  gen->add_option(
+      "--layout", o.layout,
+      "Model KV geometry KVxLAYERSxKV_HEADSxHEAD_DIM:DTYPE (default 2x32x8x128:bfloat16)");
   gen->add_option("--turns", o.max_turns, "Max turns per conversation (default 8)");
   gen->add_option("--system-prompts", o.system_prompts, "Shared system prompts (default 8)");
   gen->add_option("--max-context", o.max_context_tokens, "Max context tokens (default 32768)");
@@ -77,8 +79,8 @@ int main(int argc, char** argv) {
   gen->add_option("--t-mono-start", o.t_mono_start, "Header t_mono_start (default 5000)");
   gen->add_flag("-q,--quiet", gen_args.quiet, "No summary line on stderr");
 
-  using fleet::ExitCode;
   using fleet::exit_status;
+  using fleet::ExitCode;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -73,8 +73,10 @@ void BatchQueue::stop_on_corruption(std::string why) {
 void BatchQueue::reject_malformed(const trace::RecordView&, const std::string& why) {
   // The coordinator checked this record's args before sending it.
   stop_on_corruption("batch " + std::to_string(current_.seq) + ", record " +
-                     std::to_string(pos_ - 1) + ": args are malformed here but were not at the "
-                     "coordinator: " + why);
+                     std::to_string(pos_ - 1) +
+                     ": args are malformed here but were not at the "
+                     "coordinator: " +
+                     why);
 }
 
 bool BatchQueue::next(trace::RecordView& out) {

@@ -128,7 +128,8 @@ nlohmann::json LogLinearHistogram::to_json_raw_buckets() const {
     put(counts_[i]);
     previous = i;
   }
-  return {{"sub_bits", kBits}, {"count", count_}, {"min", min()}, {"max", max()},
+  return {{"sub_bits", kBits}, {"count", count_},
+          {"min", min()},      {"max", max()},
           {"sum", sum_},       {"buckets_leb128", nlohmann::json::binary(std::move(raw))}};
 }
 

@@ -1,9 +1,9 @@
 #include "fleet/stats/sorted_runs.h"
 
-#include "fleet/stats/double_order.h"
-
 #include <algorithm>
 #include <limits>
+
+#include "fleet/stats/double_order.h"
 
 namespace fleet::stats {
 
@@ -44,7 +44,8 @@ void merge_few_runs(std::span<const std::span<const double>> runs, util::HugeVec
 
 // Groups of kFanIn runs are merged into temporaries, then the groups, so each sample is
 // written log_8(runs) times.
-void merge_sorted_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out) {
+void merge_sorted_runs(std::span<const std::span<const double>> runs,
+                       util::HugeVector<double>& out) {
   if (runs.size() <= kFanIn) {
     merge_few_runs(runs, out);
     return;
@@ -74,7 +75,8 @@ double select_rank(std::span<const std::span<const double>> runs, uint64_t rank)
     const uint64_t mid = lo + (hi - lo) / 2;
     const double v = from_order_key(mid);
     uint64_t at_or_below = 0;
-    for (const auto& r : runs) at_or_below += static_cast<uint64_t>(std::upper_bound(r.begin(), r.end(), v) - r.begin());
+    for (const auto& r : runs)
+      at_or_below += static_cast<uint64_t>(std::upper_bound(r.begin(), r.end(), v) - r.begin());
     if (at_or_below >= rank) {
       hi = mid;
     } else {

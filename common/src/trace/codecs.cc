@@ -1,20 +1,21 @@
 #include "fleet/trace/codecs.h"
 
-#include "fleet/util/utf8.h"
-
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
 #include <string>
 
+#include "fleet/util/utf8.h"
+
 namespace fleet::trace {
 
 namespace {
 
 constexpr std::array<std::string_view, 11> kTags = {
-    "ObjectKey", "MemoryLayoutDesc", "torch.Size", "torch.dtype", "TrimPolicy", "PrefetchMode",
-    "AttnWindowDesc", "PrefetchHandle", "PrefetchRequestSpec", "set", "tuple"};
+    "ObjectKey",    "MemoryLayoutDesc", "torch.Size",     "torch.dtype",         "TrimPolicy",
+    "PrefetchMode", "AttnWindowDesc",   "PrefetchHandle", "PrefetchRequestSpec", "set",
+    "tuple"};
 
 // Reads an array, or a tuple/torch.Size/set wrapper around one; returns its length.
 uint32_t read_sequence(MsgpackReader& r) {
@@ -148,7 +149,8 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   // LMCache writes the fields in this order: match them as raw bytes one after the other, and
   // hand whatever does not match (another order, spelling or width) to the general loop.
   uint32_t i = 0;
-  if (n > 0 && p.try_literal("\xaa" "chunk_hash")) {
+  if (n > 0 && p.try_literal("\xaa"
+                             "chunk_hash")) {
     read_hash();
     ++i;
     if (i < n && p.try_literal("\xaamodel_name")) {
@@ -161,7 +163,8 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
         if (i < n && p.try_literal("\xafobject_group_id")) {
           k.object_group_id = p.read_int();
           ++i;
-          if (i < n && p.try_literal("\xaa" "cache_salt")) {
+          if (i < n && p.try_literal("\xaa"
+                                     "cache_salt")) {
             if (!p.try_literal("\xa0") &&  // "" (no salt), as k.cache_salt already is
                 !k.cache_salt.try_assign(p.read_str()))
               p.fail("too many distinct cache salts");
@@ -195,8 +198,10 @@ void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
   uint32_t n = read_sequence(r);
   // Keys own no heap memory: the vector's capacity is all that is reused. New keys start as
   // copies of the first one, whose model name the next key most likely shares.
-  if (out.empty()) out.resize(n);
-  else out.resize(n, out.front());
+  if (out.empty())
+    out.resize(n);
+  else
+    out.resize(n, out.front());
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
 }
 
@@ -280,9 +285,12 @@ void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
     uint32_t n = p->read_map_header();
     for (uint32_t i = 0; i < n; ++i) {
       std::string_view key = p->read_str();
-      if (key == "num_chunks_in_sw") read_windows(*p);
-      else if (key == "world_size") a.world_size = p->read_int();
-      else p->skip();
+      if (key == "num_chunks_in_sw")
+        read_windows(*p);
+      else if (key == "world_size")
+        a.world_size = p->read_int();
+      else
+        p->skip();
     }
   } else {
     read_windows(*p);  // older encoders wrote the bare array (world_size 1)

@@ -2,12 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/big_endian.h"
@@ -70,8 +69,8 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
   } catch (const DecodeError& e) {
     ::close(fd_);
     fd_ = -1;
-    throw TraceError(path + ": invalid header at offset " + std::to_string(4 + e.offset()) +
-                     ": " + e.what());
+    throw TraceError(path + ": invalid header at offset " + std::to_string(4 + e.offset()) + ": " +
+                     e.what());
   } catch (const TraceError& e) {
     ::close(fd_);
     fd_ = -1;

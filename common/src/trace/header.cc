@@ -5,8 +5,8 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/format.h"
-#include "fleet/trace/msgpack_writer.h"
 #include "fleet/trace/msgpack_value.h"
+#include "fleet/trace/msgpack_writer.h"
 #include "fleet/util/utf8.h"
 
 namespace fleet::trace {
@@ -33,7 +33,8 @@ Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limi
     if (r.peek() != MsgType::Str) r.fail("header key is not a str");
     std::string_view key = r.read_str();
     if (key == "type") {
-      if (r.peek() != MsgType::Str || r.read_str() != "header") r.fail("header \"type\" is not \"header\"");
+      if (r.peek() != MsgType::Str || r.read_str() != "header")
+        r.fail("header \"type\" is not \"header\"");
     } else if (key == "magic") {
       h.magic = std::string(r.read_bin());
       seen_magic = true;
@@ -68,10 +69,15 @@ Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limi
     }
   }
   if (!r.at_end()) r.fail("trailing bytes after the header object");
-  const char* missing = !seen_magic ? "magic" : !seen_fv ? "format_version" : !seen_level ? "level"
-                        : !seen_schema ? "trace_schema_version" : !seen_mono ? "t_mono_start"
-                        : !seen_wall ? "t_wall_start" : !seen_json ? "sm_config_json"
-                        : !seen_digest ? "sm_config_digest" : nullptr;
+  const char* missing = !seen_magic    ? "magic"
+                        : !seen_fv     ? "format_version"
+                        : !seen_level  ? "level"
+                        : !seen_schema ? "trace_schema_version"
+                        : !seen_mono   ? "t_mono_start"
+                        : !seen_wall   ? "t_wall_start"
+                        : !seen_json   ? "sm_config_json"
+                        : !seen_digest ? "sm_config_digest"
+                                       : nullptr;
   if (missing) {
     throw DecodeError(0, std::string("header lacks required field \"") + missing + "\"" +
                              (seen_magic && !seen_schema ? " (an oldest-format v0 trace?)" : ""));
@@ -81,10 +87,10 @@ Header decode_header(const uint8_t* body, size_t size, const MsgpackLimits& limi
     throw TraceError("unsupported format_version " + std::to_string(h.format_version) +
                      " (this build reads 1)");
   }
-  if (std::find(std::begin(kReadableSchemas), std::end(kReadableSchemas),
-                h.trace_schema_version) == std::end(kReadableSchemas)) {
-    throw TraceError("unsupported trace_schema_version " +
-                     std::to_string(h.trace_schema_version) + " (readable: 1, 2)");
+  if (std::find(std::begin(kReadableSchemas), std::end(kReadableSchemas), h.trace_schema_version) ==
+      std::end(kReadableSchemas)) {
+    throw TraceError("unsupported trace_schema_version " + std::to_string(h.trace_schema_version) +
+                     " (readable: 1, 2)");
   }
   return h;
 }

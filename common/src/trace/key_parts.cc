@@ -41,8 +41,9 @@ const std::string* Symbol::try_intern(std::string_view v) {
 
 const std::string* Symbol::intern(std::string_view v) {
   const std::string* s = try_intern(v);
-  if (!s) throw std::length_error("more than " + std::to_string(kMaxSymbols) +
-                                  " distinct model names / cache salts");
+  if (!s)
+    throw std::length_error("more than " + std::to_string(kMaxSymbols) +
+                            " distinct model names / cache salts");
   return s;
 }
 

@@ -3,21 +3,30 @@
 #include <cstring>
 #include <string>
 
-
 namespace fleet::trace {
 
 const char* to_string(MsgType t) {
   switch (t) {
-    case MsgType::Nil: return "nil";
-    case MsgType::Bool: return "bool";
-    case MsgType::UInt: return "uint";
-    case MsgType::Int: return "int";
-    case MsgType::Float: return "float";
-    case MsgType::Str: return "str";
-    case MsgType::Bin: return "bin";
-    case MsgType::Array: return "array";
-    case MsgType::Map: return "map";
-    case MsgType::Ext: return "ext";
+    case MsgType::Nil:
+      return "nil";
+    case MsgType::Bool:
+      return "bool";
+    case MsgType::UInt:
+      return "uint";
+    case MsgType::Int:
+      return "int";
+    case MsgType::Float:
+      return "float";
+    case MsgType::Str:
+      return "str";
+    case MsgType::Bin:
+      return "bin";
+    case MsgType::Array:
+      return "array";
+    case MsgType::Map:
+      return "map";
+    case MsgType::Ext:
+      return "ext";
   }
   return "?";
 }
@@ -60,32 +69,95 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
       count = b & 0x0f;
     } else {
       switch (b) {
-        case 0xc0: case 0xc2: case 0xc3: continue;
-        case 0xc4: take(be(1)); continue;
-        case 0xc5: take(be(2)); continue;
-        case 0xc6: take(be(4)); continue;
-        case 0xd9: take_str(be(1), check_utf8); continue;
-        case 0xda: take_str(be(2), check_utf8); continue;
-        case 0xdb: take_str(be(4), check_utf8); continue;
-        case 0xc7: { uint64_t n = be(1); take(n + 1); continue; }
-        case 0xc8: { uint64_t n = be(2); take(n + 1); continue; }
-        case 0xc9: { uint64_t n = be(4); take(n + 1); continue; }
-        case 0xca: take(4); continue;
-        case 0xcb: take(8); continue;
-        case 0xcc: case 0xd0: take(1); continue;
-        case 0xcd: case 0xd1: take(2); continue;
-        case 0xce: case 0xd2: take(4); continue;
-        case 0xcf: case 0xd3: take(8); continue;
-        case 0xd4: take(2); continue;
-        case 0xd5: take(3); continue;
-        case 0xd6: take(5); continue;
-        case 0xd7: take(9); continue;
-        case 0xd8: take(17); continue;
-        case 0xdc: count = checked_count(be(2), 1); break;
-        case 0xdd: count = checked_count(be(4), 1); break;
-        case 0xde: count = uint64_t{checked_count(be(2), 2)} * 2; break;
-        case 0xdf: count = uint64_t{checked_count(be(4), 2)} * 2; break;
-        default: --p_; fail("invalid msgpack type byte 0xc1");
+        case 0xc0:
+        case 0xc2:
+        case 0xc3:
+          continue;
+        case 0xc4:
+          take(be(1));
+          continue;
+        case 0xc5:
+          take(be(2));
+          continue;
+        case 0xc6:
+          take(be(4));
+          continue;
+        case 0xd9:
+          take_str(be(1), check_utf8);
+          continue;
+        case 0xda:
+          take_str(be(2), check_utf8);
+          continue;
+        case 0xdb:
+          take_str(be(4), check_utf8);
+          continue;
+        case 0xc7: {
+          uint64_t n = be(1);
+          take(n + 1);
+          continue;
+        }
+        case 0xc8: {
+          uint64_t n = be(2);
+          take(n + 1);
+          continue;
+        }
+        case 0xc9: {
+          uint64_t n = be(4);
+          take(n + 1);
+          continue;
+        }
+        case 0xca:
+          take(4);
+          continue;
+        case 0xcb:
+          take(8);
+          continue;
+        case 0xcc:
+        case 0xd0:
+          take(1);
+          continue;
+        case 0xcd:
+        case 0xd1:
+          take(2);
+          continue;
+        case 0xce:
+        case 0xd2:
+          take(4);
+          continue;
+        case 0xcf:
+        case 0xd3:
+          take(8);
+          continue;
+        case 0xd4:
+          take(2);
+          continue;
+        case 0xd5:
+          take(3);
+          continue;
+        case 0xd6:
+          take(5);
+          continue;
+        case 0xd7:
+          take(9);
+          continue;
+        case 0xd8:
+          take(17);
+          continue;
+        case 0xdc:
+          count = checked_count(be(2), 1);
+          break;
+        case 0xdd:
+          count = checked_count(be(4), 1);
+          break;
+        case 0xde:
+          count = uint64_t{checked_count(be(2), 2)} * 2;
+          break;
+        case 0xdf:
+          count = uint64_t{checked_count(be(4), 2)} * 2;
+          break;
+        default:
+          --p_;
+          fail("invalid msgpack type byte 0xc1");
       }
     }
     if (count == 0) continue;
@@ -101,15 +173,19 @@ void MsgpackReader::skip_depth(uint32_t depth, bool check_utf8) {
 bool MsgpackReader::canonical_object_key(bool check_utf8, std::string_view& hash,
                                          std::string_view& model_str) {
   const uint8_t* const start = p_;
-  if (try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa" "chunk_hash") && remaining() >= 2 &&
-      p_[0] == 0xc4 && remaining() - 2 >= p_[1]) {
+  if (try_literal("\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa"
+                  "chunk_hash") &&
+      remaining() >= 2 && p_[0] == 0xc4 && remaining() - 2 >= p_[1]) {
     hash = {reinterpret_cast<const char*>(p_ + 2), p_[1]};
     p_ += 2 + p_[1];
     const uint8_t* const model = p_ + 11;  // past "\xaamodel_name"
     if (try_literal("\xaamodel_name") && skip_short_str(check_utf8)) {
       model_str = {reinterpret_cast<const char*>(model), static_cast<size_t>(p_ - model)};
       if (try_literal("\xa7kv_rank") && skip_fixint() && try_literal("\xafobject_group_id") &&
-          skip_fixint() && try_literal("\xaa" "cache_salt") && skip_short_str(check_utf8)) {
+          skip_fixint() &&
+          try_literal("\xaa"
+                      "cache_salt") &&
+          skip_short_str(check_utf8)) {
         return true;
       }
     }

@@ -20,12 +20,19 @@ namespace {
 nlohmann::ordered_json convert(MsgpackReader& r, BinAs bin_as, uint32_t depth) {
   if (depth > 64) r.fail("msgpack nesting exceeds the depth limit");
   switch (r.peek()) {
-    case MsgType::Nil: r.read_nil(); return nullptr;
-    case MsgType::Bool: return r.read_bool();
-    case MsgType::UInt: return r.read_uint();
-    case MsgType::Int: return r.read_int();
-    case MsgType::Float: return r.read_double();
-    case MsgType::Str: return std::string(r.read_str());
+    case MsgType::Nil:
+      r.read_nil();
+      return nullptr;
+    case MsgType::Bool:
+      return r.read_bool();
+    case MsgType::UInt:
+      return r.read_uint();
+    case MsgType::Int:
+      return r.read_int();
+    case MsgType::Float:
+      return r.read_double();
+    case MsgType::Str:
+      return std::string(r.read_str());
     case MsgType::Bin: {
       std::string hex = to_hex(r.read_bin());
       if (bin_as == BinAs::Hex) return hex;
@@ -51,7 +58,8 @@ nlohmann::ordered_json convert(MsgpackReader& r, BinAs bin_as, uint32_t depth) {
       }
       return m;
     }
-    case MsgType::Ext: r.fail("msgpack ext types are not used by .lct files");
+    case MsgType::Ext:
+      r.fail("msgpack ext types are not used by .lct files");
   }
   r.fail("unreachable");
 }
@@ -64,12 +72,24 @@ nlohmann::ordered_json msgpack_to_json(MsgpackReader& r, BinAs bin_as) {
 
 void json_to_msgpack(const nlohmann::ordered_json& j, MsgpackWriter& w) {
   switch (j.type()) {
-    case nlohmann::json::value_t::null: w.nil(); break;
-    case nlohmann::json::value_t::boolean: w.boolean(j.get<bool>()); break;
-    case nlohmann::json::value_t::number_integer: w.integer(j.get<int64_t>()); break;
-    case nlohmann::json::value_t::number_unsigned: w.uinteger(j.get<uint64_t>()); break;
-    case nlohmann::json::value_t::number_float: w.float64(j.get<double>()); break;
-    case nlohmann::json::value_t::string: w.str(j.get_ref<const std::string&>()); break;
+    case nlohmann::json::value_t::null:
+      w.nil();
+      break;
+    case nlohmann::json::value_t::boolean:
+      w.boolean(j.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      w.integer(j.get<int64_t>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      w.uinteger(j.get<uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
+      w.float64(j.get<double>());
+      break;
+    case nlohmann::json::value_t::string:
+      w.str(j.get_ref<const std::string&>());
+      break;
     case nlohmann::json::value_t::array:
       w.array(static_cast<uint32_t>(j.size()));
       for (const auto& v : j) json_to_msgpack(v, w);
@@ -81,7 +101,9 @@ void json_to_msgpack(const nlohmann::ordered_json& j, MsgpackWriter& w) {
         json_to_msgpack(it.value(), w);
       }
       break;
-    default: w.nil(); break;
+    default:
+      w.nil();
+      break;
   }
 }
 

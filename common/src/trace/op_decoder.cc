@@ -112,14 +112,23 @@ namespace {
 void decode_args(MsgpackReader& r, Op& op) {
   uint32_t nargs = r.read_map_header();
   switch (op.kind) {
-    case OpKind::ReserveWrite: decode_reserve_write(r, nargs, op); break;
+    case OpKind::ReserveWrite:
+      decode_reserve_write(r, nargs, op);
+      break;
     case OpKind::FinishWrite:
     case OpKind::AbortWrite:
     case OpKind::ReadEnter:
-    case OpKind::ReadExit: decode_keys_only(r, nargs, op); break;
-    case OpKind::FinishRead: decode_finish_read(r, nargs, op); break;
-    case OpKind::SubmitPrefetch: decode_submit_prefetch(r, nargs, op); break;
-    case OpKind::Unknown: break;
+    case OpKind::ReadExit:
+      decode_keys_only(r, nargs, op);
+      break;
+    case OpKind::FinishRead:
+      decode_finish_read(r, nargs, op);
+      break;
+    case OpKind::SubmitPrefetch:
+      decode_submit_prefetch(r, nargs, op);
+      break;
+    case OpKind::Unknown:
+      break;
   }
 }
 
@@ -155,8 +164,8 @@ void decode_op(const RecordView& rec, Op& op) {
   } catch (const DecodeError& e) {
     if (!rec.args_checked) check_record_strictly(rec);
     // Rebase the offset onto the frame body so messages point into the file.
-    throw DecodeError(rec.args_offset + e.offset(), std::string(op_kind_name(op.kind)) +
-                                                        " args: " + e.message());
+    throw DecodeError(rec.args_offset + e.offset(),
+                      std::string(op_kind_name(op.kind)) + " args: " + e.message());
   }
 }
 
@@ -206,15 +215,19 @@ void scan_key(MsgpackReader& r, std::vector<uint64_t>& ids, ModelHashCache& cach
   std::string_view hash, model;
   std::string_view encoded;  // model's bytes when read canonically: the cache keeps them
   for (uint32_t i = 0; i < n; ++i) {
-    if (p.try_literal("\xaa" "chunk_hash")) {
+    if (p.try_literal("\xaa"
+                      "chunk_hash")) {
       hash = p.peek() == MsgType::Str ? p.read_str() : p.read_bin();
     } else if (p.try_literal("\xaamodel_name")) {
       const uint8_t* start = p.data() + p.offset();
       model = p.read_str();
       encoded = std::string_view(reinterpret_cast<const char*>(start),
                                  static_cast<size_t>(p.data() + p.offset() - start));
-    } else if (p.try_literal("\xa7kv_rank") || p.try_literal("\xaf" "object_group_id") ||
-               p.try_literal("\xaa" "cache_salt")) {
+    } else if (p.try_literal("\xa7kv_rank") ||
+               p.try_literal("\xaf"
+                             "object_group_id") ||
+               p.try_literal("\xaa"
+                             "cache_salt")) {
       p.skip();
     } else {
       std::string_view key = p.read_str();
@@ -271,8 +284,10 @@ void scan_record(const RecordView& rec, ScanInfo& out) {
         uint32_t n = p->read_map_header();
         for (uint32_t j = 0; j < n; ++j) {
           std::string_view f = p->read_str();
-          if (f == "keys") scan_keys(*p, out.chunk_ids, cache);
-          else p->skip();
+          if (f == "keys")
+            scan_keys(*p, out.chunk_ids, cache);
+          else
+            p->skip();
         }
       } else {
         r.skip();

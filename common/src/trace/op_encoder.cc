@@ -47,9 +47,9 @@ void encode_op_args(const Op& op, Era era, std::string& out, int64_t schema) {
         w.str("keys");
         encode_object_keys(op.spec.keys, w, schema);
         w.str("layout_desc");
-        encode_layout(op.spec.group_layouts.empty() ? MemoryLayout{}
-                                                    : op.spec.group_layouts.begin()->second,
-                      w);
+        encode_layout(
+            op.spec.group_layouts.empty() ? MemoryLayout{} : op.spec.group_layouts.begin()->second,
+            w);
         w.str("extra_count");
         w.integer(op.spec.num_kv_readers - 1);
         w.str("external_request_id");

@@ -16,7 +16,10 @@ bool parse_canonical(MsgpackReader r, size_t size, RecordView& out) {
   const double t_wall = r.read_double();
   if (!r.try_literal("\xa8qualname") || r.peek() != MsgType::Str) return false;
   const std::string_view qualname = r.read_str();
-  if (!r.try_literal("\xa4" "args") || r.peek() != MsgType::Map) return false;
+  if (!r.try_literal("\xa4"
+                     "args") ||
+      r.peek() != MsgType::Map)
+    return false;
   if (!util::is_valid_utf8(qualname)) r.fail("record qualname is not valid UTF-8");
   out.t_mono = t_mono;
   out.t_wall = t_wall;
@@ -89,7 +92,8 @@ void parse_record(const uint8_t* body, size_t size, RecordView& out, const Msgpa
       out.t_wall = r.read_double();
       wall = true;
     } else if (key == "type") {
-      if (r.peek() != MsgType::Str || r.read_str() != "record") r.fail("record \"type\" is not \"record\"");
+      if (r.peek() != MsgType::Str || r.read_str() != "record")
+        r.fail("record \"type\" is not \"record\"");
     } else {
       r.skip();
     }

@@ -104,8 +104,10 @@ SharedTrace::SharedTrace(const std::string& path, const TraceIdentity& expected)
     mismatch = path + ": " + std::to_string(actual.size) + " bytes here, " +
                std::to_string(expected.size) + " in the coordinator's trace";
   } else if (actual.fingerprint != expected.fingerprint) {
-    mismatch = path + ": same size but different content than the coordinator's trace "
-               "(fingerprint " + actual.fingerprint + " vs " + expected.fingerprint + ")";
+    mismatch = path +
+               ": same size but different content than the coordinator's trace "
+               "(fingerprint " +
+               actual.fingerprint + " vs " + expected.fingerprint + ")";
   }
   if (!mismatch.empty()) throw TraceError(mismatch);
   fd_ = fd.release();

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "fleet/trace/trace_writer.h"
 #include "fleet/util/pyjson.h"
@@ -16,9 +15,12 @@ namespace fleet::trace {
 namespace {
 
 constexpr const char* kModelNames[] = {
-    "meta-llama/Llama-3.1-8B",          "Qwen/Qwen2.5-7B-Instruct",
-    "mistralai/Mistral-7B-Instruct-v0.3", "meta-llama/Llama-3.1-70B-Instruct",
-    "google/gemma-2-9b-it",             "microsoft/phi-4",
+    "meta-llama/Llama-3.1-8B",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "mistralai/Mistral-7B-Instruct-v0.3",
+    "meta-llama/Llama-3.1-70B-Instruct",
+    "google/gemma-2-9b-it",
+    "microsoft/phi-4",
 };
 
 uint64_t splitmix(uint64_t x) {
@@ -50,7 +52,8 @@ Result<MemoryLayout> parse_layout(const SyntheticOptions& o) {
     int64_t n = 0;
     auto r = std::from_chars(dims.data() + pos, dims.data() + x, n);
     if (r.ec != std::errc() || r.ptr != dims.data() + x || n <= 0) {
-      return Status::error("--layout: '" + dims + "' is not four positive integers separated by 'x'");
+      return Status::error("--layout: '" + dims +
+                           "' is not four positive integers separated by 'x'");
     }
     v.push_back(n);
     pos = x + 1;
@@ -114,9 +117,9 @@ std::string synthetic_config_json(const SyntheticOptions& o) {
         {"tag", "_default"},
         {"write_ttl_seconds", 600}}},
       {"l2_adapter_config",
-       {{"adapters", nlohmann::json::array({{{"max_size_gb", 4.0},
-                                              {"mock_bandwidth_gb", 10.0},
-                                              {"type", "mock"}}})}}},
+       {{"adapters",
+         nlohmann::json::array(
+             {{{"max_size_gb", 4.0}, {"mock_bandwidth_gb", 10.0}, {"type", "mock"}}})}}},
       {"prefetch_max_in_flight", 8},
       {"prefetch_policy", "default"},
       {"store_policy", "default"},
@@ -189,9 +192,9 @@ void SyntheticTrace::add_keys(std::vector<ObjectKey>& keys, const Conversation& 
         k.model_name = model_names_[c.model];
         // LMCache packs (world_size, global_rank, local_world_size, local_rank), 8 bits each;
         // a single-rank recording writes 0, as the fixtures do.
-        k.kv_rank = o_.tp == 1 ? 0
-                               : (int64_t{o_.tp} << 24) | (int64_t{r} << 16) |
-                                     (int64_t{o_.tp} << 8) | r;
+        k.kv_rank = o_.tp == 1
+                        ? 0
+                        : (int64_t{o_.tp} << 24) | (int64_t{r} << 16) | (int64_t{o_.tp} << 8) | r;
         k.object_group_id = g;
         keys.push_back(std::move(k));
       }
@@ -224,8 +227,8 @@ void SyntheticTrace::admit(double t) {
     c.id = next_conversation_++;
     c.model = static_cast<int>(uniform_int(0, static_cast<uint64_t>(o_.models - 1)));
     double u = uniform();
-    c.system_prompt = static_cast<int>(
-        std::lower_bound(prompt_cdf_.begin(), prompt_cdf_.end(), u) - prompt_cdf_.begin());
+    c.system_prompt = static_cast<int>(std::lower_bound(prompt_cdf_.begin(), prompt_cdf_.end(), u) -
+                                       prompt_cdf_.begin());
     c.system_prompt = std::min(c.system_prompt, o_.system_prompts - 1);
     c.turns_left = static_cast<int>(uniform_int(1, static_cast<uint64_t>(o_.max_turns)));
     c.context_tokens = prompt_tokens_[c.system_prompt];
@@ -297,8 +300,9 @@ void SyntheticTrace::admit(double t) {
   for (int64_t j = hits; j < n; ++j)
     if (!cache_.count(ids[j])) writes.push_back(j);  // in flight or cached: not rewritten
   if (writes.empty()) return;
-  double prefill = 0.004 + 0.006 * uniform() +
-                   static_cast<double>((n - hits) * o_.chunk_tokens) * 1e-5 * (0.8 + 0.4 * uniform());
+  double prefill =
+      0.004 + 0.006 * uniform() +
+      static_cast<double>((n - hits) * o_.chunk_tokens) * 1e-5 * (0.8 + 0.4 * uniform());
   double t_res = t + prefill;
   double t_fin = t_res + 0.001 + 0.0003 * static_cast<double>(writes.size()) * (0.5 + uniform());
   Op res;

@@ -2,12 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <exception>
-
-#include <spdlog/spdlog.h>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/big_endian.h"
@@ -53,7 +52,9 @@ void TraceWriter::write_frame(std::string_view body) {
   if (pending_.size() >= (1u << 20)) flush();
 }
 
-void TraceWriter::write_op(const Op& op, Era era) { write_frame(encode_record_body(op, era, schema_)); }
+void TraceWriter::write_op(const Op& op, Era era) {
+  write_frame(encode_record_body(op, era, schema_));
+}
 
 void TraceWriter::flush() {
   size_t off = 0;

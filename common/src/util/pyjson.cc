@@ -68,13 +68,27 @@ std::string py_json_string(const std::string& s) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (c < 0x20 || c == 0x7f) {  // Python escapes everything outside ' '..'~'
             put_u(c);
@@ -122,14 +136,29 @@ void dump(const Json& j, std::string& out, int indent, int level) {
     out.append(static_cast<size_t>(indent * lvl), ' ');
   };
   switch (j.type()) {
-    case nlohmann::json::value_t::null: out += "null"; break;
-    case nlohmann::json::value_t::boolean: out += j.template get<bool>() ? "true" : "false"; break;
-    case nlohmann::json::value_t::number_integer: out += std::to_string(j.template get<int64_t>()); break;
-    case nlohmann::json::value_t::number_unsigned: out += std::to_string(j.template get<uint64_t>()); break;
-    case nlohmann::json::value_t::number_float: out += py_float_repr(j.template get<double>()); break;
-    case nlohmann::json::value_t::string: out += py_json_string(j.template get_ref<const std::string&>()); break;
+    case nlohmann::json::value_t::null:
+      out += "null";
+      break;
+    case nlohmann::json::value_t::boolean:
+      out += j.template get<bool>() ? "true" : "false";
+      break;
+    case nlohmann::json::value_t::number_integer:
+      out += std::to_string(j.template get<int64_t>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      out += std::to_string(j.template get<uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
+      out += py_float_repr(j.template get<double>());
+      break;
+    case nlohmann::json::value_t::string:
+      out += py_json_string(j.template get_ref<const std::string&>());
+      break;
     case nlohmann::json::value_t::array: {
-      if (j.empty()) { out += "[]"; break; }
+      if (j.empty()) {
+        out += "[]";
+        break;
+      }
       out += '[';
       bool first = true;
       for (const auto& v : j) {
@@ -143,7 +172,10 @@ void dump(const Json& j, std::string& out, int indent, int level) {
       break;
     }
     case nlohmann::json::value_t::object: {
-      if (j.empty()) { out += "{}"; break; }
+      if (j.empty()) {
+        out += "{}";
+        break;
+      }
       out += '{';
       bool first = true;
       for (auto it = j.begin(); it != j.end(); ++it) {
@@ -158,7 +190,9 @@ void dump(const Json& j, std::string& out, int indent, int level) {
       out += '}';
       break;
     }
-    default: out += "null"; break;  // binary / discarded never occur in our documents
+    default:
+      out += "null";
+      break;  // binary / discarded never occur in our documents
   }
 }
 

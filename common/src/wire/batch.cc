@@ -48,8 +48,8 @@ std::string_view BatchBuilder::finish(BatchCodec codec, int level) {
   if (!cctx_) cctx_.reset(ZSTD_createCCtx());
   const size_t bound = ZSTD_compressBound(raw_.size());
   if (zbuf_.size() < bound) zbuf_.resize(bound);  // grows to the largest batch, then stays
-  size_t n = ZSTD_compressCCtx(cctx_.get(), zbuf_.data(), zbuf_.size(), raw_.data(), raw_.size(),
-                               level);
+  size_t n =
+      ZSTD_compressCCtx(cctx_.get(), zbuf_.data(), zbuf_.size(), raw_.data(), raw_.size(), level);
   if (ZSTD_isError(n)) throw ProtocolError(std::string("zstd compress: ") + ZSTD_getErrorName(n));
   raw_.clear();
   return {zbuf_.data(), n};

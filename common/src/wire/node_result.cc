@@ -1,19 +1,18 @@
 #include "fleet/wire/node_result.h"
 
-#include "fleet/wire/protocol.h"
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
-#include <optional>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/radix_sort.h"
 #include "fleet/util/big_endian.h"
+#include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
 
@@ -51,7 +50,9 @@ std::optional<std::vector<double>> sum_partials(const stats::OpStats& s) {
 nlohmann::json stats_meta(const stats::StatsCollector& c) {
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [q, s] : c.ops()) {
-    ops[q] = {{"errors", s.errors()}, {"count", s.count()}, {"histogram", s.histogram().to_json_raw_buckets()}};
+    ops[q] = {{"errors", s.errors()},
+              {"count", s.count()},
+              {"histogram", s.histogram().to_json_raw_buckets()}};
     if (auto partials = sum_partials(s)) ops[q]["sum_partials"] = *partials;
   }
   return ops;
@@ -89,7 +90,8 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
       throw ProtocolError("samples of " + it.key() + ": " + std::to_string(n) +
                           " announced, the message ends first");
     }
-    const auto histogram = stats::LogLinearHistogram::from_json_raw_buckets(it.value().at("histogram"));
+    const auto histogram =
+        stats::LogLinearHistogram::from_json_raw_buckets(it.value().at("histogram"));
     if (histogram.count() != n) {
       throw ProtocolError("samples of " + it.key() + ": histogram counts " +
                           std::to_string(histogram.count()) + ", samples " + std::to_string(n));

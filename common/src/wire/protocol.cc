@@ -57,7 +57,8 @@ Envelope decode(const void* data, size_t size) {
     if (kv.key.type != msgpack::type::STR) continue;
     std::string_view key(kv.key.via.str.ptr, kv.key.via.str.size);
     if (key == "v" && kv.val.type == msgpack::type::POSITIVE_INTEGER) {
-      env.version = static_cast<int>(kv.val.via.u64 > 1000000 ? -1 : static_cast<int64_t>(kv.val.via.u64));
+      env.version =
+          static_cast<int>(kv.val.via.u64 > 1000000 ? -1 : static_cast<int64_t>(kv.val.via.u64));
       has_v = true;
     } else if (key == "t" && kv.val.type == msgpack::type::STR) {
       env.type.assign(kv.val.via.str.ptr, kv.val.via.str.size);
@@ -65,7 +66,8 @@ Envelope decode(const void* data, size_t size) {
       has_t = true;
     }
   }
-  if (!has_v || !has_t) throw ProtocolError("message lacks its protocol version \"v\" or type \"t\"");
+  if (!has_v || !has_t)
+    throw ProtocolError("message lacks its protocol version \"v\" or type \"t\"");
   return env;
 }
 

@@ -1,17 +1,15 @@
 // The `lct` binary end to end: `info` byte-identical to LMCache's on the fixture, lint verdicts
 // and exit codes, cat's JSON lines, gen determinism, and clear errors for unusable input.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../trace/trace_test_bytes.h"
 #include "fleet/trace/format.h"
@@ -30,8 +28,11 @@ struct LctRun {
 
 // Runs `lct ARGS` in `dir` through the shell, capturing stdout, stderr and the exit code.
 LctRun lct(const std::string& args, const std::string& dir = ".") {
-  std::string base = ::testing::TempDir() + "/lct_run_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid()));
-  std::string cmd = "cd '" + dir + "' && '" + kLct + "' " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string base = ::testing::TempDir() + "/lct_run_" +
+                     (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                      "_" + std::to_string(::getpid()));
+  std::string cmd =
+      "cd '" + dir + "' && '" + kLct + "' " + args + " >" + base + ".out 2>" + base + ".err";
   int st = std::system(cmd.c_str());
   LctRun r;
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -42,7 +43,10 @@ LctRun lct(const std::string& args, const std::string& dir = ".") {
 
 // Unique per test and process: ctest runs the tests of this file in parallel.
 std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "/lct_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) + "_" + name;
+  return ::testing::TempDir() + "/lct_" +
+         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+          std::to_string(::getpid())) +
+         "_" + name;
 }
 
 TEST(LctInfo, ByteIdenticalToLmcacheOnFixture) {
@@ -62,7 +66,8 @@ TEST(LctInfo, EmptyTraceAndEventsLevel) {
 
   Header h;
   h.level = "events";
-  h.level_meta = {{"instance_id", "srv-a"}, {"cache_event_schema_version", 1}, {"lmcache_version", "0.3.9"}};
+  h.level_meta = {
+      {"instance_id", "srv-a"}, {"cache_event_schema_version", 1}, {"lmcache_version", "0.3.9"}};
   std::string batch = record_body_with_args("events.batch", [](MsgpackWriter& w, std::string&) {
     w.map(6);
     w.str("instance_id");
@@ -107,7 +112,7 @@ TEST(LctLint, FixtureAndGeneratedTracesAreClean) {
   for (int era : {1, 3, 4}) {
     std::string f = tmp("gen" + std::to_string(era) + ".lct");
     LctRun g = lct("gen -q -o " + f + " --seed 3 --duration 4 --rate 40 --tp 2 --groups 2 --era " +
-                std::to_string(era));
+                   std::to_string(era));
     ASSERT_EQ(g.code, 0) << g.err;
     LctRun l = lct("lint --json " + f);
     EXPECT_EQ(l.code, 0) << l.out;
@@ -121,23 +126,26 @@ TEST(LctLint, ReportsEveryKindOfProblem) {
   Header h;
   h.trace_schema_version = 1;
   auto K = [](int i) { return std::vector<ObjectKey>{test_key(i)}; };
-  std::string unknown = record_body_with_args(kQualReserveWriteWithStatus,
-                                              [](MsgpackWriter& w, std::string&) { w.map(0); }, 1.5);
-  std::string bad_tag = record_body_with_args(kQualFinishWrite, [](MsgpackWriter& w, std::string&) {
-    w.map(1);
-    w.str("keys");
-    w.wrapper("NoSuchTag");
-    w.nil();
-  }, 1.6);
+  std::string unknown = record_body_with_args(
+      kQualReserveWriteWithStatus, [](MsgpackWriter& w, std::string&) { w.map(0); }, 1.5);
+  std::string bad_tag = record_body_with_args(
+      kQualFinishWrite,
+      [](MsgpackWriter& w, std::string&) {
+        w.map(1);
+        w.str("keys");
+        w.wrapper("NoSuchTag");
+        w.nil();
+      },
+      1.6);
   std::string bytes = header_frame(h) +
-                      record_frame(test_op(OpKind::ReserveWrite, 1.0, K(1))) +   // never finished
-                      record_frame(test_op(OpKind::FinishWrite, 1.2, K(2))) +    // not reserved
-                      record_frame(test_op(OpKind::ReadExit, 0.5, K(3))) +       // backwards; no enter
-                      record_frame(test_op(OpKind::ReadEnter, 1.3, K(4))) +      // never exited
-                      record_frame(test_op(OpKind::FinishRead, 1.4, K(5))) +     // no read
+                      record_frame(test_op(OpKind::ReserveWrite, 1.0, K(1))) +  // never finished
+                      record_frame(test_op(OpKind::FinishWrite, 1.2, K(2))) +   // not reserved
+                      record_frame(test_op(OpKind::ReadExit, 0.5, K(3))) +    // backwards; no enter
+                      record_frame(test_op(OpKind::ReadEnter, 1.3, K(4))) +   // never exited
+                      record_frame(test_op(OpKind::FinishRead, 1.4, K(5))) +  // no read
                       frame_bytes(unknown) + frame_bytes(bad_tag) +
-                      frame_bytes(std::string("\x93\x01\x02\x03", 4)) +          // malformed
-                      std::string("\0\0", 2);                                    // truncated tail
+                      frame_bytes(std::string("\x93\x01\x02\x03", 4)) +  // malformed
+                      std::string("\0\0", 2);                            // truncated tail
   write_bytes(tmp("problems.lct"), bytes);
   LctRun r = lct("lint --json " + tmp("problems.lct"));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
@@ -146,10 +154,11 @@ TEST(LctLint, ReportsEveryKindOfProblem) {
   EXPECT_FALSE(j["header"]["replay_safe"].get<bool>());
   std::map<std::string, uint64_t> counts;
   for (const auto& c : j["checks"]) counts[c["id"]] = c["count"];
-  for (const char* id : {"schema_not_replayable", "reserve_never_finished", "finish_without_reserve",
-                         "non_monotonic", "exit_without_enter", "enter_never_exited",
-                         "finish_read_without_read", "unknown_qualname", "args_decode_failed",
-                         "malformed", "truncated_tail", "placeholder_config"}) {
+  for (const char* id :
+       {"schema_not_replayable", "reserve_never_finished", "finish_without_reserve",
+        "non_monotonic", "exit_without_enter", "enter_never_exited", "finish_read_without_read",
+        "unknown_qualname", "args_decode_failed", "malformed", "truncated_tail",
+        "placeholder_config"}) {
     EXPECT_EQ(counts[id], 1u) << id;
   }
   EXPECT_EQ(counts["abort_without_reserve"], 0u);
@@ -215,7 +224,9 @@ TEST(LctGen, SameSeedSameBytes) {
   EXPECT_NE(ra.err.find("lct gen: wrote"), std::string::npos) << ra.err;
   ASSERT_EQ(lct("gen -q -o " + b + flags).code, 0);
   EXPECT_TRUE(read_bytes(a) == read_bytes(b));
-  ASSERT_EQ(lct("gen -q -o " + b + " --seed 10 --records 300 --rate 25 --era 3 --tp 2 --models 2").code, 0);
+  ASSERT_EQ(
+      lct("gen -q -o " + b + " --seed 10 --records 300 --rate 25 --era 3 --tp 2 --models 2").code,
+      0);
   EXPECT_FALSE(read_bytes(a) == read_bytes(b));
 }
 
@@ -254,7 +265,8 @@ TEST(LctExitCodes, UsageUnreadableAndCorrupt) {
   write_bytes(tmp("huge.lct"), hdr + rec + prefix_bytes(0xfffffff0u) + "xx");
   r = lct("info " + tmp("huge.lct"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("offset " + std::to_string(hdr.size() + rec.size())), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("offset " + std::to_string(hdr.size() + rec.size())), std::string::npos)
+      << r.err;
   r = lct("lint " + tmp("huge.lct"));
   EXPECT_EQ(r.code, 1);
   r = lct("cat " + tmp("huge.lct"));

@@ -41,8 +41,8 @@ TEST(HostPort, LoopbackHostsAreRecognised) {
 }
 
 TEST(HostPort, RejectsBadSpellingsNamingWhere) {
-  for (const char* bad : {"nohost", ":5555", "h:", "h:0", "h:65536", "h:12a", "a b:1", "[::1]5555",
-                          "[::1"}) {
+  for (const char* bad :
+       {"nohost", ":5555", "h:", "h:0", "h:65536", "h:12a", "a b:1", "[::1]5555", "[::1"}) {
     try {
       parse_host_port(bad, "hosts.txt:7");
       ADD_FAILURE() << bad << " was accepted";

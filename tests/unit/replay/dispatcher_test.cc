@@ -1,7 +1,8 @@
 // LMCache's read-context pairing rules, checked on the calls the engine receives.
+#include "fleet/replay/dispatcher.h"
+
 #include <gtest/gtest.h>
 
-#include "fleet/replay/dispatcher.h"
 #include "recording_engine.h"
 
 namespace fleet::replay {

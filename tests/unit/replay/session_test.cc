@@ -48,7 +48,8 @@ std::string bad_codec_record(double t) {
 
 std::string unknown_qualname_record(double t) {
   trace::Op o = make(trace::OpKind::Unknown, t, 'u');
-  o.unknown_qualname = "lmcache.v1.distributed.storage_manager.StorageManager.reserve_write_with_status";
+  o.unknown_qualname =
+      "lmcache.v1.distributed.storage_manager.StorageManager.reserve_write_with_status";
   return trace::encode_record_body(o, trace::Era::Three);
 }
 
@@ -106,7 +107,8 @@ TEST(ReplaySession, SkippedAndFailedFollowLmcacheRules) {
   ASSERT_EQ(summary.size(), 2u);
   EXPECT_EQ(summary[0].first, "lmcache.v1.distributed.storage_manager.StorageManager.finish_write");
   EXPECT_EQ(summary[0].second.count, 1u);
-  EXPECT_EQ(summary[1].first, "lmcache.v1.distributed.storage_manager.StorageManager.reserve_write");
+  EXPECT_EQ(summary[1].first,
+            "lmcache.v1.distributed.storage_manager.StorageManager.reserve_write");
   EXPECT_EQ(summary[1].second.count, 0u);
   EXPECT_EQ(summary[1].second.errors, 1u);
 }
@@ -149,7 +151,8 @@ TEST(ReplaySession, FromZeroWaitsOutTheLeadingIdleTime) {
 
 TEST(ReplaySession, RealClockPacingIsNeverEarly) {
   std::vector<std::string> bodies;
-  for (int i = 0; i < 20; ++i) bodies.push_back(body(make(trace::OpKind::FinishWrite, i * 0.002, 'a')));
+  for (int i = 0; i < 20; ++i)
+    bodies.push_back(body(make(trace::OpKind::FinishWrite, i * 0.002, 'a')));
   auto path = write_trace("real.lct", bodies);
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
@@ -175,7 +178,8 @@ TEST(ReplaySession, DanglingEntersAreClosedButNotCounted) {
   EXPECT_EQ(r.total, 2u);
   EXPECT_EQ(r.replayed, 2u);
   EXPECT_EQ(r.dispatch.dangling_contexts_closed, 2u);
-  EXPECT_EQ(e.calls, (std::vector<std::string>{"enter:a#1", "enter:b#2", "exit:a", "exit:b", "close"}));
+  EXPECT_EQ(e.calls,
+            (std::vector<std::string>{"enter:a#1", "enter:b#2", "exit:a", "exit:b", "close"}));
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // The worker's hand-off between its network and replay threads: consumed batches wake the
 // network thread (so CREDIT goes back at once), and a record that does not parse stops the
 // replay with a reason instead of being skipped.
-#include <gtest/gtest.h>
+#include "fleet/service/batch_queue.h"
 
+#include <gtest/gtest.h>
 #include <poll.h>
 
 #include <string>
 #include <vector>
 
-#include "fleet/service/batch_queue.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/wire/batch.h"
@@ -76,7 +76,8 @@ TEST(BatchQueue, ARecordThatDoesNotParseStopsTheReplayWithItsPlace) {
   ASSERT_TRUE(q.next(rec));
   EXPECT_FALSE(q.next(rec)) << "the damaged record must not be skipped";
   EXPECT_FALSE(q.next(rec)) << "nor anything after it";
-  EXPECT_NE(q.corruption().find("batch 5, record 1 does not parse"), std::string::npos) << q.corruption();
+  EXPECT_NE(q.corruption().find("batch 5, record 1 does not parse"), std::string::npos)
+      << q.corruption();
 }
 
 }  // namespace

@@ -76,10 +76,10 @@ TEST(FsumPartials, ConcatenatedPartialsOfAnySplitGiveTheSameSum) {
     std::vector<double> all;
     for (int i = 0; i < n; ++i) {
       const int mode = static_cast<int>(rng() % 4);
-      double v = mode == 0 ? std::ldexp(mant(rng), exp(rng))                  // any magnitude
+      double v = mode == 0   ? std::ldexp(mant(rng), exp(rng))  // any magnitude
                  : mode == 1 ? std::ldexp(mant(rng), static_cast<int>(rng() % 120) - 60)
                  : mode == 2 ? std::ldexp(1.0, static_cast<int>(rng() % 110) - 55)  // ties
-                             : std::fabs(mant(rng)) * 5.0;                        // latencies
+                             : std::fabs(mant(rng)) * 5.0;                          // latencies
       if (!std::isfinite(v)) v = 1.0;
       all.push_back(v);
     }

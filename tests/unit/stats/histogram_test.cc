@@ -134,7 +134,8 @@ TEST(LogLinearHistogram, FromJsonRejectsBadInput) {
 // The DONE form: buckets as LEB128 bytes, through msgpack as the wire carries them.
 TEST(LogLinearHistogram, RawBucketRoundTripThroughMsgpack) {
   H h;
-  for (int64_t v : std::initializer_list<int64_t>{0, 1, 5, 5, 999, 123'456'789, 9'000'000'000'000}) h.record(v);
+  for (int64_t v : std::initializer_list<int64_t>{0, 1, 5, 5, 999, 123'456'789, 9'000'000'000'000})
+    h.record(v);
   for (int i = 0; i < 5000; ++i) h.record(1000 + i * 37);
   const auto wire = nlohmann::json::to_msgpack(h.to_json_raw_buckets());
   const H back = H::from_json_raw_buckets(nlohmann::json::from_msgpack(wire));
@@ -159,8 +160,10 @@ TEST(LogLinearHistogram, RawBucketsRejectBadInput) {
   std::vector<uint8_t> overlong(11, 0xff);
   overlong.push_back(0x01);
   EXPECT_THROW(H::from_json_raw_buckets(with_bytes(overlong)), std::invalid_argument);
-  EXPECT_THROW(H::from_json_raw_buckets(with_bytes({10, 1, 0x7f, 5})), std::invalid_argument);  // 6 != count
-  std::vector<uint8_t> far = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1};  // index 2^63-1
+  EXPECT_THROW(H::from_json_raw_buckets(with_bytes({10, 1, 0x7f, 5})),
+               std::invalid_argument);  // 6 != count
+  std::vector<uint8_t> far = {0xff, 0xff, 0xff, 0xff, 0xff,
+                              0xff, 0xff, 0xff, 0x7f, 1};  // index 2^63-1
   EXPECT_THROW(H::from_json_raw_buckets(with_bytes(far)), std::invalid_argument);
   auto no_bytes = j;
   no_bytes["buckets_leb128"] = {1, 2};

@@ -1,11 +1,11 @@
 // The allocator behind a run's large sample arrays: large blocks are 2 MiB-aligned mappings
 // (what transparent huge pages need), small ones plain heap; both behave as memory should.
+#include "fleet/util/huge_page_allocator.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <numeric>
-
-#include "fleet/util/huge_page_allocator.h"
 
 namespace fleet::util {
 namespace {

@@ -1,6 +1,8 @@
 // The node's sort of its samples: the same order as std::sort, for every size around the
 // switch to radix, every digit pattern, and the doubles latencies never are but a peer or a
 // clock could produce (negatives, signed zeros, subnormals, infinities).
+#include "fleet/stats/radix_sort.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,8 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "fleet/stats/radix_sort.h"
-
 namespace fleet::stats {
 namespace {
 
@@ -20,7 +20,8 @@ void expect_sorted_like_std(std::vector<double> v) {
   std::sort(want.begin(), want.end());
   sort_doubles(v.data(), v.size());
   ASSERT_EQ(v.size(), want.size());
-  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], want[i]) << "at " << i << " of " << v.size();
+  for (std::size_t i = 0; i < v.size(); ++i)
+    ASSERT_EQ(v[i], want[i]) << "at " << i << " of " << v.size();
   for (std::size_t i = 1; i < v.size(); ++i) {  // -0.0 before 0.0 where both appear
     if (v[i] == 0.0 && v[i - 1] == 0.0) {
       ASSERT_FALSE(!std::signbit(v[i - 1]) && std::signbit(v[i]));
@@ -40,15 +41,26 @@ TEST(SortDoubles, LatenciesOfEverySizeAroundTheRadixSwitch) {
 
 TEST(SortDoubles, AwkwardValuesAndFewDistinctDigits) {
   std::mt19937_64 rng(9);
-  const double pool[] = {0.0, -0.0, -1.5, 1.5, 1e-310, -1e-310, std::numeric_limits<double>::infinity(),
-                         -std::numeric_limits<double>::infinity(), 1e300, -1e300, 0.25, 0.25};
+  const double pool[] = {0.0,
+                         -0.0,
+                         -1.5,
+                         1.5,
+                         1e-310,
+                         -1e-310,
+                         std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         1e300,
+                         -1e300,
+                         0.25,
+                         0.25};
   std::vector<double> v(50000);
   for (auto& x : v) x = pool[rng() % std::size(pool)];
   expect_sorted_like_std(v);
   std::vector<double> same(40000, 3.0);  // every pass skipped
   expect_sorted_like_std(same);
   std::vector<double> descending(30000);
-  for (std::size_t i = 0; i < descending.size(); ++i) descending[i] = 1e6 - static_cast<double>(i) * 0.5;
+  for (std::size_t i = 0; i < descending.size(); ++i)
+    descending[i] = 1e6 - static_cast<double>(i) * 0.5;
   expect_sorted_like_std(descending);
   std::vector<double> bits(70000);  // random bit patterns: every digit of every pass varies
   for (auto& x : bits) {

@@ -104,7 +104,10 @@ TEST(SelectRank, EveryRankOfTheUnionIncludingSignedZerosAndNegatives) {
   for (auto& r : runs) {
     for (int i = 0; i < 300; ++i) {
       const int pick = static_cast<int>(rng() % 6);
-      double v = pick == 0 ? 0.0 : pick == 1 ? -0.0 : pick == 2 ? -1.5 : static_cast<double>(rng() % 1000) / 7.0;
+      double v = pick == 0   ? 0.0
+                 : pick == 1 ? -0.0
+                 : pick == 2 ? -1.5
+                             : static_cast<double>(rng() % 1000) / 7.0;
       r.push_back(v);
     }
     std::sort(r.begin(), r.end());

@@ -52,8 +52,14 @@ TEST(Digest, SameConfigFromFlagsMatchesRecording) {
   CLI::App app;
   add_engine_flags(app, c);
   std::vector<std::string> args = {
-      "replay", "--l1-size-gb", "8", "--no-l1-use-lazy", "--eviction-policy", "LRU",
-      "--l2-adapter", R"({"type": "mock", "max_size_gb": 4, "mock_bandwidth_gb": 10})"};
+      "replay",
+      "--l1-size-gb",
+      "8",
+      "--no-l1-use-lazy",
+      "--eviction-policy",
+      "LRU",
+      "--l2-adapter",
+      R"({"type": "mock", "max_size_gb": 4, "mock_bandwidth_gb": 10})"};
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
   app.parse(static_cast<int>(argv.size()), argv.data());
@@ -88,20 +94,34 @@ TEST(Flags, ParseEveryFlag) {
   CLI::App app;
   add_engine_flags(app, c);
   std::vector<std::string> args = {"x",
-                                   "--l1-size-gb", "0.5",
-                                   "--l1-init-size-gb", "1",
-                                   "--l1-align-bytes", "8192",
-                                   "--l1-write-ttl-seconds", "60",
-                                   "--l1-read-ttl-seconds", "30",
-                                   "--eviction-policy", "noop",
-                                   "--eviction-trigger-watermark", "0.9",
-                                   "--eviction-ratio", "0.5",
-                                   "--l2-adapter", R"({"type":"mock","max_size_gb":1,"mock_bandwidth_gb":1})",
-                                   "--l2-adapter", R"({"type":"fs","base_path":"/tmp/x"})",
-                                   "--l2-store-policy", "skip_l1",
-                                   "--l2-prefetch-policy", "retain",
-                                   "--l2-prefetch-max-in-flight", "3",
-                                   "--eviction-tick-ms", "250",
+                                   "--l1-size-gb",
+                                   "0.5",
+                                   "--l1-init-size-gb",
+                                   "1",
+                                   "--l1-align-bytes",
+                                   "8192",
+                                   "--l1-write-ttl-seconds",
+                                   "60",
+                                   "--l1-read-ttl-seconds",
+                                   "30",
+                                   "--eviction-policy",
+                                   "noop",
+                                   "--eviction-trigger-watermark",
+                                   "0.9",
+                                   "--eviction-ratio",
+                                   "0.5",
+                                   "--l2-adapter",
+                                   R"({"type":"mock","max_size_gb":1,"mock_bandwidth_gb":1})",
+                                   "--l2-adapter",
+                                   R"({"type":"fs","base_path":"/tmp/x"})",
+                                   "--l2-store-policy",
+                                   "skip_l1",
+                                   "--l2-prefetch-policy",
+                                   "retain",
+                                   "--l2-prefetch-max-in-flight",
+                                   "3",
+                                   "--eviction-tick-ms",
+                                   "250",
                                    "--no-drain"};
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
@@ -130,7 +150,8 @@ TEST(Flags, ParseEveryFlag) {
 }
 
 TEST(Flags, ConfigFileThenOverrides) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_engine_cfg.json";
+  const std::string path =
+      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_engine_cfg.json";
   {
     std::ofstream out(path);
     out << R"({"l1-size-gb": 2, "eviction-ratio": 0.3, "l2_adapter": [{"type":"mock","max_size_gb":1,"mock_bandwidth_gb":2}], "engine": "noop"})";
@@ -237,19 +258,24 @@ TEST(AdapterOptions, BadValuesNameAdapterAndField) {
     }
   };
   expect({{"type", "fs"}}, "fs adapter: 'base_path'");
-  expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"use_odirect", "yes"}}, "'use_odirect' must be a boolean");
+  expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"use_odirect", "yes"}},
+         "'use_odirect' must be a boolean");
   expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"read_ahead_size", 0}}, "'read_ahead_size'");
   expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"max_capacity_gb", -1}}, "'max_capacity_gb'");
   expect({{"type", "resp"}, {"host", "h"}}, "resp adapter: 'port'");
   expect({{"type", "resp"}, {"host", "h"}, {"port", 70000}}, "'port' must be in [1, 65535]");
-  expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"username", 5}}, "'username' must be a string");
+  expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"username", 5}},
+         "'username' must be a string");
   expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"num_workers", 0}}, "'num_workers'");
-  expect({{"type", "fault_inject"}, {"inner", {{"type", "mock"}, {"max_size_gb", 1}, {"mock_bandwidth_gb", 1}}},
+  expect({{"type", "fault_inject"},
+          {"inner", {{"type", "mock"}, {"max_size_gb", 1}, {"mock_bandwidth_gb", 1}}},
           {"rate", 2}},
          "fault_inject: 'rate' must be a number in [0");
   // Valid ones pass, and null means "not given".
-  EXPECT_NO_THROW(normalize_l2_adapter_json(
-      {{"type", "fs"}, {"base_path", "/tmp/x"}, {"relative_tmp_dir", nullptr}, {"use_odirect", false}}));
+  EXPECT_NO_THROW(normalize_l2_adapter_json({{"type", "fs"},
+                                             {"base_path", "/tmp/x"},
+                                             {"relative_tmp_dir", nullptr},
+                                             {"use_odirect", false}}));
 }
 
 }  // namespace

@@ -21,9 +21,8 @@ TEST(Lru, ReverseBatchInsertionTouchAndRemove) {
   lru.on_keys_removed(Keys({"b"}));
   EXPECT_EQ(lru.order(), Keys({"a", "d", "c"}));
   // target = int(3 * 0.5) = 1; the filter skips "a".
-  auto victims = lru.get_eviction_victims(0.5, [](const trace::ObjectKey& k) {
-    return k.chunk_hash != "a";
-  });
+  auto victims =
+      lru.get_eviction_victims(0.5, [](const trace::ObjectKey& k) { return k.chunk_hash != "a"; });
   EXPECT_EQ(victims, Keys({"d"}));
   EXPECT_TRUE(lru.get_eviction_victims(0.0, nullptr).empty());
   EXPECT_EQ(lru.get_eviction_victims(1.0, nullptr), Keys({"a", "d", "c"}));
@@ -70,7 +69,8 @@ TEST(EvictionLoop, WatermarkAndRatioCountTrackedKeysOnly) {
   sm.l1().reserve_read({K("k8"), K("k7")}, 1);
   sm.eviction_tick_now();  // usage 1.0; target int(9 * 0.5) = 4
   for (const char* gone : {"k6", "k5", "k4", "k3"}) EXPECT_FALSE(sm.l1().contains(K(gone))) << gone;
-  for (const char* kept : {"k8", "k7", "k2", "k1", "k0", "w"}) EXPECT_TRUE(sm.l1().contains(K(kept)));
+  for (const char* kept : {"k8", "k7", "k2", "k1", "k0", "w"})
+    EXPECT_TRUE(sm.l1().contains(K(kept)));
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l1_evicted_bytes"], 4 * 4096);
 }
 
@@ -109,7 +109,7 @@ TEST(EvictionLoop, LeakedSegmentedPrefixLockExpiresThenEvicts) {
   EXPECT_EQ(ReadCount(sm, K("A")), 1);  // locked before raising: leaked
   Advance(sm, clock, kSec);
   EXPECT_EQ(sm.l1().num_objects(), 4u);  // all locked: nothing evictable
-  clock.advance_to(300 * kSec);  // read TTL 300 s from t=0
+  clock.advance_to(300 * kSec);          // read TTL 300 s from t=0
   sm.run_until(clock.now_ns());
   EXPECT_EQ(sm.l1().num_objects(), 0u);
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["prefetch_failed_calls"], 1);

@@ -121,7 +121,7 @@ TEST(FsAdapter, RealThreadsAndRelativeTmpDir) {
   TempDir dir;
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c,
-      {{"type", "fs"}, {"base_path", dir.path.string()}, {"relative_tmp_dir", "tmp"}});
+                 {{"type", "fs"}, {"base_path", dir.path.string()}, {"relative_tmp_dir", "tmp"}});
   StorageManager sm(c, util::RealClock::instance());
   sm.enable_l2_op_samples(true);
   Put(sm, Keys({"a", "b", "c"}));
@@ -156,8 +156,8 @@ std::unique_ptr<FaultInjectL2Adapter> MakeFault(nlohmann::json extra) {
   nlohmann::json j = {{"type", "fault_inject"}, {"inner", MockJson(1.0, 1.0)}};
   j.update(extra);
   FaultInjectConfig c = FaultInjectConfig::from_json(j);
-  return std::make_unique<FaultInjectL2Adapter>(c, std::make_unique<MockL2Adapter>(
-                                                       MockL2Config::from_json(c.inner)));
+  return std::make_unique<FaultInjectL2Adapter>(
+      c, std::make_unique<MockL2Adapter>(MockL2Config::from_json(c.inner)));
 }
 
 TEST(FaultInject, GapPositions) {
@@ -183,7 +183,8 @@ TEST(FaultInject, GapPositions) {
   size_t dropped = half->drop_positions(n_keys(400)).size();
   EXPECT_GT(dropped, 150u);
   EXPECT_LT(dropped, 250u);
-  EXPECT_EQ(half->drop_positions(n_keys(400)), MakeFault({{"rate", 0.5}, {"seed", 3}})->drop_positions(n_keys(400)));
+  EXPECT_EQ(half->drop_positions(n_keys(400)),
+            MakeFault({{"rate", 0.5}, {"seed", 3}})->drop_positions(n_keys(400)));
   EXPECT_THROW(FaultInjectConfig::from_json({{"type", "fault_inject"}}), std::invalid_argument);
   EXPECT_THROW(MakeFault({{"rate", 2.0}}), std::invalid_argument);
 }
@@ -191,9 +192,8 @@ TEST(FaultInject, GapPositions) {
 TEST(FaultInject, GappedLoadEndToEnd) {
   util::VirtualClock clock;
   EngineConfig c = ExampleConfig(1 << 20);
-  add_l2_adapter(c, {{"type", "fault_inject"},
-                           {"inner", MockJson(1.0, 1.0)},
-                           {"gap_tail_ratios", {0.5}}});
+  add_l2_adapter(
+      c, {{"type", "fault_inject"}, {"inner", MockJson(1.0, 1.0)}, {"gap_tail_ratios", {0.5}}});
   StorageManager sm(c, clock);
   KeyList k = Keys({"k0", "k1", "k2", "k3"});
   Put(sm, k);

@@ -1,13 +1,13 @@
 // KeyTable against std::unordered_map: random inserts and erases (backward-shift deletion is
 // the part that can silently lose keys), slot stability, iteration with erase, long keys.
+#include "fleet/storage/key_table.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include "fleet/storage/key_table.h"
 
 namespace fleet::storage {
 namespace {

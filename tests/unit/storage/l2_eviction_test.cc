@@ -1,11 +1,12 @@
 // The L2 eviction controller (docs/era3-reference.md §3.5), driven by the virtual clock: a mock
 // adapter with an `eviction` block is trimmed by its own LRU once used/capacity reaches the
 // watermark; without a block (or without a capacity) nothing is ever deleted from L2.
+#include "fleet/storage/l2_eviction.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "fleet/storage/l2_eviction.h"
 #include "fleet/storage/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
@@ -19,7 +20,8 @@ const trace::MemoryLayout kMiB = Layout(262144);  // 2 * 262144 * 2 B = 1 MiB
 // 5 MiB of mock L2 (5/1024 GiB is exact in binary), fast enough that stores land within 10 us.
 nlohmann::json EvictingMock(double ratio, const char* policy = "LRU") {
   nlohmann::json j = MockJson(5.0 / 1024, 1000.0);
-  j["eviction"] = {{"eviction_policy", policy}, {"trigger_watermark", 0.8}, {"eviction_ratio", ratio}};
+  j["eviction"] = {
+      {"eviction_policy", policy}, {"trigger_watermark", 0.8}, {"eviction_ratio", ratio}};
   return j;
 }
 
@@ -166,7 +168,8 @@ TEST(L2Eviction, AdapterWithoutCapacityIsNotWired) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
   std::string dir = ::testing::TempDir() + "/l2_eviction_fs";
-  nlohmann::json fs = {{"type", "fs"}, {"base_path", dir}, {"eviction", {{"eviction_policy", "LRU"}}}};
+  nlohmann::json fs = {
+      {"type", "fs"}, {"base_path", dir}, {"eviction", {{"eviction_policy", "LRU"}}}};
   add_l2_adapter(cfg, fs);
   StorageManager sm(cfg, clock);
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["eviction_enabled"], false);

@@ -69,8 +69,16 @@ INSTANTIATE_TEST_SUITE_P(
         FoldCase{"P3", 2, {-1, 2}, 1, 6, {0, 2, 6, 1, 3}, 2, {0, 1, 2, 3}, {6}, 4},
         FoldCase{"P4", 1, {1}, 1, 5, {0, 2, 4}, 5, {4}, {0, 2}, 5},
         // Sliding window with world_size 2: g1 lacks chunk 1 rank 1 (position 7).
-        FoldCase{"W2", 2, {-1, 2}, 2, 4, {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15}, 4,
-                 {0, 1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15}, {2, 3, 6}, 16}),
+        FoldCase{"W2",
+                 2,
+                 {-1, 2},
+                 2,
+                 4,
+                 {0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15},
+                 4,
+                 {0, 1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15},
+                 {2, 3, 6},
+                 16}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Fold, LargestServableNotFirstGap) {
@@ -210,9 +218,7 @@ struct Example85 {
     EXPECT_EQ(sm->eviction_policy().order(), KeyList({k[1], k[0]}));
   }
   MockL2Adapter& mock() { return static_cast<MockL2Adapter&>(sm->adapter(0)); }
-  trace::PrefetchSpec spec() {
-    return Spec(k, TrimPolicy::Prefix, 1, {-1}, 1, Layout4096());
-  }
+  trace::PrefetchSpec spec() { return Spec(k, TrimPolicy::Prefix, 1, {-1}, 1, Layout4096()); }
 };
 
 TEST(Era3Example85, PrefixWithMockL2FullFlow) {
@@ -254,8 +260,8 @@ TEST(Era3Example85, PrefixWithMockL2FullFlow) {
   EXPECT_EQ(sm.l1().memory_usage().first, 2u * 4096);
   EXPECT_EQ(sm.eviction_policy().order(), KeyList({k[1], k[0]}));
   EXPECT_EQ(sm.finish_read_keys({k[0], k[1], k[2], k[3], k[4]}, 1),
-            std::vector<S>({S::KeyInWrongState, S::KeyInWrongState, S::KeyNotExist,
-                            S::KeyNotExist, S::KeyNotExist}));
+            std::vector<S>({S::KeyInWrongState, S::KeyInWrongState, S::KeyNotExist, S::KeyNotExist,
+                            S::KeyNotExist}));
   auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_loaded_keys"], 3);
   EXPECT_EQ(c["l2_load_bytes"], 12288);
@@ -278,9 +284,9 @@ TEST(Era3Example85, EnterWhileLoadInFlight) {
   EXPECT_EQ(ReadCount(sm, k[0]), 0);
   Advance(sm, ex.clock, 20'000);
   for (int i = 2; i < 5; ++i) EXPECT_EQ(ReadCount(sm, k[i]), 1);
-  EXPECT_EQ(sm.finish_read_keys({k[0], k[1], k[2], k[3], k[4]}, 1),
-            std::vector<S>({S::KeyInWrongState, S::KeyInWrongState, S::Success, S::Success,
-                            S::Success}));
+  EXPECT_EQ(
+      sm.finish_read_keys({k[0], k[1], k[2], k[3], k[4]}, 1),
+      std::vector<S>({S::KeyInWrongState, S::KeyInWrongState, S::Success, S::Success, S::Success}));
   for (int i = 2; i < 5; ++i) EXPECT_FALSE(sm.l1().contains(k[i]));
 }
 

@@ -1,7 +1,6 @@
 // resp adapter against a real redis-server that the test starts on a free port and stops.
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -23,8 +22,8 @@ namespace {
 using namespace testing;
 
 std::string FindRedisServer() {
-  for (const char* p : {"/usr/bin/redis-server", "/usr/local/bin/redis-server",
-                        "/usr/sbin/redis-server"})
+  for (const char* p :
+       {"/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"})
     if (::access(p, X_OK) == 0) return p;
   return "";
 }
@@ -47,8 +46,10 @@ class RedisServer {
  public:
   bool start(const std::string& bin, const std::string& password = "") {
     port_ = FreePort();
-    std::vector<std::string> args = {bin, "--port", std::to_string(port_), "--bind", "127.0.0.1",
-                                     "--save", "", "--appendonly", "no", "--loglevel", "warning"};
+    std::vector<std::string> args = {bin,          "--port",       std::to_string(port_),
+                                     "--bind",     "127.0.0.1",    "--save",
+                                     "",           "--appendonly", "no",
+                                     "--loglevel", "warning"};
     if (!password.empty()) {
       args.push_back("--requirepass");
       args.push_back(password);
@@ -90,8 +91,10 @@ class RespTest : public ::testing::Test {
   }
   EngineConfig Config(int workers = 2) {
     EngineConfig c = ExampleConfig(1 << 20);
-    add_l2_adapter(c,
-        {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", server_.port()}, {"num_workers", workers}});
+    add_l2_adapter(c, {{"type", "resp"},
+                       {"host", "127.0.0.1"},
+                       {"port", server_.port()},
+                       {"num_workers", workers}});
     return c;
   }
   std::string bin_;
@@ -162,9 +165,9 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
     util::VirtualClock clock;
     EngineConfig c = ExampleConfig(1 << 20);
     add_l2_adapter(c, {{"type", "resp"},
-                             {"host", "127.0.0.1"},
-                             {"port", secured.port()},
-                             {"password", "s3cret"}});
+                       {"host", "127.0.0.1"},
+                       {"port", secured.port()},
+                       {"password", "s3cret"}});
     StorageManager sm(c, clock);
     Put(sm, Keys({"a"}));
     sm.close(true);
@@ -203,11 +206,11 @@ TEST_F(RespTest, L2EvictionDeletesFromRedis) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, {{"type", "resp"},
-                             {"host", "127.0.0.1"},
-                             {"port", server_.port()},
-                             {"num_workers", 1},
-                             {"max_capacity_gb", 20000.0 / (1 << 30)},  // exactly 20000 bytes
-                             {"eviction", {{"eviction_ratio", 0.5}}}});
+                       {"host", "127.0.0.1"},
+                       {"port", server_.port()},
+                       {"num_workers", 1},
+                       {"max_capacity_gb", 20000.0 / (1 << 30)},  // exactly 20000 bytes
+                       {"eviction", {{"eviction_ratio", 0.5}}}});
   StorageManager sm(cfg, clock);
   Put(sm, Keys({"A", "B", "C", "D"}));  // 4 x 4000 bytes = 0.8 of capacity
   sm.run_until(clock.now_ns());

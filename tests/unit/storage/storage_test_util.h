@@ -59,8 +59,7 @@ inline nlohmann::json MockJson(double size_gb, double bw_gb) {
 
 inline trace::PrefetchSpec Spec(KeyList keys, trace::TrimPolicy policy = trace::TrimPolicy::Prefix,
                                 int64_t readers = 1, std::vector<int64_t> windows = {-1},
-                                int64_t world = 1,
-                                trace::MemoryLayout layout = Layout4000()) {
+                                int64_t world = 1, trace::MemoryLayout layout = Layout4000()) {
   trace::PrefetchSpec s;
   s.keys = std::move(keys);
   s.policy = policy;

@@ -85,7 +85,8 @@ TEST(Era3Example810, OverReleaseMakesSecondStoreReleaseWrongState) {
   auto k = K("K");
   Put(sm, {k});
   sm.run_until(clock.now_ns());
-  EXPECT_EQ(sm.finish_read_keys({k}, 1), std::vector<S>({S::Success}));  // the replay's over-release
+  EXPECT_EQ(sm.finish_read_keys({k}, 1),
+            std::vector<S>({S::Success}));  // the replay's over-release
   Advance(sm, clock, 1'000'000);
   auto c = fleet::engine::to_json(sm.counters());
   EXPECT_EQ(c["l2_store_release_wrong_state"], 1);
@@ -105,7 +106,8 @@ TEST(StoreController, SkipL1DeletesAfterStoreAndLookupPrefetchDoesNotStore) {
   sm.submit_prefetch_task(Spec(Keys({"a", "b"})));
   Advance(sm, clock, 1'000'000);
   EXPECT_EQ(ReadCount(sm, K("a")), 1);  // admitted, temporary, read-locked
-  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_tasks"], 1);  // admission queued no store
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_tasks"],
+            1);  // admission queued no store
 }
 
 TEST(StoreController, InPlaceUpdateQueuesASecondStore) {

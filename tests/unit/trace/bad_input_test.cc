@@ -2,9 +2,8 @@
 // a clear message, header problems are TraceErrors, record problems are counted and skipped, a
 // truncated tail stops quietly, and nothing crashes, hangs or allocates from a corrupt count.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -35,7 +34,10 @@ class BadInput : public ::testing::Test {
  protected:
   // Unique per test and process: ctest runs the tests of this file in parallel.
   std::string path(const std::string& name) {
-    return ::testing::TempDir() + "/bad_" + (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) + "_" + name;
+    return ::testing::TempDir() + "/bad_" +
+           (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid())) +
+           "_" + name;
   }
 
   // Opening must fail with a TraceError whose message contains `needle`.
@@ -52,7 +54,8 @@ class BadInput : public ::testing::Test {
   }
 
   // Reads every record; returns their offsets.
-  std::vector<uint64_t> read_all(const std::string& bytes, Collect& c, ReaderCounters* out = nullptr) {
+  std::vector<uint64_t> read_all(const std::string& bytes, Collect& c,
+                                 ReaderCounters* out = nullptr) {
     std::string p = path("read.lct");
     write_bytes(p, bytes);
     ReaderOptions o;
@@ -151,13 +154,16 @@ TEST_F(BadInput, TruncatedBodyAtEnd) {
 }
 
 TEST_F(BadInput, MalformedRecordInTheMiddleIsSkipped) {
-  std::string bad_body = encode_record_body(test_op(OpKind::FinishWrite, 0.6, {test_key(1)}), Era::Three);
+  std::string bad_body =
+      encode_record_body(test_op(OpKind::FinishWrite, 0.6, {test_key(1)}), Era::Three);
   bad_body[0] = static_cast<char>(0x93);  // the map becomes an array: not a Record
-  std::string trailing = encode_record_body(test_op(OpKind::FinishWrite, 0.6, {test_key(1)}), Era::Three) + "x";
+  std::string trailing =
+      encode_record_body(test_op(OpKind::FinishWrite, 0.6, {test_key(1)}), Era::Three) + "x";
   std::string hdr = header_frame();
   Collect c;
   ReaderCounters counters;
-  auto offs = read_all(hdr + rec1_ + frame_bytes(bad_body) + frame_bytes(trailing) + rec2_, c, &counters);
+  auto offs =
+      read_all(hdr + rec1_ + frame_bytes(bad_body) + frame_bytes(trailing) + rec2_, c, &counters);
   ASSERT_EQ(offs.size(), 2u);
   EXPECT_EQ(offs[0], hdr.size());
   EXPECT_EQ(offs[1], hdr.size() + rec1_.size() + 2 * 4 + bad_body.size() + trailing.size());
@@ -226,7 +232,8 @@ TEST_F(BadInput, FourGiBLengthPrefixIsAClearErrorWithoutAllocation) {
     FAIL() << "expected TraceError";
   } catch (const TraceError& e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("offset " + std::to_string(hdr.size() + rec1_.size())), std::string::npos) << m;
+    EXPECT_NE(m.find("offset " + std::to_string(hdr.size() + rec1_.size())), std::string::npos)
+        << m;
     EXPECT_NE(m.find("4294967280"), std::string::npos) << m;
   }
   // The same prefix as the header frame.
@@ -234,12 +241,13 @@ TEST_F(BadInput, FourGiBLengthPrefixIsAClearErrorWithoutAllocation) {
 }
 
 TEST_F(BadInput, DeeplyNestedValueIsMalformedNotAStackOverflow) {
-  std::string body = record_body_with_args(kQualFinishWrite, [](MsgpackWriter& w, std::string& out) {
-    w.map(1);
-    w.str("keys");
-    out.append(200000, static_cast<char>(0x91));  // [[[[...]]]] 200k deep
-    w.nil();
-  });
+  std::string body =
+      record_body_with_args(kQualFinishWrite, [](MsgpackWriter& w, std::string& out) {
+        w.map(1);
+        w.str("keys");
+        out.append(200000, static_cast<char>(0x91));  // [[[[...]]]] 200k deep
+        w.nil();
+      });
   Collect c;
   ReaderCounters counters;
   auto offs = read_all(header_frame() + frame_bytes(body) + rec2_, c, &counters);
@@ -256,12 +264,13 @@ TEST_F(BadInput, DeeplyNestedValueIsMalformedNotAStackOverflow) {
 
 TEST_F(BadInput, HugeDeclaredCountsAreRejected) {
   for (uint8_t tag : {uint8_t{0xdd}, uint8_t{0xdf}, uint8_t{0xdc}}) {
-    std::string body = record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string& out) {
-      w.map(1);
-      w.str("keys");
-      out += static_cast<char>(tag);
-      out += tag == 0xdc ? std::string("\xff\xff", 2) : std::string("\xff\xff\xff\xff", 4);
-    });
+    std::string body =
+        record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string& out) {
+          w.map(1);
+          w.str("keys");
+          out += static_cast<char>(tag);
+          out += tag == 0xdc ? std::string("\xff\xff", 2) : std::string("\xff\xff\xff\xff", 4);
+        });
     Collect c;
     ReaderCounters counters;
     auto start = std::chrono::steady_clock::now();
@@ -301,7 +310,8 @@ TEST_F(BadInput, NonUtf8Strings) {
   });
   Collect c;
   ReaderCounters counters;
-  auto offs = read_all(header_frame() + frame_bytes(bad_qual) + frame_bytes(bad_arg) + rec2_, c, &counters);
+  auto offs =
+      read_all(header_frame() + frame_bytes(bad_qual) + frame_bytes(bad_arg) + rec2_, c, &counters);
   EXPECT_EQ(offs.size(), 1u);
   EXPECT_EQ(counters.malformed_skipped, 2u);
   ASSERT_EQ(c.messages.size(), 2u);

@@ -227,7 +227,8 @@ TEST(DeferredArgsCheck, ReaderCountsRejectedRecordsAsMalformed) {
     w.array(1);
     key_with(w, "llama\xc3");
   });
-  std::string good = encode_record_body(test_op(OpKind::FinishWrite, 1.0, {test_key(1)}), Era::Three);
+  std::string good =
+      encode_record_body(test_op(OpKind::FinishWrite, 1.0, {test_key(1)}), Era::Three);
   std::string path = ::testing::TempDir() + "/deferred_check.lct";
   testing::write_bytes(path, testing::header_frame() + frame_bytes(bad) + frame_bytes(good));
   struct Collect : Reporter {
@@ -313,24 +314,25 @@ TEST(DeferredArgsCheck, ScanGivesEveryKeyItsOwnModel) {
   };
   const std::vector<K> keys = {{"A", true, "h1"}, {"B", false, "h2"}, {"A", true, "h3"},
                                {"", true, "h4"},  {"A", true, "h5"},  {"C", true, "h6"}};
-  std::string body = record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string& out) {
-    w.map(1);
-    w.str("keys");
-    w.array(static_cast<uint32_t>(keys.size()));
-    for (const K& k : keys) {
-      w.wrapper("ObjectKey");
-      w.map(k.model.empty() ? 1 : 2);
-      w.str("chunk_hash");
-      w.bin(k.hash);
-      if (k.model.empty()) continue;
-      if (k.canonical) {
-        w.str("model_name");
-      } else {
-        out += "\xd9\x0amodel_name";  // str8: same text, not LMCache's canonical bytes
-      }
-      w.str(k.model);
-    }
-  });
+  std::string body =
+      record_body_with_args(kQualFinishWrite, [&](MsgpackWriter& w, std::string& out) {
+        w.map(1);
+        w.str("keys");
+        w.array(static_cast<uint32_t>(keys.size()));
+        for (const K& k : keys) {
+          w.wrapper("ObjectKey");
+          w.map(k.model.empty() ? 1 : 2);
+          w.str("chunk_hash");
+          w.bin(k.hash);
+          if (k.model.empty()) continue;
+          if (k.canonical) {
+            w.str("model_name");
+          } else {
+            out += "\xd9\x0amodel_name";  // str8: same text, not LMCache's canonical bytes
+          }
+          w.str(k.model);
+        }
+      });
   for (bool deferred : {false, true}) {
     SCOPED_TRACE(deferred);
     RecordView rec;

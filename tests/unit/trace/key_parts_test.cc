@@ -43,7 +43,8 @@ TEST(Symbol, TryAssignKeepsTheValueWhenUnchanged) {
 TEST(ChunkHash, InlineAndHeapBytesBehaveAlike) {
   std::string long_bytes(100, '\0');
   for (size_t i = 0; i < long_bytes.size(); ++i) long_bytes[i] = static_cast<char>(i * 7);
-  for (const std::string& bytes : {std::string("\0\0\0\x2a", 4), std::string(32, 'x'), long_bytes}) {
+  for (const std::string& bytes :
+       {std::string("\0\0\0\x2a", 4), std::string(32, 'x'), long_bytes}) {
     ChunkHash h(bytes);
     EXPECT_EQ(h.size(), bytes.size());
     EXPECT_EQ(h.view(), bytes);

@@ -83,7 +83,8 @@ TEST(SharedTrace, RefusesACopyOfAnotherSizeOrContent) {
     SharedTrace t(longer, id);
     FAIL() << "a longer copy was accepted";
   } catch (const TraceError& e) {
-    EXPECT_NE(std::string(e.what()).find("in the coordinator's trace"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("in the coordinator's trace"), std::string::npos)
+        << e.what();
   }
   std::string edited = bytes;
   edited[3] ^= 1;
@@ -110,7 +111,8 @@ TEST(SharedTrace, AReferenceThatDoesNotMatchTheFileIsAnError) {
     FAIL() << "a length that differs from the frame's prefix was accepted";
   } catch (const TraceError& e) {
     EXPECT_NE(std::string(e.what()).find("at offset " + std::to_string(wrong_size.offset)),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   FrameRef beyond{t.size() - 3, 10};
   EXPECT_THROW(t.read(std::vector<FrameRef>{beyond}, 1u << 30), TraceError);

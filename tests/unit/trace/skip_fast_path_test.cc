@@ -68,13 +68,13 @@ std::string skip_outcome(const std::string& bytes, bool check_utf8) {
 std::vector<KeyParts> variants() {
   std::vector<KeyParts> v(1);
   v.emplace_back().model = "\xff\xfe not UTF-8";
-  v.emplace_back().model = std::string(40, 'm');  // str8
+  v.emplace_back().model = std::string(40, 'm');           // str8
   v.emplace_back().model = std::string(40, 'm') + "\xc3";  // str8, cut UTF-8
-  v.emplace_back().salt = "salt\xed\xa0\x80";  // a surrogate
+  v.emplace_back().salt = "salt\xed\xa0\x80";              // a surrogate
   v.emplace_back().salt = "tenant-a";
-  v.emplace_back().kv_rank = 300;     // uint16: not a fixint
-  v.emplace_back().group = -7;        // negative fixint
-  v.emplace_back().group = -100;      // int8
+  v.emplace_back().kv_rank = 300;  // uint16: not a fixint
+  v.emplace_back().group = -7;     // negative fixint
+  v.emplace_back().group = -100;   // int8
   v.emplace_back().hash_as_str = true;
   v.emplace_back().hash = std::string(200, 'h');
   v.emplace_back().hash = "";
@@ -86,8 +86,8 @@ TEST(SkipFastPath, AgreesWithTheGeneralLoopOnEveryVariant) {
     for (const KeyParts& k : variants()) {
       const std::string fast = skip_outcome(keys(k, false), check);
       const std::string general = skip_outcome(keys(k, true), check);
-      EXPECT_EQ(fast == "ok", general == "ok") << "model=" << k.model << " salt=" << k.salt
-                                                << ": " << fast << " vs " << general;
+      EXPECT_EQ(fast == "ok", general == "ok")
+          << "model=" << k.model << " salt=" << k.salt << ": " << fast << " vs " << general;
     }
   }
   EXPECT_EQ(skip_outcome(keys(KeyParts{}, false), true), "ok");

@@ -54,7 +54,8 @@ class SyntheticRoundTrip : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyntheticRoundTrip, ReadsBackAsGenerated) {
   SyntheticOptions o = small(static_cast<Era>(GetParam()));
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_synth_" + std::to_string(GetParam()) + ".lct";
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_synth_" +
+                     std::to_string(GetParam()) + ".lct";
   SyntheticStats stats = write_synthetic_trace(path, o);
   ASSERT_GT(stats.records, 100u);
   EXPECT_GT(stats.hit_chunks, 0u);
@@ -95,15 +96,17 @@ TEST_P(SyntheticRoundTrip, ReadsBackAsGenerated) {
   EXPECT_EQ(kinds[static_cast<int>(OpKind::SubmitPrefetch)] > 0, !era4);
   EXPECT_GT(kinds[static_cast<int>(OpKind::ReadEnter)], 0);
   EXPECT_EQ(kinds[static_cast<int>(OpKind::ReadEnter)], kinds[static_cast<int>(OpKind::ReadExit)]);
-  EXPECT_EQ(kinds[static_cast<int>(OpKind::ReserveWrite)],
-            kinds[static_cast<int>(OpKind::FinishWrite)] + kinds[static_cast<int>(OpKind::AbortWrite)]);
+  EXPECT_EQ(
+      kinds[static_cast<int>(OpKind::ReserveWrite)],
+      kinds[static_cast<int>(OpKind::FinishWrite)] + kinds[static_cast<int>(OpKind::AbortWrite)]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Eras, SyntheticRoundTrip, ::testing::Values(1, 3, 4));
 
 TEST(SyntheticTrace, SameSeedSameBytesOtherSeedOtherBytes) {
   SyntheticOptions o = small(Era::Three);
-  std::string a = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_a.lct", b = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_b.lct";
+  std::string a = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_a.lct",
+              b = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_b.lct";
   write_synthetic_trace(a, o);
   write_synthetic_trace(b, o);
   std::string ba = testing::read_bytes(a);
@@ -127,7 +130,8 @@ TEST(SyntheticTrace, RecordsLimitAndSharedPrefixes) {
   std::vector<std::string> first_hashes;
   while (g.next(op)) {
     ++n;
-    if (op.kind == OpKind::SubmitPrefetch) first_hashes.emplace_back(op.spec.keys.front().chunk_hash);
+    if (op.kind == OpKind::SubmitPrefetch)
+      first_hashes.emplace_back(op.spec.keys.front().chunk_hash);
   }
   EXPECT_GE(n, 500u);
   EXPECT_LT(n, 520u);  // in-flight requests finish, nothing more

@@ -1,5 +1,7 @@
 // Record batches: frames survive compress -> decompress -> split byte for byte across reused
 // builders, and every corrupt or oversized batch is refused with a ProtocolError, never a crash.
+#include "fleet/wire/batch.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "fleet/trace/shared_trace.h"
 #include "fleet/trace/trace_writer.h"
-#include "fleet/wire/batch.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -49,7 +50,7 @@ TEST(Batch, EveryCodecRoundTripsThroughDecodeBatch) {
   const struct {
     BatchCodec codec;
     int level;
-  } cases[] = {{BatchCodec::None, 0}, {BatchCodec::Zstd, 1}, {BatchCodec::None, 0},
+  } cases[] = {{BatchCodec::None, 0},  {BatchCodec::Zstd, 1}, {BatchCodec::None, 0},
                {BatchCodec::Zstd, -5}, {BatchCodec::Zstd, 3}, {BatchCodec::None, 0}};
   size_t round = 0;
   for (const auto& c : cases) {

@@ -18,7 +18,8 @@ NodeResult some_result() {
   NodeResult r;
   r.name = "node-a";
   r.status = "ok";
-  for (int i = 0; i < 20000; ++i) r.stats.record(i % 3 ? "finish_write" : "reserve_write", 0.001 * (i % 997), i % 101 == 0);
+  for (int i = 0; i < 20000; ++i)
+    r.stats.record(i % 3 ? "finish_write" : "reserve_write", 0.001 * (i % 997), i % 101 == 0);
   r.total = 20000;
   return r;
 }
@@ -62,7 +63,8 @@ TEST(DoneMessage, DecodedWithAnOwnerTheSamplesStayInTheMessage) {
   std::weak_ptr<util::HugeString> alive = msg;
   msg.reset();
   EXPECT_FALSE(alive.expired()) << "the stats keep the message alive";
-  EXPECT_EQ(back.stats.ops().at("reserve_write").count(), r.stats.ops().at("reserve_write").count());
+  EXPECT_EQ(back.stats.ops().at("reserve_write").count(),
+            r.stats.ops().at("reserve_write").count());
 }
 
 TEST(DoneMessage, AnEmptyResultIsStillAWholeMessage) {

@@ -57,8 +57,8 @@ class OpStats {
   // The same for samples that stay where they are (8-byte aligned, alive while `owner` is):
   // an ascending run is kept by reference and counted and summarised in place (no copy of a
   // node's megabytes); anything else is copied as merge_encoded does.
-  void merge_encoded_shared(std::shared_ptr<const void> owner, const double* samples,
-                            std::size_t n, uint64_t errors, const LogLinearHistogram& histogram,
+  void merge_encoded_shared(std::shared_ptr<const void> owner, const double* samples, std::size_t n,
+                            uint64_t errors, const LogLinearHistogram& histogram,
                             const std::vector<double>* sum_partials = nullptr);
 
   // merge() of every part in turn, in one pass when it can: while this holds nothing and every

@@ -23,7 +23,8 @@ struct SharedRun {
 };
 
 // The ascending union of ascending runs, appended to `out`.
-void merge_sorted_runs(std::span<const std::span<const double>> runs, util::HugeVector<double>& out);
+void merge_sorted_runs(std::span<const std::span<const double>> runs,
+                       util::HugeVector<double>& out);
 
 // The rank-th smallest value (1-based, 1 <= rank <= total) of the union of ascending runs of
 // NaN-free doubles: a binary search over the doubles' total order, counting with one binary

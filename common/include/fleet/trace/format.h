@@ -18,7 +18,8 @@ inline constexpr size_t kFramePrefixBytes = 4;
 inline constexpr std::string_view kLevelStorage = "storage";
 inline constexpr std::string_view kLevelEvents = "events";
 
-inline constexpr std::string_view kQualPrefix = "lmcache.v1.distributed.storage_manager.StorageManager.";
+inline constexpr std::string_view kQualPrefix =
+    "lmcache.v1.distributed.storage_manager.StorageManager.";
 inline constexpr std::string_view kQualReserveWrite =
     "lmcache.v1.distributed.storage_manager.StorageManager.reserve_write";
 inline constexpr std::string_view kQualReserveWriteWithStatus =

@@ -48,7 +48,7 @@ struct ReaderCounters {
   uint64_t malformed_skipped = 0;  // complete frames that did not decode as a Record
   uint64_t truncated_tail_bytes = 0;
   bool truncated_tail = false;
-  uint64_t bytes_consumed = 0;     // file offset after the last complete frame
+  uint64_t bytes_consumed = 0;  // file offset after the last complete frame
 };
 
 class FrameReader {
@@ -87,8 +87,8 @@ class FrameReader {
   int fd_ = -1;
   uint64_t file_size_ = 0;
   std::vector<uint8_t> buf_;
-  size_t pos_ = 0;    // start of unread data in buf_
-  size_t len_ = 0;    // end of valid data in buf_
+  size_t pos_ = 0;                // start of unread data in buf_
+  size_t len_ = 0;                // end of valid data in buf_
   uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]
   bool eof_ = false;
   Header header_;

@@ -37,7 +37,7 @@ class Symbol {
   static constexpr size_t kMaxSymbols = 1u << 20;
 
   Symbol() : s_(&kEmpty) {}
-  Symbol(std::string_view v) : s_(intern(v)) {}  // NOLINT: implicit, like std::string
+  Symbol(std::string_view v) : s_(intern(v)) {}           // NOLINT: implicit, like std::string
   Symbol(const char* v) : Symbol(std::string_view(v)) {}  // NOLINT
   Symbol(const std::string& v) : Symbol(std::string_view(v)) {}  // NOLINT
   // Interns `v` unless the table is full; false then (and *this unchanged). Re-assigning the
@@ -71,7 +71,7 @@ class Symbol {
   bool try_assign_slow(std::string_view v);
   static const std::string& empty_string() { return kEmpty; }
   static const std::string kEmpty;  // the interned "" (constant-initialised: no guard per key)
-  static const std::string* intern(std::string_view v);  // throws std::length_error when full
+  static const std::string* intern(std::string_view v);      // throws std::length_error when full
   static const std::string* try_intern(std::string_view v);  // nullptr when full
 
   const std::string* s_;
@@ -86,7 +86,7 @@ class ChunkHash {
 
   ChunkHash() = default;
   ChunkHash(std::string_view bytes) { assign(bytes); }  // NOLINT: implicit, like std::string
-  ChunkHash(const char* bytes) : ChunkHash(std::string_view(bytes)) {}  // NOLINT
+  ChunkHash(const char* bytes) : ChunkHash(std::string_view(bytes)) {}         // NOLINT
   ChunkHash(const std::string& bytes) : ChunkHash(std::string_view(bytes)) {}  // NOLINT
   // Copies and moves of short hashes copy the whole inline buffer: a fixed-size copy is a few
   // instructions where a length-dependent memmove is a call (keys are copied a lot).

@@ -18,8 +18,8 @@ enum class MsgType : uint8_t { Nil, Bool, UInt, Int, Float, Str, Bin, Array, Map
 const char* to_string(MsgType t);
 
 struct MsgpackLimits {
-  uint32_t max_depth = 64;               // nesting of arrays/maps
-  uint32_t max_container = 1u << 24;     // elements in one array or map
+  uint32_t max_depth = 64;            // nesting of arrays/maps
+  uint32_t max_container = 1u << 24;  // elements in one array or map
 };
 
 class MsgpackReader {

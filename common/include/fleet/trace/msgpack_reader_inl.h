@@ -45,27 +45,64 @@ inline MsgType MsgpackReader::peek() const {
   if (b <= 0xbf) return MsgType::Str;
   if (b >= 0xe0) return MsgType::Int;
   switch (b) {
-    case 0xc0: return MsgType::Nil;
-    case 0xc2: case 0xc3: return MsgType::Bool;
-    case 0xc4: case 0xc5: case 0xc6: return MsgType::Bin;
-    case 0xc7: case 0xc8: case 0xc9: case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+    case 0xc0:
+      return MsgType::Nil;
+    case 0xc2:
+    case 0xc3:
+      return MsgType::Bool;
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      return MsgType::Bin;
+    case 0xc7:
+    case 0xc8:
+    case 0xc9:
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
       return MsgType::Ext;
-    case 0xca: case 0xcb: return MsgType::Float;
-    case 0xcc: case 0xcd: case 0xce: case 0xcf: return MsgType::UInt;
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3: return MsgType::Int;
-    case 0xd9: case 0xda: case 0xdb: return MsgType::Str;
-    case 0xdc: case 0xdd: return MsgType::Array;
-    case 0xde: case 0xdf: return MsgType::Map;
-    default: fail("invalid msgpack type byte 0xc1");
+    case 0xca:
+    case 0xcb:
+      return MsgType::Float;
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf:
+      return MsgType::UInt;
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3:
+      return MsgType::Int;
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
+      return MsgType::Str;
+    case 0xdc:
+    case 0xdd:
+      return MsgType::Array;
+    case 0xde:
+    case 0xdf:
+      return MsgType::Map;
+    default:
+      fail("invalid msgpack type byte 0xc1");
   }
 }
 
 inline void MsgpackReader::read_nil() {
-  if (byte() != 0xc0) { --p_; fail("expected nil"); }
+  if (byte() != 0xc0) {
+    --p_;
+    fail("expected nil");
+  }
 }
 
 inline bool MsgpackReader::try_nil() {
-  if (p_ < end_ && *p_ == 0xc0) { ++p_; return true; }
+  if (p_ < end_ && *p_ == 0xc0) {
+    ++p_;
+    return true;
+  }
   return false;
 }
 
@@ -83,24 +120,36 @@ inline int64_t MsgpackReader::read_int() {
   if (b <= 0x7f) return b;
   if (b >= 0xe0) return static_cast<int8_t>(b);
   switch (b) {
-    case 0xcc: return static_cast<int64_t>(be(1));
-    case 0xcd: return static_cast<int64_t>(be(2));
-    case 0xce: return static_cast<int64_t>(be(4));
+    case 0xcc:
+      return static_cast<int64_t>(be(1));
+    case 0xcd:
+      return static_cast<int64_t>(be(2));
+    case 0xce:
+      return static_cast<int64_t>(be(4));
     case 0xcf: {
       uint64_t v = be(8);
       if (v > static_cast<uint64_t>(INT64_MAX)) fail("integer does not fit int64");
       return static_cast<int64_t>(v);
     }
-    case 0xd0: return static_cast<int8_t>(be(1));
-    case 0xd1: return static_cast<int16_t>(be(2));
-    case 0xd2: return static_cast<int32_t>(be(4));
-    case 0xd3: return static_cast<int64_t>(be(8));
-    default: --p_; fail("expected integer");
+    case 0xd0:
+      return static_cast<int8_t>(be(1));
+    case 0xd1:
+      return static_cast<int16_t>(be(2));
+    case 0xd2:
+      return static_cast<int32_t>(be(4));
+    case 0xd3:
+      return static_cast<int64_t>(be(8));
+    default:
+      --p_;
+      fail("expected integer");
   }
 }
 
 inline uint64_t MsgpackReader::read_uint() {
-  if (p_ < end_ && *p_ == 0xcf) { ++p_; return be(8); }
+  if (p_ < end_ && *p_ == 0xcf) {
+    ++p_;
+    return be(8);
+  }
   int64_t v = read_int();
   if (v < 0) fail("expected non-negative integer");
   return static_cast<uint64_t>(v);
@@ -123,18 +172,28 @@ inline double MsgpackReader::read_double() {
     std::memcpy(&f, &bits, 4);
     return f;
   }
-  if (b == 0xcf) { ++p_; return static_cast<double>(be(8)); }
+  if (b == 0xcf) {
+    ++p_;
+    return static_cast<double>(be(8));
+  }
   return static_cast<double>(read_int());
 }
 
 inline std::string_view MsgpackReader::read_str_unchecked() {
   uint8_t b = byte();
   uint64_t n;
-  if ((b & 0xe0) == 0xa0) n = b & 0x1f;
-  else if (b == 0xd9) n = be(1);
-  else if (b == 0xda) n = be(2);
-  else if (b == 0xdb) n = be(4);
-  else { --p_; fail("expected str"); }
+  if ((b & 0xe0) == 0xa0)
+    n = b & 0x1f;
+  else if (b == 0xd9)
+    n = be(1);
+  else if (b == 0xda)
+    n = be(2);
+  else if (b == 0xdb)
+    n = be(4);
+  else {
+    --p_;
+    fail("expected str");
+  }
   const uint8_t* s = take(n);
   return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
 }
@@ -151,10 +210,16 @@ inline std::string_view MsgpackReader::read_str() {
 inline std::string_view MsgpackReader::read_bin() {
   uint8_t b = byte();
   uint64_t n;
-  if (b == 0xc4) n = be(1);
-  else if (b == 0xc5) n = be(2);
-  else if (b == 0xc6) n = be(4);
-  else { --p_; fail("expected bin"); }
+  if (b == 0xc4)
+    n = be(1);
+  else if (b == 0xc5)
+    n = be(2);
+  else if (b == 0xc6)
+    n = be(4);
+  else {
+    --p_;
+    fail("expected bin");
+  }
   const uint8_t* s = take(n);
   return {reinterpret_cast<const char*>(s), static_cast<size_t>(n)};
 }

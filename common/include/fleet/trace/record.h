@@ -11,7 +11,7 @@
 namespace fleet::trace {
 
 struct RecordView {
-  uint64_t file_offset = 0;   // offset of the frame's length prefix in the file
+  uint64_t file_offset = 0;  // offset of the frame's length prefix in the file
   const uint8_t* body = nullptr;
   size_t body_size = 0;
   double t_mono = 0.0;

@@ -28,7 +28,7 @@ struct TraceIdentity {
 TraceIdentity identify_trace(const std::string& path);
 
 struct FrameRef {
-  uint64_t offset = 0;     // of the frame's u32 length prefix
+  uint64_t offset = 0;  // of the frame's u32 length prefix
   uint32_t body_size = 0;
 };
 

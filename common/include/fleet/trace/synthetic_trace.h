@@ -23,20 +23,20 @@ namespace fleet::trace {
 
 struct SyntheticOptions {
   uint64_t seed = 1;
-  double duration_s = 60.0;   // arrivals stop at this t_mono (ignored when records/max_bytes set)
-  uint64_t records = 0;       // > 0: stop admitting requests once this many records exist
-  uint64_t max_bytes = 0;     // > 0: same, by file size (used by the writer driver)
-  double rate = 10.0;         // requests per second (Poisson)
+  double duration_s = 60.0;  // arrivals stop at this t_mono (ignored when records/max_bytes set)
+  uint64_t records = 0;      // > 0: stop admitting requests once this many records exist
+  uint64_t max_bytes = 0;    // > 0: same, by file size (used by the writer driver)
+  double rate = 10.0;        // requests per second (Poisson)
   Era era = Era::Three;
-  int tp = 1;                 // tensor-parallel ranks W: one key per rank (kv_rank)
+  int tp = 1;  // tensor-parallel ranks W: one key per rank (kv_rank)
   int models = 1;
-  int groups = 1;             // object groups G
+  int groups = 1;  // object groups G
   int chunk_tokens = 256;
   // Whole-model KV geometry "KVxLAYERSxKV_HEADSxHEAD_DIM:DTYPE"; an object holds
   // [KV, LAYERS/G, chunk_tokens, KV_HEADS/W, HEAD_DIM] (rounded up).
   std::string layout = "2x32x8x128:bfloat16";
-  int max_turns = 8;          // turns per conversation: uniform in [1, max_turns]
-  int system_prompts = 8;     // shared system prompts, chosen Zipf(1)-like
+  int max_turns = 8;       // turns per conversation: uniform in [1, max_turns]
+  int system_prompts = 8;  // shared system prompts, chosen Zipf(1)-like
   int max_context_tokens = 32768;
   uint64_t cache_chunks = 65536;  // modelled L1 capacity in chunks (FIFO) for hits/misses
   double abort_fraction = 0.02;   // era 4 only: writes that end in abort_write
@@ -93,7 +93,7 @@ class SyntheticTrace {
     int64_t context_tokens;  // tokens before this turn's user message
   };
 
-  double uniform();  // [0, 1)
+  double uniform();                                // [0, 1)
   uint64_t uniform_int(uint64_t lo, uint64_t hi);  // inclusive
   double exponential(double rate);
   void admit(double t);

@@ -44,8 +44,18 @@ uint64_t chunk_lifecycle_id(uint64_t model_state, std::string_view chunk_hash);
 
 // torch dtypes LMCache records as `str(torch.dtype)`.
 enum class DType : uint8_t {
-  Float16, BFloat16, Float32, Float64, Float8E4M3FN, Float8E5M2, Int8, UInt8, Int16, Int32,
-  Int64, Bool
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Float8E4M3FN,
+  Float8E5M2,
+  Int8,
+  UInt8,
+  Int16,
+  Int32,
+  Int64,
+  Bool
 };
 std::optional<DType> parse_dtype(std::string_view torch_name);
 std::string_view dtype_name(DType d);

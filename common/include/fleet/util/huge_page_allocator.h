@@ -18,7 +18,7 @@ namespace fleet::util {
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 inline constexpr std::size_t kHugeAllocationMin = std::size_t{1} << 20;
 
-void* allocate_huge(std::size_t bytes);               // throws std::bad_alloc
+void* allocate_huge(std::size_t bytes);  // throws std::bad_alloc
 void deallocate_huge(void* p, std::size_t bytes) noexcept;
 
 template <class T>
@@ -43,7 +43,9 @@ struct HugePageAllocator {
     }
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
 };
 
 template <class T>

@@ -3,9 +3,8 @@
 // ensure_ascii escapes, `", "`/`": "` separators, optional indent and sorted keys.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace fleet::util {
 

@@ -90,7 +90,7 @@ class BatchBuilder {
 
 // A Batch message finished from a builder (which is reset), and what it holds.
 struct BatchMessage {
-  std::string bytes;        // the message to send
+  std::string bytes;  // the message to send
   uint64_t records = 0;
   uint64_t raw_bytes = 0;   // frames and references before encoding
   uint64_t data_bytes = 0;  // after: the batch's `data`

@@ -5,9 +5,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
@@ -16,8 +15,8 @@
 namespace fleet::wire {
 
 struct NodeResult {
-  std::string name;     // host name or "local"
-  std::string address;  // endpoint, "" when embedded
+  std::string name;           // host name or "local"
+  std::string address;        // endpoint, "" when embedded
   std::string status = "ok";  // ok | lost | aborted
   uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
   double duration_s = 0.0;

@@ -5,11 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <msgpack.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-
-#include <msgpack.hpp>
 
 #include "fleet/wire/liveness.h"
 
@@ -99,15 +98,15 @@ struct Start {
   std::string t = "start";
   int64_t t0_worker_ns = 0;
   double speed = 1.0;
-  double t_origin = 0.0;            // trace time mapped to T0
-  std::string clock = "real";       // real | virtual
-  std::string engine_config_json;   // "" = the worker's own defaults
-  std::string engine_name;          // "" = the worker's default
+  double t_origin = 0.0;           // trace time mapped to T0
+  std::string clock = "real";      // real | virtual
+  std::string engine_config_json;  // "" = the worker's own defaults
+  std::string engine_name;         // "" = the worker's default
   int node_index = 0;
   int node_count = 1;
   std::string trace_level = "storage";
   int64_t trace_schema = 2;
-  int credit_window = 8;            // batches the coordinator may have in flight
+  int credit_window = 8;  // batches the coordinator may have in flight
   MSGPACK_DEFINE_MAP(v, t, t0_worker_ns, speed, t_origin, clock, engine_config_json, engine_name,
                      node_index, node_count, trace_level, trace_schema, credit_window);
 };
@@ -117,7 +116,7 @@ struct Start {
 struct Batch {
   int v = kProtocolVersion;
   std::string t = "batch";
-  int64_t seq = 0;            // 0, 1, 2, ... per worker
+  int64_t seq = 0;  // 0, 1, 2, ... per worker
   int64_t records = 0;
   int64_t raw_bytes = 0;
   double t_shift = 0.0;         // subtracted from every record's t_mono (stacked timelines)

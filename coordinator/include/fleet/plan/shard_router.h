@@ -12,12 +12,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/plan/flat_u64_map.h"
 #include "fleet/trace/op.h"
@@ -47,13 +46,15 @@ struct Route {
 };
 
 // Records per second of trace time (seconds since the first record). The first 2^16 seconds
-// (18 hours; 512 KiB at most) are a flat array, indexed without hashing on the routing path; anything before
-// the first record or beyond goes to a map, so a hostile timestamp costs one map entry.
+// (18 hours; 512 KiB at most) are a flat array, indexed without hashing on the routing path;
+// anything before the first record or beyond goes to a map, so a hostile timestamp costs one map
+// entry.
 class PerSecondCounts {
  public:
   void add(int64_t second) {
     if (second >= 0 && second < kDense) [[likely]] {
-      if (static_cast<size_t>(second) >= dense_.size()) dense_.resize(static_cast<size_t>(second) + 1);
+      if (static_cast<size_t>(second) >= dense_.size())
+        dense_.resize(static_cast<size_t>(second) + 1);
       ++dense_[static_cast<size_t>(second)];
     } else {
       ++sparse_[second];
@@ -72,8 +73,8 @@ struct WorkerPlan {
   uint64_t records = 0;
   uint64_t bytes = 0;
   uint64_t per_kind[trace::kOpKindCount] = {};
-  uint64_t moved = 0;        // records that followed an open lifecycle out of their window
-  uint64_t split_parts = 0;  // sub-calls received from split multi-owner calls
+  uint64_t moved = 0;          // records that followed an open lifecycle out of their window
+  uint64_t split_parts = 0;    // sub-calls received from split multi-owner calls
   PerSecondCounts per_second;  // records per trace second
   uint64_t peak_per_second() const { return per_second.peak(); }
 };

@@ -3,10 +3,9 @@
 // whole-run per-op L2 latency merged exactly from every node's histograms.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/report/run_report.h"
 

@@ -4,9 +4,8 @@
 // LMCache-compatible outputs stay exact.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fleet/report/run_report.h"
 #include "fleet/util/exit_codes.h"
@@ -15,11 +14,11 @@ namespace fleet::report {
 
 struct OutputOptions {
   std::string output_dir = ".";
-  bool write_csv = true;        // --no-csv clears it
+  bool write_csv = true;            // --no-csv clears it
   bool write_summary_json = false;  // --json
-  bool quiet = false;           // -q: no stdout summary (files still written)
+  bool quiet = false;               // -q: no stdout summary (files still written)
   std::string format = "terminal";  // --format terminal|json
-  std::string output_path;      // --output PATH: the summary in --format, even with -q
+  std::string output_path;          // --output PATH: the summary in --format, even with -q
 };
 
 // Creates the output directory (and parents) before the replay starts, as LMCache does.

@@ -2,8 +2,9 @@
 // it), and stops them when the run is over, whatever happened.
 #pragma once
 
-#include <string>
 #include <sys/types.h>
+
+#include <string>
 #include <vector>
 
 #include "fleet/session/worker_addresses.h"

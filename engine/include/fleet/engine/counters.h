@@ -25,8 +25,7 @@ class Counters {
   // and the last value, as assigning a JSON key twice does).
   void add(std::string name, bool v);
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  void add(std::string name, T v) {
+  requires(!std::same_as<T, bool>) void add(std::string name, T v) {
     if constexpr (std::is_signed_v<T>) {
       put(std::move(name), static_cast<int64_t>(v));
     } else {
@@ -75,7 +74,9 @@ inline void Counters::add(std::string name, std::string v) { put(std::move(name)
 inline void Counters::add(std::string name, Counters group) {
   put(std::move(name), std::move(group));
 }
-inline void Counters::add(std::string name, List groups) { put(std::move(name), std::move(groups)); }
+inline void Counters::add(std::string name, List groups) {
+  put(std::move(name), std::move(groups));
+}
 
 inline const Counters::Entry* Counters::find(std::string_view name) const {
   for (const auto& e : entries_)

@@ -56,8 +56,7 @@ class Engine {
                                      std::string_view external_request_id, bool skip_l2) = 0;
   virtual CallResult read_enter(const std::vector<trace::ObjectKey>& keys, ReadContext& ctx) = 0;
   virtual CallResult read_exit(ReadContext& ctx) = 0;
-  virtual CallResult finish_read(const std::vector<trace::ObjectKey>& keys,
-                                 int64_t read_locks) = 0;
+  virtual CallResult finish_read(const std::vector<trace::ObjectKey>& keys, int64_t read_locks) = 0;
 
   // Runs every internal event (eviction ticks, L2 completions, controller steps) due at or
   // before `now_ns` on the engine's Clock. With a virtual clock the replay session calls it

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-
 #include <nlohmann/json.hpp>
 
 #include "fleet/storage/engine_config.h"

@@ -7,11 +7,10 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/storage/io_worker_pool.h"
 #include "fleet/storage/l2_adapter.h"

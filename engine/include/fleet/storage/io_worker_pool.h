@@ -2,8 +2,8 @@
 // the worker running it, so an adapter can keep one connection per worker.
 #pragma once
 
-#include <cstddef>
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>

@@ -131,7 +131,7 @@ class KeyTable {
 
   // Top half of a multiplicative remix: well spread even where KeyHash's low bits are not.
   static uint32_t tag_of(const trace::ObjectKey& k) {
-    return static_cast<uint32_t>((KeyHash{}(k) * 0x9e3779b97f4a7c15ull) >> 32);
+    return static_cast<uint32_t>((KeyHash{}(k)*0x9e3779b97f4a7c15ull) >> 32);
   }
 
   // Rebuilt from the old index alone: tags are all it needs, so no node is touched.

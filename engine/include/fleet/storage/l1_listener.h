@@ -14,8 +14,14 @@ class L1Listener {
  public:
   // Bits of the callbacks a listener acts on, so the L1 skips building key lists for the rest.
   enum Interest : unsigned {
-    kReservedWrite = 1, kWriteFinished = 2, kFinishWriteAndReserveRead = 4, kReservedRead = 8,
-    kReadFinished = 16, kAccessed = 32, kDeletedByManager = 64, kAll = 127
+    kReservedWrite = 1,
+    kWriteFinished = 2,
+    kFinishWriteAndReserveRead = 4,
+    kReservedRead = 8,
+    kReadFinished = 16,
+    kAccessed = 32,
+    kDeletedByManager = 64,
+    kAll = 127
   };
   virtual unsigned interests() const { return kAll; }
   virtual ~L1Listener() = default;

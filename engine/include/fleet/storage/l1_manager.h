@@ -44,12 +44,12 @@ struct L1Object {
 
 struct L1Stats {
   uint64_t peak_used_bytes = 0;
-  uint64_t deleted_keys = 0;        // every free reported as deleted_by_manager
-  uint64_t deleted_bytes = 0;       // footprint of those
-  uint64_t temporary_frees = 0;     // temporary objects freed on their last finish_read
-  uint64_t leaked_bytes = 0;        // duplicate-key allocations replaced in the table (§1.1)
-  uint64_t allocations = 0;         // objects allocated
-  uint64_t allocation_failures = 0; // batches that failed with OUT_OF_MEMORY
+  uint64_t deleted_keys = 0;         // every free reported as deleted_by_manager
+  uint64_t deleted_bytes = 0;        // footprint of those
+  uint64_t temporary_frees = 0;      // temporary objects freed on their last finish_read
+  uint64_t leaked_bytes = 0;         // duplicate-key allocations replaced in the table (§1.1)
+  uint64_t allocations = 0;          // objects allocated
+  uint64_t allocation_failures = 0;  // batches that failed with OUT_OF_MEMORY
 };
 
 class L1Manager {

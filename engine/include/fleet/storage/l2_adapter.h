@@ -21,15 +21,15 @@ std::string_view l2_op_kind_name(L2OpKind k);
 struct L2Completion {
   L2OpKind kind = L2OpKind::Store;
   uint64_t task_id = 0;
-  bool success = true;           // store: whole-task success
-  uint64_t bytes = 0;            // store: bytes actually written; load: bytes read
+  bool success = true;  // store: whole-task success
+  uint64_t bytes = 0;   // store: bytes actually written; load: bytes read
   // lookup/load: one entry per submitted key; store: per key "in L2 now" when `keys` is set
   std::vector<uint8_t> bitmap;
   // Store/load only, and only when the context asks (report_keys): the submitted keys, which
   // the L2 eviction policy learns from (stored -> created, loaded -> touched).
   std::vector<trace::ObjectKey> keys;
-  int64_t submit_ns = 0;         // engine clock
-  int64_t end_ns = 0;            // engine clock when the result was known
+  int64_t submit_ns = 0;  // engine clock
+  int64_t end_ns = 0;     // engine clock when the result was known
   size_t num_keys = 0;
 };
 
@@ -48,9 +48,9 @@ struct L2Usage {
   uint64_t used_bytes = 0;
   uint64_t capacity_bytes = 0;  // 0 = unknown / unbounded
   double usage_fraction() const {
-    return capacity_bytes == 0 ? -1.0
-                               : static_cast<double>(used_bytes) /
-                                     static_cast<double>(capacity_bytes);
+    return capacity_bytes == 0
+               ? -1.0
+               : static_cast<double>(used_bytes) / static_cast<double>(capacity_bytes);
   }
 };
 
@@ -65,8 +65,7 @@ class L2Adapter {
   virtual uint64_t submit_store(std::vector<trace::ObjectKey> keys,
                                 std::vector<uint64_t> sizes) = 0;
   virtual uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) = 0;
-  virtual uint64_t submit_load(std::vector<trace::ObjectKey> keys,
-                               std::vector<uint64_t> sizes) = 0;
+  virtual uint64_t submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) = 0;
   // Fire-and-forget release of lookup locks.
   virtual void submit_unlock(std::vector<trace::ObjectKey> keys) = 0;
   // Deletes what it may and returns the keys it deleted (fs and resp skip lookup-locked keys;

@@ -4,7 +4,6 @@
 // only (the payload of a zero-filled buffer carries no information; docs/engine.md).
 #pragma once
 
-
 #include <nlohmann/json.hpp>
 
 #include "fleet/storage/key_table.h"

@@ -14,8 +14,8 @@ class NoopEngine final : public engine::Engine {
   explicit NoopEngine(const EngineConfig& cfg) : cfg_(cfg), digest_(cfg.digest()) {}
 
   std::string_view name() const override { return "noop"; }
-  engine::CallResult reserve_write(const std::vector<trace::ObjectKey>&,
-                                   const trace::MemoryLayout&, trace::WriteMode) override {
+  engine::CallResult reserve_write(const std::vector<trace::ObjectKey>&, const trace::MemoryLayout&,
+                                   trace::WriteMode) override {
     return count();
   }
   engine::CallResult finish_write(const std::vector<trace::ObjectKey>&) override { return count(); }

@@ -29,10 +29,10 @@ struct L2Completion;
 struct PrefetchResult {
   int64_t id = -1;
   bool finished = false;
-  size_t hit_chunks = 0;            // final fold over the request's own chunks
-  std::vector<size_t> retained;     // request positions
-  std::vector<size_t> loaded;       // request positions admitted from L2
-  std::string failure;              // "", "l1_oom", "l1_contended"
+  size_t hit_chunks = 0;         // final fold over the request's own chunks
+  std::vector<size_t> retained;  // request positions
+  std::vector<size_t> loaded;    // request positions admitted from L2
+  std::string failure;           // "", "l1_oom", "l1_contended"
 };
 
 class PrefetchController {

@@ -6,11 +6,10 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/storage/io_worker_pool.h"
 #include "fleet/storage/l2_adapter.h"

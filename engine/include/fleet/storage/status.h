@@ -19,13 +19,20 @@ enum class L1Status : uint8_t {
 
 constexpr std::string_view l1_status_name(L1Status s) {
   switch (s) {
-    case L1Status::Success: return "SUCCESS";
-    case L1Status::KeyNotExist: return "KEY_NOT_EXIST";
-    case L1Status::KeyNotWritable: return "KEY_NOT_WRITABLE";
-    case L1Status::KeyNotReadable: return "KEY_NOT_READABLE";
-    case L1Status::KeyInWrongState: return "KEY_IN_WRONG_STATE";
-    case L1Status::KeyIsLocked: return "KEY_IS_LOCKED";
-    case L1Status::OutOfMemory: return "OUT_OF_MEMORY";
+    case L1Status::Success:
+      return "SUCCESS";
+    case L1Status::KeyNotExist:
+      return "KEY_NOT_EXIST";
+    case L1Status::KeyNotWritable:
+      return "KEY_NOT_WRITABLE";
+    case L1Status::KeyNotReadable:
+      return "KEY_NOT_READABLE";
+    case L1Status::KeyInWrongState:
+      return "KEY_IN_WRONG_STATE";
+    case L1Status::KeyIsLocked:
+      return "KEY_IS_LOCKED";
+    case L1Status::OutOfMemory:
+      return "OUT_OF_MEMORY";
   }
   return "?";
 }

@@ -5,9 +5,9 @@
 // clock a driver thread does. One mutex serialises everything (LMCache's global L1 lock).
 #pragma once
 
-#include <cstddef>
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>

@@ -7,10 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "fleet/engine/engine.h"
 #include "fleet/replay/dispatcher.h"

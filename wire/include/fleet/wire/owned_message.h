@@ -7,7 +7,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-
 #include <zmq.hpp>
 
 namespace fleet::wire {
@@ -15,10 +14,10 @@ namespace fleet::wire {
 // `String`: std::string, or a string with another allocator (util::HugeString), given as an
 // rvalue (its buffer is taken over).
 template <class String>
-  requires(!std::is_lvalue_reference_v<String>)
-zmq::message_t owned_message(String&& bytes) {
+requires(!std::is_lvalue_reference_v<String>) zmq::message_t owned_message(String&& bytes) {
   using S = std::remove_cvref_t<String>;
-  if (bytes.size() < 64) return zmq::message_t(bytes.data(), bytes.size());  // zmq copies small ones
+  if (bytes.size() < 64)
+    return zmq::message_t(bytes.data(), bytes.size());  // zmq copies small ones
   auto* owned = new S(std::move(bytes));
   return zmq::message_t(
       owned->data(), owned->size(), [](void*, void* hint) { delete static_cast<S*>(hint); }, owned);

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <chrono>
-
 #include <zmq.hpp>
 
 namespace fleet::wire {

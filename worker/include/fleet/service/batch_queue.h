@@ -61,7 +61,7 @@ class BatchQueue final : public replay::RecordSource {
   Item current_;
   size_t pos_ = 0;
   bool has_current_ = false;
-  bool stopped_ = false;  // a damaged record was found (stop_on_corruption runs on this thread)
+  bool stopped_ = false;    // a damaged record was found (stop_on_corruption runs on this thread)
   std::string corruption_;  // guarded by mu_
   int wake_fd_ = -1;
 };
