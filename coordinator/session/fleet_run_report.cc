@@ -116,12 +116,12 @@ ExitCode FleetRun::report() {
 ExitCode FleetRun::final_status(ExitCode outputs_status) const {
   if (interrupted()) return ExitCode::kInterrupted;
   for (const auto& l : links_) {
-    if (l->abort_kind() == "config") {
+    if (l->abort_kind() == wire::AbortKind::Config) {
       spdlog::error("run stopped: worker {} refused the engine config (exit 2)",
                     l->address().name());
       return ExitCode::kBadInput;
     }
-    if (l->abort_kind() == "trace") {
+    if (l->abort_kind() == wire::AbortKind::Trace) {
       spdlog::error(
           "run stopped: worker {} could not read the run's records from its copy of "
           "the trace (its reason is above; exit 2; --trace-access stream sends the "
@@ -129,7 +129,7 @@ ExitCode FleetRun::final_status(ExitCode outputs_status) const {
           l->address().name());
       return ExitCode::kBadInput;
     }
-    if (l->abort_kind() == "protocol") {
+    if (l->abort_kind() == wire::AbortKind::Protocol) {
       spdlog::error(
           "run stopped: worker {} received a damaged or incomplete batch stream, so "
           "it could not replay every record sent to it (its reason is above; exit 2)",

@@ -98,7 +98,7 @@ void WorkerLink::on_done(const wire::Envelope& env) {
 void WorkerLink::on_abort(const wire::Envelope& env) {
   auto a = env.as<wire::Abort>();
   abort_reason_ = a.reason;
-  abort_kind_ = a.kind;
+  abort_kind_ = wire::abort_kind_from_name(a.kind);
   spdlog::error("worker {} aborted: {}", address_.name(), abort_reason_);
   mark_lost(abort_reason_);
 }

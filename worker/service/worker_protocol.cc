@@ -213,7 +213,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
     }
     if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
   } catch (const std::exception& e) {
-    abort_run("config",
+    abort_run(wire::AbortKind::Config,
               "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
               "engine config rejected");
     return;
@@ -263,11 +263,12 @@ void WorkerProtocol::on_batch(const Incoming& in) {
     }
   } catch (const wire::SharedTraceMismatch& e) {
     // Replaying other records than the coordinator's would be silently wrong: stop.
-    abort_run("trace", "worker " + options_.name + ": shared trace: " + e.what(),
+    abort_run(wire::AbortKind::Trace, "worker " + options_.name + ": shared trace: " + e.what(),
               "the shared trace cannot serve the coordinator's references");
     return;
   } catch (const std::exception& e) {
-    abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + e.what(),
+    abort_run(wire::AbortKind::Protocol,
+              "worker " + options_.name + ": damaged batch stream: " + e.what(),
               "damaged batch stream");
     return;
   }
@@ -280,7 +281,7 @@ void WorkerProtocol::on_end(const Incoming& in) {
   auto e = in.env.as<wire::End>();
   if (e.batches != static_cast<int64_t>(run_->batches_received()) ||
       e.records != static_cast<int64_t>(run_->records_received())) {
-    abort_run("protocol",
+    abort_run(wire::AbortKind::Protocol,
               "worker " + options_.name + ": damaged batch stream: the coordinator sent " +
                   std::to_string(e.batches) + " batches (" + std::to_string(e.records) +
                   " records), " + std::to_string(run_->batches_received()) + " (" +
@@ -327,13 +328,13 @@ void WorkerProtocol::send_credit_and_result() {
   }
   ReplayRun::Outcome out = run_->take_outcome();
   if (!out.engine_error.empty()) {
-    abort_run("config", std::move(out.engine_error), "engine could not be built");
+    abort_run(wire::AbortKind::Config, std::move(out.engine_error), "engine could not be built");
     return;
   }
   if (!out.done) return;
   if (std::string why = run_->queue().corruption(); !why.empty()) {
-    abort_run("protocol", "worker " + options_.name + ": damaged batch stream: " + why,
-              "damaged batch stream");
+    abort_run(wire::AbortKind::Protocol,
+              "worker " + options_.name + ": damaged batch stream: " + why, "damaged batch stream");
     return;
   }
   send_to(peer_, std::move(*out.done));  // the whole DONE message
@@ -377,11 +378,11 @@ void WorkerProtocol::refuse_hello(const std::string& id, std::string why) {
   send_to(id, wire::encode(w));
 }
 
-void WorkerProtocol::abort_run(const char* kind, std::string reason, const char* why) {
+void WorkerProtocol::abort_run(wire::AbortKind kind, std::string reason, const char* why) {
   spdlog::error("{}", reason);
   wire::Abort a;
   a.reason = std::move(reason);
-  a.kind = kind;
+  a.kind = wire::abort_kind_name(kind);
   send_to(peer_, wire::encode(a));
   end_session(why);
   count_run();

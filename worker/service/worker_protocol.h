@@ -62,7 +62,7 @@ class WorkerProtocol {
   void send_to(const std::string& id, Payload payload);
   void refuse_hello(const std::string& id, std::string why);
   // The run cannot go on: tell the coordinator why (ABORT `kind`), end it and count it.
-  void abort_run(const char* kind, std::string reason, const char* why);
+  void abort_run(wire::AbortKind kind, std::string reason, const char* why);
   void end_session(const char* why);  // back to Idle
   void count_run();                   // a started run ended: maybe Exiting
 

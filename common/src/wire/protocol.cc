@@ -22,6 +22,27 @@ MessageType message_type_from_name(std::string_view t) {
   return MessageType::Unknown;
 }
 
+AbortKind abort_kind_from_name(std::string_view kind) {
+  if (kind == "config") return AbortKind::Config;
+  if (kind == "trace") return AbortKind::Trace;
+  if (kind == "protocol") return AbortKind::Protocol;
+  return AbortKind::None;
+}
+
+std::string_view abort_kind_name(AbortKind kind) {
+  switch (kind) {
+    case AbortKind::Config:
+      return "config";
+    case AbortKind::Trace:
+      return "trace";
+    case AbortKind::Protocol:
+      return "protocol";
+    case AbortKind::None:
+      break;
+  }
+  return "";
+}
+
 std::string_view message_type_name(MessageType type) {
   for (const auto& [known, name] : kMessageNames)
     if (known == type) return name;

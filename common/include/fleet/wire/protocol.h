@@ -43,7 +43,19 @@ enum class MessageType : uint8_t {
   Abort,
 };
 MessageType message_type_from_name(std::string_view t);
-std::string_view message_type_name(MessageType type);  // the `t` on the wire; "?" for Unknown
+std::string_view message_type_name(MessageType type);
+
+// Why a worker stopped its run (Abort.kind on the wire): the coordinator exits 2 for these,
+// not 3. None: a coordinator's ABORT, or a worker's without a kind.
+enum class AbortKind : uint8_t {
+  None,
+  Config,    // "config": the engine cannot be built from the run's config
+  Trace,     // "trace": its copy of the trace cannot serve the record references
+  Protocol,  // "protocol": a batch arrived damaged, out of order or missing
+};
+AbortKind abort_kind_from_name(std::string_view kind);  // None for "" and unknown kinds
+std::string_view abort_kind_name(
+    AbortKind kind);  // "" for None  // the `t` on the wire; "?" for Unknown
 
 // coordinator -> worker: opens a run.
 struct Hello {

@@ -92,7 +92,7 @@ class WorkerLink {
   const std::string& lost_reason() const { return lost_reason_; }
   // The worker's own ABORT, e.g. its engine config was refused, and its kind (wire::Abort).
   const std::string& abort_reason() const { return abort_reason_; }
-  const std::string& abort_kind() const { return abort_kind_; }
+  wire::AbortKind abort_kind() const { return abort_kind_; }
   struct Counters {
     uint64_t records_sent = 0;
     uint64_t batches_sent = 0;
@@ -125,7 +125,7 @@ class WorkerLink {
   std::optional<wire::NodeResult> result_;
   std::string lost_reason_;
   std::string abort_reason_;
-  std::string abort_kind_;
+  wire::AbortKind abort_kind_ = wire::AbortKind::None;
   Counters counters_;
   WorkerAddress address_;
   zmq::socket_t sock_;
