@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Output A/B of two builds on one generated trace, with --clock virtual so runs are repeatable:
+# LMCache's files and the terminal byte for byte, fleet_summary.json less its measured fields.
+#   bench/ab_outputs.sh NEW_BUILD_DIR OLD_BUILD_DIR   (e.g. build /tmp/oldbuild of an older commit)
+# Expected differences between two runs: worker ports and the measured clock offsets.
+set -u
+NEW=$(realpath "${1:?NEW_BUILD_DIR}"); OLD=$(realpath "${2:?OLD_BUILD_DIR}"); D=$(mktemp -d)
+$NEW/tools/lct/lct gen -o $D/t.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
+$OLD/tools/lct/lct gen -o $D/t_old.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
+cmp $D/t.lct $D/t_old.lct && echo "lct gen: identical trace"
+$NEW/tools/lct/lct info $D/t.lct > $D/info.new; $OLD/tools/lct/lct info $D/t.lct > $D/info.old; cmp $D/info.new $D/info.old && echo "lct info: identical"
+run() { # name side args...
+  local name=$1 side=$2; shift 2; local B=$NEW; [ $side = old ] && B=$OLD
+  (cd $D && $B/coordinator/coordinator t.lct --config-from-trace --clock virtual --output-dir $D/$name.$side "$@" > $D/$name.$side.stdout 2>$D/$name.$side.stderr; echo "exit $?" >> $D/$name.$side.stdout)
+}
+for cfg in "embedded:" "none2:--local 2 --shard none --speed 0" "key2:--local 2 --shard key --speed 0" "time2:--local 2 --shard time --window 5 --speed 0"; do
+  name=${cfg%%:*}; args=${cfg#*:}
+  run $name new $args; run $name old $args
+  for f in trace_replay_ops.csv trace_replay_summary.json; do
+    [ -f $D/$name.new/$f ] || continue
+    cmp -s $D/$name.new/$f $D/$name.old/$f && echo "$name $f: identical" || echo "$name $f: DIFFERS"
+  done
+  cmp -s $D/$name.new.stdout $D/$name.old.stdout && echo "$name stdout: identical" || echo "$name stdout: DIFFERS"
+  python3 - "$D/$name.new/fleet_summary.json" "$D/$name.old/fleet_summary.json" "$name" <<'PY'
+import json,sys
+VOL={"peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us"}
+def strip(o):
+    if isinstance(o,dict): return {k:strip(v) for k,v in o.items() if k not in VOL}
+    if isinstance(o,list): return [strip(v) for v in o]
+    return o
+a,b=(json.load(open(p)) for p in sys.argv[1:3])
+def diff(x,y,path=""):
+    if type(x)!=type(y): print("  ",path,"type",type(x).__name__,type(y).__name__); return
+    if isinstance(x,dict):
+        for k in sorted(set(x)|set(y)):
+            if k not in x or k not in y: print("  ",path+"/"+k,"only in", "new" if k in x else "old"); continue
+            diff(x[k],y[k],path+"/"+k)
+    elif isinstance(x,list):
+        if len(x)!=len(y): print("  ",path,"len",len(x),len(y)); return
+        for i,(u,v) in enumerate(zip(x,y)): diff(u,v,f"{path}[{i}]")
+    elif x!=y: print("  ",path,repr(x)[:80],"vs",repr(y)[:80])
+sa,sb=strip(a),strip(b)
+print(sys.argv[3],"fleet_summary.json (volatile fields aside):","identical" if sa==sb else "DIFFERS")
+if sa!=sb: diff(sa,sb)
+PY
+done
