@@ -308,15 +308,21 @@ bool FleetRun::should_stop() {
   }
   if (aborted_) {
     spdlog::warn("stopping every worker: {}", abort_reason_);
-    wire::Abort a;
-    a.reason = abort_reason_;
-    links_.send_to_unfinished(wire::encode(a));
+    abort_workers(abort_reason_);
   }
   return aborted_;
 }
 
+void FleetRun::abort_workers(const std::string& reason) {
+  wire::Abort a;
+  a.reason = reason;
+  links_.send_to_unfinished(wire::encode(a));
+}
+
 void FleetRun::service_links(int timeout_ms) {
-  const LinkSet::Handler on_msg = [](WorkerLink& l, const wire::Envelope& env) { l.handle(env); };
+  static const LinkSet::Handler on_msg = [](WorkerLink& l, const wire::Envelope& env) {
+    l.handle(env);
+  };
   links_.poll(timeout_ms, on_msg);
   links_.tick(on_msg);
 }
@@ -353,9 +359,7 @@ bool FleetRun::route_one() {
     have_record_ = reader_->next(rec_);
   } catch (const std::exception& e) {  // a damaged trace mid-read: stop every worker
     spdlog::error("{}", e.what());
-    wire::Abort a;
-    a.reason = "trace read error";
-    links_.send_to_unfinished(wire::encode(a));
+    abort_workers("trace read error");
     aborted_ = true;
     abort_reason_ = e.what();
     return false;

@@ -57,6 +57,7 @@ class FleetRun {
   static bool interrupted();  // SIGINT/SIGTERM since the run started streaming
   bool should_stop();         // interrupted, or a lost worker with --on-worker-loss abort
   void service_links(int timeout_ms);
+  void abort_workers(const std::string& reason);  // ABORT to every unfinished worker
   ExitCode fail(const Status& s) const;
 
   FleetOptions o_;
