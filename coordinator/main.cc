@@ -133,6 +133,18 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
       ->capture_default_str();
   app.add_option("--local-worker-arg", fleet.local_worker_args,
                  "Extra flag passed to every --local worker (repeatable)");
+  const char* security = "Security (docs/security.md)";
+  app.add_option("--curve-cert", fleet.curve_cert_path,
+                 "This coordinator's secret CURVE certificate (worker keygen NAME; mode 0600)")
+      ->group(security);
+  app.add_option("--known-workers", fleet.known_workers_path,
+                 "The workers' public keys: HOST:PORT key=<Z85> lines, or * key=<Z85> for all "
+                 "(a hosts-file line's own key= wins)")
+      ->group(security);
+  app.add_flag("--insecure", fleet.insecure,
+               "--local workers without CURVE (to measure its cost); no warning for "
+               "plaintext workers")
+      ->group(security);
 }
 
 bool engine_flag_given(const CLI::App& app) {

@@ -226,7 +226,8 @@ for n in $sizes; do
   else
     export FLEET_RUN_DIR="$run"
     timeout -k 5 "$run_timeout" bash "$netns_script" --trace "$trace" --out "$run" --workers "$n" \
-      --bin-dir "$shim" -- "${mode_args[@]}" "${coord_common[@]}" "${engine_args[@]}" "${extra[@]}" \
+      --bin-dir "$shim" --worker-arg --allow-l2 --worker-arg 10.77.0.1:6379 \
+      -- "${mode_args[@]}" "${coord_common[@]}" "${engine_args[@]}" "${extra[@]}" \
       >"$run/netns.out" 2>"$run/netns.err"
     rc=$?
   fi

@@ -6,9 +6,11 @@
 #   scripts/netns-cluster.sh --check
 #       exit 0 when network namespaces can be created here, else print why and exit 77
 #   scripts/netns-cluster.sh --trace FILE --out DIR [--workers N] [--bin-dir BUILD]
-#                            [-- COORDINATOR ARGS...]
+#                            [--worker-arg ARG]... [-- COORDINATOR ARGS...]
 #       runs N workers (one per namespace, --max-runs 1) and the coordinator against a hosts
-#       file; exits with the coordinator's status. Logs and outputs go to DIR.
+#       file; exits with the coordinator's status. Logs and outputs go to DIR. Every worker and
+#       the coordinator get CURVE keys made for the run (DIR/keys, `worker keygen`): the workers
+#       listen on non-loopback addresses, where protected mode requires a key.
 set -euo pipefail
 
 workers=3
@@ -16,6 +18,7 @@ bin_dir="$(cd "$(dirname "$0")/.." && pwd)/build"
 trace=""
 out=""
 check=0
+worker_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --check) check=1; shift ;;
@@ -23,6 +26,7 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --workers) workers="$2"; shift 2 ;;
     --bin-dir) bin_dir="$2"; shift 2 ;;
+    --worker-arg) worker_args+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "netns-cluster.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -60,6 +64,11 @@ namespaces=()
 
 [[ -n "$trace" && -n "$out" ]] || { echo "netns-cluster.sh: --trace and --out are required" >&2; exit 2; }
 mkdir -p "$out"
+# One key pair per worker and one for the coordinator; hosts.txt carries each worker's key.
+keys="$out/keys"
+mkdir -p "$keys"
+public_key() { sed -n 's/^ *public-key = "\(.*\)"$/\1/p' "$1"; }
+"$bin_dir/worker/worker" keygen coordinator --dir "$keys" --force >/dev/null
 coord_ns="${tag}-c"
 ip netns add "$coord_ns"
 namespaces+=("$coord_ns")
@@ -81,10 +90,13 @@ for i in $(seq 1 "$workers"); do
   ip -n "$coord_ns" link set "vw$i" up
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
+  "$bin_dir/worker/worker" keygen "w$i" --dir "$keys" --force >/dev/null
   ip netns exec "$ns" "$bin_dir/worker/worker" --listen "tcp://$addr:5555" --announce \
-    --max-runs 1 --name "ns-w$i" >"$out/w$i.out" 2>"$out/w$i.err" &
+    --max-runs 1 --name "ns-w$i" --curve-cert "$keys/w$i.key_secret" \
+    --authorized-keys "$keys/coordinator.key" ${worker_args[@]+"${worker_args[@]}"} \
+    >"$out/w$i.out" 2>"$out/w$i.err" &
   pids+=($!)
-  echo "$addr:5555" >> "$out/hosts.txt"
+  echo "$addr:5555 key=$(public_key "$keys/w$i.key")" >> "$out/hosts.txt"
 done
 
 # Each worker prints LISTENING once bound; wait for all of them (bounded).
@@ -98,7 +110,8 @@ done
 
 set +e
 ip netns exec "$coord_ns" "$bin_dir/coordinator/coordinator" "$trace" \
-  --workers "$out/hosts.txt" --expect-workers "$workers" --output-dir "$out" "$@" \
+  --workers "$out/hosts.txt" --expect-workers "$workers" --output-dir "$out" \
+  --curve-cert "$keys/coordinator.key_secret" "$@" \
   >"$out/coordinator.out" 2>"$out/coordinator.err"
 rc=$?
 set -e

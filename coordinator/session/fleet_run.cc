@@ -10,7 +10,9 @@
 
 #include "fleet/report/outputs.h"
 #include "fleet/report/progress.h"
+#include "fleet/security/certificate.h"
 #include "fleet/session/batch_fanout.h"
+#include "fleet/session/known_workers.h"
 #include "fleet/session/local_workers.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
@@ -115,7 +117,10 @@ ExitCode FleetRun::run() {
   if (Status s = prepare(); !s) return fail(s);
   if (o_.plan_only) return print_plan();
   phase_ = Phase::Connect;
-  if (Status s = connect(); !s) return fail(s);
+  if (Status s = connect(); !s) {
+    release_workers(s.message());
+    return fail(s);
+  }
   phase_ = Phase::SyncClocks;
   sync_clocks();
   phase_ = Phase::Start;
@@ -161,6 +166,7 @@ Status FleetRun::prepare() {
     check_replayable(r.trace_path, reader_->header().level, reader_->header().trace_schema_version);
     if (o_.send_engine_config) r.engine.validate();
     if (Status s = resolve_addresses(); !s) return s;
+    if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
     if (!o_.plan_only) report::prepare_output_dir(r.output.output_dir);
   } catch (const std::exception& e) {  // the trace, the config, the workers or the output dir
     return Status::error(e.what());
@@ -177,7 +183,7 @@ Status FleetRun::prepare() {
 // does not resolve.
 Status FleetRun::resolve_addresses() {
   if (o_.local > 0) {
-    for (int i = 0; i < o_.local; ++i) addresses_.push_back({"local", i});
+    for (int i = 0; i < o_.local; ++i) addresses_.push_back({"local", i, ""});
   } else {
     addresses_ = resolve_workers(o_.workers_spec);
     // A headless service lists replicas as they become ready: with --expect-workers, keep
@@ -196,6 +202,37 @@ Status FleetRun::resolve_addresses() {
     return Status::error("--expect-workers " + std::to_string(o_.expect_workers) + ": found " +
                          std::to_string(addresses_.size()) + " worker(s) in " +
                          (o_.local ? std::string("--local") : o_.workers_spec));
+  }
+  return Status();
+}
+
+Status FleetRun::load_keys() {
+  if (!o_.curve_cert_path.empty()) {
+    auto cert = security::load_secret_certificate(o_.curve_cert_path, "--curve-cert");
+    if (!cert) return cert.status();
+    curve_ = cert->key_pair();
+  } else if (o_.local > 0 && !o_.insecure) {
+    if (!security::curve_available()) return security::curve_unavailable("--local");
+    curve_ = security::generate_key_pair();
+  }
+  if (o_.local > 0) return Status();  // the workers announce their keys when they start
+  std::optional<KnownWorkers> known;
+  if (!o_.known_workers_path.empty()) {
+    auto loaded = KnownWorkers::load(o_.known_workers_path);
+    if (!loaded) return loaded.status();
+    known = std::move(loaded.value());
+  }
+  if (Status s = assign_worker_keys(addresses_, known ? &*known : nullptr, curve_.has_value());
+      !s) {
+    return s;
+  }
+  for (const auto& a : addresses_) {
+    if (!curve_ && !is_loopback_host(a.host) && !o_.insecure) {
+      spdlog::warn(
+          "worker {}: plaintext (no CURVE): anyone on the path can read the trace and pose as "
+          "this worker; give --curve-cert and the worker's key (docs/security.md)",
+          a.name());
+    }
   }
   return Status();
 }
@@ -220,7 +257,8 @@ ExitCode FleetRun::print_plan() {
 Status FleetRun::connect() {
   try {
     if (o_.local > 0) {
-      local_ = std::make_unique<LocalWorkers>(o_.local, o_.local_worker_args);
+      local_ = std::make_unique<LocalWorkers>(o_.local, o_.local_worker_args,
+                                              curve_ ? &*curve_ : nullptr);
       addresses_ = local_->addresses();
     }
   } catch (const std::exception& e) {  // a worker binary that would not start
@@ -228,7 +266,8 @@ Status FleetRun::connect() {
   }
   const std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
   for (size_t i = 0; i < addresses_.size(); ++i) {
-    auto link = std::make_unique<WorkerLink>(ctx_, addresses_[i], ident_prefix + std::to_string(i));
+    auto link = std::make_unique<WorkerLink>(ctx_, addresses_[i], ident_prefix + std::to_string(i),
+                                             curve_ ? &*curve_ : nullptr);
     link->set_codec(choose_codec(o_.compression, o_.local > 0, addresses_[i]),
                     o_.compression_level);
     links_.add(std::move(link));
@@ -317,6 +356,17 @@ void FleetRun::abort_workers(const std::string& reason) {
   wire::Abort a;
   a.reason = reason;
   links_.send_to_unfinished(wire::encode(a));
+}
+
+// The run ends before START: the workers that welcomed it would hold their run slot for
+// this coordinator until its silence counts as lost (1.5 s); an ABORT frees them now.
+void FleetRun::release_workers(const std::string& reason) {
+  wire::Abort a;
+  a.reason = reason;
+  const std::string payload = wire::encode(a);
+  for (auto& l : links_) {
+    if (l->state() == WorkerLink::State::Ready) l->send_last(payload);
+  }
 }
 
 void FleetRun::service_links(int timeout_ms) {

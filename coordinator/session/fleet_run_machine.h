@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include <zmq.hpp>
 
 #include "fleet/plan/shard_router.h"
+#include "fleet/security/curve_key.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/worker_addresses.h"
 #include "fleet/trace/frame_reader.h"
@@ -41,6 +43,7 @@ class FleetRun {
  private:
   Status prepare();
   Status resolve_addresses();
+  Status load_keys();  // --curve-cert (or a --local run's ephemeral key) and the workers' keys
   ExitCode print_plan();
   Status connect();
   void sync_clocks();
@@ -57,7 +60,8 @@ class FleetRun {
   static bool interrupted();  // SIGINT/SIGTERM since the run started streaming
   bool should_stop();         // interrupted, or a lost worker with --on-worker-loss abort
   void service_links(int timeout_ms);
-  void abort_workers(const std::string& reason);  // ABORT to every unfinished worker
+  void abort_workers(const std::string& reason);    // ABORT to every unfinished worker
+  void release_workers(const std::string& reason);  // before START: ABORT to those that welcomed
   ExitCode fail(const Status& s) const;
 
   FleetOptions o_;
@@ -65,6 +69,7 @@ class FleetRun {
   Phase phase_ = Phase::Prepare;
   std::unique_ptr<trace::FrameReader> reader_;
   std::vector<WorkerAddress> addresses_;
+  std::optional<security::CurveKeyPair> curve_;  // none: plaintext links
   std::unique_ptr<LocalWorkers> local_;
   zmq::context_t ctx_{1};
   LinkSet links_;

@@ -121,6 +121,13 @@ ExitCode FleetRun::final_status(ExitCode outputs_status) const {
                     l->address().name());
       return ExitCode::kBadInput;
     }
+    if (l->abort_kind() == wire::AbortKind::Policy) {
+      spdlog::error(
+          "run stopped: worker {} does not allow what the run asks for (its operator's policy; "
+          "the reason is above; exit 2)",
+          l->address().name());
+      return ExitCode::kBadInput;
+    }
     if (l->abort_kind() == wire::AbortKind::Trace) {
       spdlog::error(
           "run stopped: worker {} could not read the run's records from its copy of "

@@ -96,6 +96,8 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
         return Status::error("worker " + l->address().name() +
                              " refused the run: " + l->lost_reason());
       }
+      if (l->state() != WorkerLink::State::Connecting) continue;
+      if (Status s = l->handshake_status(); !s) return s;  // a refused or mismatched key
     }
   }
   for (auto& l : links) {

@@ -7,11 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "fleet/security/certificate.h"
 
 namespace fleet::session {
 
@@ -28,8 +33,62 @@ std::string LocalWorkers::find_worker_binary() {
   return "worker";  // execvp searches PATH
 }
 
-LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args, int timeout_ms) {
+namespace {
+
+// The flags every local worker gets, unless --local-worker-arg gives them itself.
+std::vector<std::string> policy_args(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  auto add = [&](const char* flag, const char* value) {
+    if (std::find(extra.begin(), extra.end(), flag) != extra.end()) return;
+    out.push_back(flag);
+    out.push_back(value);
+  };
+  add("--fs-root", "/");
+  add("--trace-root", "/");
+  add("--allow-l2", "*");
+  return out;
+}
+
+// "LISTENING tcp://127.0.0.1:PORT[ key=<Z85>]" (Z85 may hold ':', so split on the space).
+WorkerAddress parse_announcement(const std::string& line) {
+  std::istringstream words(line);
+  std::string word;
+  std::string endpoint;
+  words >> word >> endpoint;
+  WorkerAddress a{"127.0.0.1", std::atoi(endpoint.c_str() + endpoint.rfind(':') + 1), ""};
+  while (words >> word) {
+    if (word.rfind("key=", 0) == 0) a.server_key = word.substr(4);
+  }
+  return a;
+}
+
+}  // namespace
+
+void LocalWorkers::write_coordinator_certificate(const security::CurveKeyPair& key) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "fleet-local-keys-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("--local: cannot create a key directory");
+  key_dir_ = tmpl;  // 0700 from mkdtemp
+  security::Certificate cert{"coordinator", key.public_z85, ""};
+  std::ofstream(key_dir_ + "/coordinator.key") << security::format_public_certificate(cert);
+}
+
+void LocalWorkers::remove_key_dir() {
+  if (key_dir_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(key_dir_, ec);
+  key_dir_.clear();
+}
+
+LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args,
+                           const security::CurveKeyPair* coordinator_key, int timeout_ms) {
   std::string bin = find_worker_binary();
+  std::vector<std::string> flags = policy_args(extra_args);
+  if (coordinator_key) {
+    write_coordinator_certificate(*coordinator_key);
+    flags.insert(flags.end(),
+                 {"--ephemeral-key", "--authorized-keys", key_dir_ + "/coordinator.key"});
+  }
+  flags.insert(flags.end(), extra_args.begin(), extra_args.end());
   std::vector<int> fds;
   for (int i = 0; i < count; ++i) {
     int pipefd[2];
@@ -46,7 +105,7 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
       std::vector<std::string> args = {
           bin, "--listen", "tcp://127.0.0.1:0",         "--announce", "--max-runs",
           "1", "--name",   "local-" + std::to_string(i)};
-      args.insert(args.end(), extra_args.begin(), extra_args.end());
+      args.insert(args.end(), flags.begin(), flags.end());
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -81,16 +140,21 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
       }
       line.append(buf, static_cast<size_t>(n));
     }
-    // "LISTENING tcp://127.0.0.1:PORT"
-    size_t colon = line.rfind(':');
-    addresses_.push_back({"127.0.0.1", std::atoi(line.c_str() + colon + 1)});
+    addresses_.push_back(parse_announcement(line.substr(0, line.find('\n'))));
     close(fds[i]);
+    if (coordinator_key && addresses_.back().server_key.empty()) {
+      stop();
+      throw std::runtime_error("--local: worker " + std::to_string(i) +
+                               " announced no CURVE key (an older worker binary?)");
+    }
   }
+  remove_key_dir();  // every worker has read it
 }
 
 LocalWorkers::~LocalWorkers() { stop(); }
 
 void LocalWorkers::stop() {
+  remove_key_dir();
   for (pid_t pid : pids_) kill(pid, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (pid_t pid : pids_) {

@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
+
+#include "fleet/security/curve_key.h"
 
 namespace fleet::session {
 
@@ -32,18 +35,6 @@ int parse_port(const std::string& p, const std::string& where) {
 }
 
 }  // namespace
-
-bool is_loopback_host(const std::string& host) {
-  std::string h = host;
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  if (h == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, h.c_str(), &v6) != 1) return false;
-  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
-  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
-}
 
 WorkerAddress parse_host_port(const std::string& text, const std::string& where) {
   std::string t = trim(text);
@@ -69,6 +60,34 @@ WorkerAddress parse_host_port(const std::string& text, const std::string& where)
   return a;
 }
 
+WorkerAddress parse_worker_line(const std::string& line, const std::string& where) {
+  std::istringstream words(line);
+  std::string host_port;
+  words >> host_port;
+  WorkerAddress a = parse_host_port(host_port, where);
+  for (std::string word; words >> word;) {
+    if (word.rfind("key=", 0) != 0) {
+      throw std::invalid_argument(where + ": unexpected \"" + word +
+                                  "\" (a line is host:port [key=<Z85 public key>])");
+    }
+    a.server_key = word.substr(4);
+    if (!security::is_z85_key(a.server_key)) {
+      throw std::invalid_argument(where + ": key= is not a 40-character Z85 CURVE public key");
+    }
+  }
+  return a;
+}
+
+std::string strip_comment(const std::string& line) {
+  // A comment starts at a '#' that begins a word: Z85 keys may hold '#' themselves.
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
 std::vector<WorkerAddress> parse_hosts_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("--workers " + path + ": cannot open hosts file");
@@ -77,11 +96,9 @@ std::vector<WorkerAddress> parse_hosts_file(const std::string& path) {
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
-    size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    line = trim(line);
+    line = trim(strip_comment(line));
     if (line.empty()) continue;
-    out.push_back(parse_host_port(line, path + ":" + std::to_string(n)));
+    out.push_back(parse_worker_line(line, path + ":" + std::to_string(n)));
   }
   if (out.empty()) throw std::invalid_argument("--workers " + path + ": no workers listed");
   return out;
@@ -123,7 +140,7 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
       if (v6) host += '[';
       host += buf;
       if (v6) host += ']';
-      if (seen.insert(host).second) out.push_back({host, port});
+      if (seen.insert(host).second) out.push_back({host, port, ""});
     }
     freeaddrinfo(res);
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.host < b.host; });
@@ -136,7 +153,7 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
     size_t comma = spec.find(',', start);
     std::string item =
         spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!trim(item).empty()) out.push_back(parse_host_port(item, "--workers"));
+    if (!trim(item).empty()) out.push_back(parse_worker_line(item, "--workers"));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

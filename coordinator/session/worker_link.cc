@@ -9,19 +9,79 @@
 
 namespace fleet::session {
 
-WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity)
-    : address_(std::move(address)), sock_(ctx, zmq::socket_type::dealer) {
+WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity,
+                       const security::CurveKeyPair* curve)
+    : ctx_(ctx), address_(std::move(address)), sock_(ctx, zmq::socket_type::dealer) {
   sock_.set(zmq::sockopt::routing_id, identity);
   sock_.set(zmq::sockopt::linger, 0);
   sock_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
+  sock_.set(zmq::sockopt::handshake_ivl, wire::kHandshakeTimeoutMs);
   sock_.set(zmq::sockopt::sndhwm, 0);  // our own credit window bounds what is queued
   sock_.set(zmq::sockopt::ipv6, 1);    // [addr]:port workers (hosts files, dns: AAAA records)
+  if (curve) {
+    // The worker's key is the one we were given for it: a peer holding another key cannot
+    // complete the handshake, so nobody can pose as this worker and receive the trace.
+    sock_.set(zmq::sockopt::curve_serverkey, address_.server_key);
+    sock_.set(zmq::sockopt::curve_publickey, curve->public_z85);
+    sock_.set(zmq::sockopt::curve_secretkey, curve->secret_z85);
+    own_fingerprint_ = security::fingerprint(curve->public_z85);
+  }
+  monitor_ = std::make_unique<security::HandshakeMonitor>(ctx, sock_);
   sock_.connect(address_.endpoint());
+}
+
+WorkerLink::~WorkerLink() = default;
+
+namespace {
+constexpr const char* kNeedsCurve =
+    "the worker requires CURVE: give the coordinator --curve-cert and the worker's key "
+    "(docs/security.md)";
+constexpr const char* kNotCurve = "the worker does not use CURVE (started without --curve-cert)";
+}  // namespace
+
+Status WorkerLink::handshake_status() {
+  if (!monitor_) return Status();
+  using Verdict = security::HandshakeMonitor::Verdict;
+  const bool curve = !own_fingerprint_.empty();
+  const std::string who = "worker " + address_.name() + ": ";
+  switch (monitor_->poll()) {
+    case Verdict::Pending:
+    case Verdict::Succeeded:
+      return Status();
+    case Verdict::Refused:
+      return Status::error(who +
+                           "CURVE handshake refused: this coordinator's key is not authorized "
+                           "(its fingerprint " +
+                           own_fingerprint_ +
+                           "; add its public certificate to the worker's --authorized-keys)");
+    case Verdict::KeyMismatch:
+      // A CURVE worker often hangs up on a plaintext greeting before saying why.
+      if (!curve) return Status::error(who + kNeedsCurve);
+      if (security::peer_accepts_plaintext(ctx_, address_.endpoint(), 1000)) {
+        return Status::error(who + kNotCurve);  // its refusal was reset before we read it
+      }
+      return Status::error(who +
+                           "CURVE handshake failed: server key mismatch (the key given for this "
+                           "worker, " +
+                           security::fingerprint(address_.server_key) + ", is not its key)");
+    case Verdict::MechanismMismatch:
+      return Status::error(
+          who +
+          (curve ? "the worker does not use CURVE (started without --curve-cert)" : kNeedsCurve));
+    case Verdict::OtherFailure:
+      return Status::error(who + "handshake failed: " + monitor_->detail());
+  }
+  return Status();
 }
 
 void WorkerLink::send(std::string payload) {
   zmq::message_t m = wire::owned_message(std::move(payload));
   sock_.send(m, zmq::send_flags::none);
+}
+
+void WorkerLink::send_last(std::string payload) {
+  sock_.set(zmq::sockopt::linger, 1000);
+  send(std::move(payload));
 }
 
 std::optional<wire::Envelope> WorkerLink::receive_one() {
@@ -106,6 +166,7 @@ void WorkerLink::on_abort(const wire::Envelope& env) {
 void WorkerLink::accept_welcome(wire::Welcome w) {
   welcome_ = std::move(w);
   state_ = State::Ready;
+  monitor_.reset();
 }
 
 void WorkerLink::mark_running(int64_t now_ns) {

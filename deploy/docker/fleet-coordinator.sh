@@ -13,6 +13,9 @@
 #   FLEET_OUT              --output-dir                                  [/out]
 #   FLEET_DNS_WAIT_S       seconds to wait for the workers' DNS records [120]
 #   FLEET_CONNECT_TIMEOUT_MS  --connect-timeout                          [30000]
+#   FLEET_CURVE_CERT       --curve-cert: the coordinator's secret certificate    [none: plaintext]
+#   FLEET_KNOWN_WORKERS    --known-workers: the workers' public keys             [none]
+#                          (compose and deploy/k8s set both; see docs/security.md)
 set -euo pipefail
 workers="${FLEET_WORKERS:-dns:worker:5555}"
 expect="${FLEET_EXPECT_WORKERS:-2}"
@@ -45,5 +48,16 @@ if [[ "$workers" == dns:* ]]; then
   echo "fleet-coordinator: $name resolves to $found address(es), expecting $expect"
 fi
 
+# CURVE: the coordinator's secret certificate and the workers' public keys. Without them the
+# coordinator speaks plaintext, which workers bound to a non-loopback address refuse unless
+# they run with --insecure.
+curve_args=()
+if [[ -n "${FLEET_CURVE_CERT:-}" ]]; then curve_args+=(--curve-cert "$FLEET_CURVE_CERT"); fi
+if [[ -n "${FLEET_KNOWN_WORKERS:-}" ]]; then curve_args+=(--known-workers "$FLEET_KNOWN_WORKERS"); fi
+if [[ ${#curve_args[@]} -eq 0 ]]; then
+  echo "fleet-coordinator: no FLEET_CURVE_CERT: plaintext to the workers (see docs/security.md)" >&2
+fi
+
 exec coordinator "$trace" --workers "$workers" --expect-workers "$expect" \
-  --connect-timeout "${FLEET_CONNECT_TIMEOUT_MS:-30000}" --output-dir "$out" --json "$@"
+  --connect-timeout "${FLEET_CONNECT_TIMEOUT_MS:-30000}" --output-dir "$out" --json \
+  ${curve_args[@]+"${curve_args[@]}"} "$@"

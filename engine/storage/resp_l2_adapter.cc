@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
@@ -27,6 +28,36 @@ Reply get_reply(redisContext* c) {
   void* r = nullptr;
   if (redisGetReply(c, &r) != REDIS_OK) return nullptr;
   return Reply(static_cast<redisReply*>(r));
+}
+
+struct ContextDeleter {
+  void operator()(redisContext* c) const {
+    if (c) redisFree(c);
+  }
+};
+
+// AUTH [username] password, or null when the connection failed.
+Reply send_auth(redisContext* c, const RespL2Config& cfg) {
+  return Reply(static_cast<redisReply*>(
+      cfg.username.empty() ? redisCommand(c, "AUTH %b", cfg.password.data(), cfg.password.size())
+                           : redisCommand(c, "AUTH %b %b", cfg.username.data(), cfg.username.size(),
+                                          cfg.password.data(), cfg.password.size())));
+}
+
+// Redis's answer for missing or wrong credentials (NOAUTH; WRONGPASS since Redis 6, "invalid
+// password" before): retrying cannot help, unlike a refused or dropped connection.
+bool is_auth_error(std::string_view e) {
+  return e.starts_with("NOAUTH") || e.starts_with("WRONGPASS") ||
+         e.find("invalid password") != std::string_view::npos ||
+         e.find("invalid username-password pair") != std::string_view::npos;
+}
+
+// An error reply as text, with the password blanked should a server ever echo it.
+std::string error_text(const redisReply& r, const std::string& password) {
+  std::string e(r.str ? r.str : "", r.str ? r.len : 0);
+  for (size_t at; !password.empty() && (at = e.find(password)) != std::string::npos;)
+    e.replace(at, password.size(), "***");
+  return e;
 }
 }  // namespace
 
@@ -72,6 +103,41 @@ std::string resp_key_name(const trace::ObjectKey& k) {
 RespL2Adapter::RespL2Adapter(const RespL2Config& cfg)
     : cfg_(cfg), capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)) {
   for (int i = 0; i < cfg_.num_workers; ++i) conns_.push_back(std::make_unique<Conn>());
+  check_credentials();
+}
+
+std::string RespL2Adapter::endpoint() const {
+  const bool v6 = cfg_.host.find(':') != std::string::npos;
+  return (v6 ? "[" + cfg_.host + "]" : cfg_.host) + ":" + std::to_string(cfg_.port);
+}
+
+// Once, before any replay: an engine whose every L2 call Redis would refuse for its credentials
+// is a config error, said at once instead of counted as failed tasks. A Redis that is down or
+// drops the connection is not: the run goes on and counts it, as it does when Redis dies
+// mid-run. The probe's connection is closed; the workers connect on first use as before.
+void RespL2Adapter::check_credentials() const {
+  timeval tv{5, 0};
+  std::unique_ptr<redisContext, ContextDeleter> c(
+      redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv));
+  if (!c || c->err) return;
+  redisSetTimeout(c.get(), tv);
+  const std::string where = "resp adapter " + endpoint();
+  if (!cfg_.password.empty()) {
+    Reply r = send_auth(c.get(), cfg_);
+    if (!r) return;
+    if (r->type == REDIS_REPLY_ERROR)  // any refused AUTH: wrong password, none configured
+      throw std::invalid_argument(
+          where + ": Redis refused authentication: " + error_text(*r, cfg_.password));
+  }
+  Reply r(static_cast<redisReply*>(redisCommand(c.get(), "PING")));
+  if (!r || r->type != REDIS_REPLY_ERROR) return;
+  const std::string e = error_text(*r, cfg_.password);
+  if (!is_auth_error(e)) return;  // e.g. LOADING, or an ACL user without PING: not ours to judge
+  if (e.starts_with("NOAUTH"))
+    throw std::invalid_argument(where +
+                                ": Redis requires a password (NOAUTH); give the worker "
+                                "--l2-secret-file (or set LMCACHE_RESP_PASSWORD)");
+  throw std::invalid_argument(where + ": Redis refused authentication: " + e);
 }
 
 RespL2Adapter::~RespL2Adapter() { close(); }
@@ -105,11 +171,7 @@ bool RespL2Adapter::ensure_connected(Conn& c) {
   }
   redisSetTimeout(c.ctx, tv);
   if (!cfg_.password.empty()) {
-    Reply r(static_cast<redisReply*>(
-        cfg_.username.empty()
-            ? redisCommand(c.ctx, "AUTH %b", cfg_.password.data(), cfg_.password.size())
-            : redisCommand(c.ctx, "AUTH %b %b", cfg_.username.data(), cfg_.username.size(),
-                           cfg_.password.data(), cfg_.password.size())));
+    Reply r = send_auth(c.ctx, cfg_);
     if (!r || r->type == REDIS_REPLY_ERROR) {
       drop(c);
       return false;

@@ -212,8 +212,9 @@ using namespace std::chrono_literals;
 TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
   TempDir dir;
   const std::string path = synthetic_trace("cfg_refusal", 200);
-  WorkerProcess w0(dir.path().string(), "w0");
-  WorkerProcess w1(dir.path().string(), "w1");
+  // --fs-root /proc: the policy lets the path through, so the engine itself meets the failure.
+  WorkerProcess w0(dir.path().string(), "w0", {"--fs-root", "/proc"});
+  WorkerProcess w1(dir.path().string(), "w1", {"--fs-root", "/proc"});
   ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
   RunResult r =
       run_coordinator({path, "-q", "--workers", w0.host_port() + "," + w1.host_port(),

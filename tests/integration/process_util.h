@@ -165,9 +165,17 @@ class WorkerProcess {
                 std::vector<std::string> extra = {})
       : proc_(args(name, std::move(extra)), log_dir, name) {
     auto line = proc_.wait_stdout_line("LISTENING ", std::chrono::seconds(20));
-    if (line) endpoint_ = *line;
+    if (!line) return;
+    // "ENDPOINT" or "ENDPOINT key=<Z85>" (a keyed worker announces its public key).
+    const size_t space = line->find(' ');
+    endpoint_ = line->substr(0, space);
+    if (space != std::string::npos && line->compare(space + 1, 4, "key=") == 0) {
+      key_ = line->substr(space + 5);
+    }
   }
   bool ok() const { return !endpoint_.empty(); }
+  // The CURVE public key it announced ("" for a plaintext worker).
+  const std::string& key() const { return key_; }
   // "127.0.0.1:PORT" for --workers.
   std::string host_port() const { return endpoint_.substr(endpoint_.find("//") + 2); }
   const std::string& endpoint() const { return endpoint_; }
@@ -182,6 +190,7 @@ class WorkerProcess {
   }
   Process proc_;
   std::string endpoint_;
+  std::string key_;
 };
 
 // Peak resident set (VmHWM) of a live process, in bytes; 0 when unreadable.

@@ -87,7 +87,8 @@ void WorkerProtocol::receive() {
     if (!more) break;
   }
   if (parts.size() != 2) {
-    spdlog::warn("ignoring a message with {} frames (expected identity + body)", parts.size());
+    warn_peer(
+        fmt::format("ignoring a message with {} frames (expected identity + body)", parts.size()));
     return;
   }
   Incoming in;
@@ -95,7 +96,7 @@ void WorkerProtocol::receive() {
   try {
     in.env = wire::decode(parts[1].data(), parts[1].size());
   } catch (const wire::ProtocolError& e) {
-    spdlog::warn("peer {}: rejected message: {}", hex_id(in.from), e.what());
+    warn_peer(fmt::format("peer {}: rejected message: {}", hex_id(in.from), e.what()));
     return;
   }
   if (!admit(in)) return;
@@ -103,7 +104,8 @@ void WorkerProtocol::receive() {
   try {
     dispatch(in);
   } catch (const std::exception& e) {  // a message that does not decode as its type
-    spdlog::warn("peer {}: bad \"{}\" message: {}", hex_id(in.from), in.env.type, e.what());
+    warn_peer(
+        fmt::format("peer {}: bad \"{}\" message: {}", hex_id(in.from), in.env.type, e.what()));
   }
 }
 
@@ -115,7 +117,7 @@ bool WorkerProtocol::admit(const Incoming& in) {
     std::string why = "protocol version " + std::to_string(in.env.version) +
                       " is not supported: this worker speaks version " +
                       std::to_string(wire::kProtocolVersion) + " (build " + util::build_id() + ")";
-    spdlog::error("peer {}: {}", hex_id(in.from), why);
+    warn_peer(fmt::format("peer {}: {}", hex_id(in.from), why));
     refuse_hello(in.from, std::move(why));
     return false;
   }
@@ -131,8 +133,8 @@ bool WorkerProtocol::admit(const Incoming& in) {
     if (kind == MessageType::Hello) {
       refuse_hello(in.from, "busy: running another coordinator's replay");
     } else {
-      spdlog::warn("peer {}: ignoring \"{}\" from a coordinator that is not ours", hex_id(in.from),
-                   in.env.type);
+      warn_peer(fmt::format("peer {}: ignoring \"{}\" from a coordinator that is not ours",
+                            hex_id(in.from), in.env.type));
     }
     return false;
   }
@@ -144,7 +146,7 @@ void WorkerProtocol::dispatch(const Incoming& in) {
   const MessageType kind = in.env.kind;
   if (kind == MessageType::Hello) return on_hello(in);
   if (state_ == State::Idle) {
-    spdlog::warn("peer {}: \"{}\" before hello; ignored", hex_id(in.from), in.env.type);
+    warn_peer(fmt::format("peer {}: \"{}\" before hello; ignored", hex_id(in.from), in.env.type));
     return;
   }
   switch (kind) {
@@ -161,7 +163,8 @@ void WorkerProtocol::dispatch(const Incoming& in) {
     case MessageType::Heartbeat:
       return;  // last_heard_ns_ counts every message of ours
     default:
-      spdlog::warn("peer {}: unknown message type \"{}\"; ignored", hex_id(in.from), in.env.type);
+      warn_peer(fmt::format("peer {}: unknown message type \"{}\"; ignored", hex_id(in.from),
+                            in.env.type));
   }
 }
 
@@ -176,12 +179,19 @@ void WorkerProtocol::on_hello(const Incoming& in) {
   w.cores = static_cast<int>(std::thread::hardware_concurrency());
   w.engine_digest = default_digest_;
   if (!h.trace_path.empty()) {
-    try {
-      shared_trace_ = std::make_shared<const trace::SharedTrace>(
-          h.trace_path, trace::TraceIdentity{h.trace_size, h.trace_fingerprint});
-      w.trace_shared = true;
-    } catch (const std::exception& e) {  // the coordinator then streams the records instead
-      w.trace_error = e.what();
+    // Only a path the operator's --trace-root allows is opened; otherwise, as for any trace
+    // this worker cannot map, the coordinator streams the records (or stops, if it must share).
+    auto path = options_.policy.check_trace_path(h.trace_path);
+    if (!path) {
+      w.trace_error = path.status().message();
+    } else {
+      try {
+        shared_trace_ = std::make_shared<const trace::SharedTrace>(
+            path.value(), trace::TraceIdentity{h.trace_size, h.trace_fingerprint});
+        w.trace_shared = true;
+      } catch (const std::exception& e) {
+        w.trace_error = e.what();
+      }
     }
   }
   send_to(in.from, wire::encode(w));
@@ -202,8 +212,9 @@ void WorkerProtocol::on_start(const Incoming& in) {
   auto s = in.env.as<wire::Start>();
   if (run_) throw wire::ProtocolError("start while a run is active");
   storage::EngineConfig cfg = options_.engine;
+  const bool from_run = !s.engine_config_json.empty();
   try {
-    if (!s.engine_config_json.empty()) {
+    if (from_run) {
       storage::EngineConfig over =
           storage::engine_config_from_config_file_json(nlohmann::json::parse(s.engine_config_json));
       over.eviction_tick_ms = cfg.eviction_tick_ms;
@@ -216,6 +227,13 @@ void WorkerProtocol::on_start(const Incoming& in) {
     abort_run(wire::AbortKind::Config,
               "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
               "engine config rejected");
+    return;
+  }
+  // Before any engine memory, file or connection: what the run brought must be within what
+  // this worker's operator allows. The worker's own defaults are the operator's already.
+  if (Status p = from_run ? options_.policy.check_run_config(cfg) : Status(); !p) {
+    abort_run(wire::AbortKind::Policy, "worker " + options_.name + ": " + p.message(),
+              "the run's config is outside this worker's policy");
     return;
   }
   RunSetup setup;
@@ -304,6 +322,9 @@ void WorkerProtocol::on_abort(const Incoming& in) {
 
 void WorkerProtocol::tick() {
   const int64_t now = clock_.now_ns();
+  if (const uint64_t n = peer_log_.take_suppressed(now); n > 0) {
+    spdlog::warn("{} more refused or malformed messages from peers (not logged one by one)", n);
+  }
   if (state_ == State::Exiting) {
     if (now > exit_deadline_ns_) {
       spdlog::warn(
@@ -368,6 +389,10 @@ void WorkerProtocol::send_to(const std::string& id, Payload payload) {
   zmq::message_t body = wire::owned_message(std::move(payload));
   sock_.send(idm, zmq::send_flags::sndmore);
   sock_.send(body, zmq::send_flags::dontwait);
+}
+
+void WorkerProtocol::warn_peer(const std::string& line) {
+  if (peer_log_.allow(clock_.now_ns())) spdlog::warn("{}", line);
 }
 
 void WorkerProtocol::refuse_hello(const std::string& id, std::string why) {

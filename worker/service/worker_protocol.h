@@ -12,6 +12,7 @@
 #include <zmq.hpp>
 
 #include "fleet/service/worker_service.h"
+#include "fleet/util/log_limiter.h"
 #include "fleet/wire/protocol.h"
 #include "replay_run.h"
 
@@ -61,6 +62,8 @@ class WorkerProtocol {
   template <class Payload>
   void send_to(const std::string& id, Payload payload);
   void refuse_hello(const std::string& id, std::string why);
+  // What a peer causes is logged at a bounded rate (util::LogLimiter); the rest is counted.
+  void warn_peer(const std::string& line);
   // The run cannot go on: tell the coordinator why (ABORT `kind`), end it and count it.
   void abort_run(wire::AbortKind kind, std::string reason, const char* why);
   void end_session(const char* why);  // back to Idle
@@ -82,6 +85,7 @@ class WorkerProtocol {
   int64_t last_beat_ns_ = 0;
   int runs_done_ = 0;
   int64_t exit_deadline_ns_ = 0;  // Exiting: give up waiting for DONE_ACK then
+  util::LogLimiter peer_log_;
 };
 
 std::string_view worker_state_name(WorkerProtocol::State s);

@@ -13,6 +13,7 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/big_endian.h"
+#include "fleet/util/file_type.h"
 
 namespace fleet::trace {
 
@@ -22,9 +23,13 @@ constexpr uint64_t kFingerprintSpan = 64u << 10;
 
 std::string errno_text() { return std::strerror(errno); }
 
+// Opened without waiting for a FIFO's writer (O_NONBLOCK) and never as a controlling terminal
+// (O_NOCTTY): a path from the coordinator can name anything, and the open must return so the
+// fstat can refuse what is not a regular file before anything is read.
 class Fd {
  public:
-  explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  explicit Fd(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) {
     if (fd_ < 0) throw TraceError(path + ": cannot open: " + errno_text());
   }
   ~Fd() {
@@ -43,7 +48,11 @@ class Fd {
 uint64_t regular_file_size(int fd, const std::string& path) {
   struct stat st {};
   if (fstat(fd, &st) != 0) throw TraceError(path + ": cannot stat: " + errno_text());
-  if (!S_ISREG(st.st_mode)) throw TraceError(path + ": not a regular file");
+  if (!S_ISREG(st.st_mode))
+    throw TraceError(path + ": not a regular file (" + util::file_type_name(st.st_mode) + ")");
+  // A regular file: back to blocking reads (O_NONBLOCK only guarded the open).
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   return static_cast<uint64_t>(st.st_size);
 }
 

@@ -26,6 +26,7 @@ AbortKind abort_kind_from_name(std::string_view kind) {
   if (kind == "config") return AbortKind::Config;
   if (kind == "trace") return AbortKind::Trace;
   if (kind == "protocol") return AbortKind::Protocol;
+  if (kind == "policy") return AbortKind::Policy;
   return AbortKind::None;
 }
 
@@ -37,6 +38,8 @@ std::string_view abort_kind_name(AbortKind kind) {
       return "trace";
     case AbortKind::Protocol:
       return "protocol";
+    case AbortKind::Policy:
+      return "policy";
     case AbortKind::None:
       break;
   }

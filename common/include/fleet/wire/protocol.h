@@ -19,6 +19,11 @@ namespace fleet::wire {
 inline constexpr int kProtocolVersion = 4;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
+// What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
+// announcing more is disconnected by libzmq before anything is allocated for it.
+inline constexpr size_t kMaxToWorkerBytes = kMaxBatchRawBytes + (1u << 20);
+// A CURVE (or plaintext) handshake that takes longer is dropped (ZMQ_HANDSHAKE_IVL).
+inline constexpr int kHandshakeTimeoutMs = 5000;
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -52,6 +57,7 @@ enum class AbortKind : uint8_t {
   Config,    // "config": the engine cannot be built from the run's config
   Trace,     // "trace": its copy of the trace cannot serve the record references
   Protocol,  // "protocol": a batch arrived damaged, out of order or missing
+  Policy,    // "policy": the run asks for what the worker's operator does not allow
 };
 AbortKind abort_kind_from_name(std::string_view kind);  // None for "" and unknown kinds
 std::string_view abort_kind_name(

@@ -52,6 +52,12 @@ struct FleetOptions {
   bool plan_only = false;
   int heartbeat_ms = wire::kHeartbeatMs;
   std::vector<std::string> local_worker_args;  // extra flags for --local workers
+  // CURVE (docs/security.md). --curve-cert: the coordinator's secret certificate; the workers'
+  // public keys come from their hosts-file lines or --known-workers. --local runs make
+  // ephemeral keys unless --insecure.
+  std::string curve_cert_path;
+  std::string known_workers_path;
+  bool insecure = false;
   // Heartbeats, loss, handshake deadlines and T0 are read on this clock (null: the real
   // monotonic clock). Tests inject a VirtualClock to step them.
   util::Clock* clock = nullptr;

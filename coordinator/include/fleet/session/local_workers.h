@@ -1,5 +1,9 @@
 // --local N: starts N worker processes on loopback (each binds an ephemeral port and announces
-// it), and stops them when the run is over, whatever happened.
+// it), and stops them when the run is over, whatever happened. With a coordinator key, every
+// worker makes its own key in memory (--ephemeral-key) and announces it with its endpoint, and
+// accepts only this coordinator's key: the secure path is the one every local run takes. The
+// workers are the user's own processes, so their policy grants what the user could do anyway
+// (--fs-root /, --trace-root /, --allow-l2 '*').
 #pragma once
 
 #include <sys/types.h>
@@ -7,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/security/curve_key.h"
 #include "fleet/session/worker_addresses.h"
 
 namespace fleet::session {
@@ -15,7 +20,8 @@ class LocalWorkers {
  public:
   // Throws std::runtime_error when the worker binary cannot be found or a worker does not
   // announce its endpoint within `timeout_ms`.
-  LocalWorkers(int count, const std::vector<std::string>& extra_args, int timeout_ms = 10000);
+  LocalWorkers(int count, const std::vector<std::string>& extra_args,
+               const security::CurveKeyPair* coordinator_key = nullptr, int timeout_ms = 10000);
   ~LocalWorkers();
   LocalWorkers(const LocalWorkers&) = delete;
   LocalWorkers& operator=(const LocalWorkers&) = delete;
@@ -29,6 +35,12 @@ class LocalWorkers {
   static std::string find_worker_binary();
 
  private:
+  // The directory holding the coordinator's public certificate for the workers'
+  // --authorized-keys ("" without CURVE); removed once they have read it.
+  void write_coordinator_certificate(const security::CurveKeyPair& key);
+  void remove_key_dir();
+
+  std::string key_dir_;
   std::vector<pid_t> pids_;
   std::vector<WorkerAddress> addresses_;
 };

@@ -12,7 +12,10 @@
 #include <utility>
 #include <zmq.hpp>
 
+#include "fleet/security/curve_key.h"
+#include "fleet/security/handshake_monitor.h"
 #include "fleet/session/worker_addresses.h"
+#include "fleet/util/status.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/node_result.h"
 #include "fleet/wire/protocol.h"
@@ -23,7 +26,11 @@ class WorkerLink {
  public:
   enum class State { Connecting, Ready, Running, Done, Lost, Rejected };
 
-  WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity);
+  // With `curve` (the coordinator's key pair), the link speaks CURVE and authenticates the
+  // worker by address.server_key; without, plaintext.
+  WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity,
+             const security::CurveKeyPair* curve = nullptr);
+  ~WorkerLink();
   WorkerLink(const WorkerLink&) = delete;
   WorkerLink& operator=(const WorkerLink&) = delete;
 
@@ -35,6 +42,8 @@ class WorkerLink {
   }
 
   void send(std::string payload);  // handed to ZeroMQ without a copy
+  // The link's last message: kept up to 1 s after the link is closed so that it is delivered.
+  void send_last(std::string payload);
   // The next message waiting on the socket (non-blocking); one that does not decode comes back
   // with an empty `type` (it still proves the worker alive) after a warning.
   std::optional<wire::Envelope> receive_one();
@@ -73,8 +82,11 @@ class WorkerLink {
   void mark_lost(const std::string& why);
   void mark_rejected(const std::string& why);
 
-  // The handshake: WELCOME accepted (Connecting -> Ready), the clock estimate, START sent
-  // (Ready -> Running).
+  // While Connecting: an error naming what the socket monitor saw when the ZeroMQ handshake
+  // itself failed (a refused or mismatched key, CURVE on one side only); ok otherwise.
+  Status handshake_status();
+  // The handshake: WELCOME accepted (Connecting -> Ready; the monitor is no longer needed),
+  // the clock estimate, START sent (Ready -> Running).
   void accept_welcome(wire::Welcome w);
   void set_clock_estimate(int64_t offset_ns, int64_t uncertainty_ns) {
     clock_offset_ns_ = offset_ns;
@@ -127,8 +139,11 @@ class WorkerLink {
   std::string abort_reason_;
   wire::AbortKind abort_kind_ = wire::AbortKind::None;
   Counters counters_;
+  zmq::context_t& ctx_;  // for the plaintext probe that names a failed CURVE handshake
   WorkerAddress address_;
+  std::string own_fingerprint_;  // the coordinator's key, for a refused handshake's message
   zmq::socket_t sock_;
+  std::unique_ptr<security::HandshakeMonitor> monitor_;  // until WELCOME
   wire::BatchBuilder builder_;
   wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
   int level_ = 1;

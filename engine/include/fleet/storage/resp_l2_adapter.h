@@ -34,6 +34,9 @@ std::string resp_key_name(const trace::ObjectKey& key);
 
 class RespL2Adapter final : public L2Adapter {
  public:
+  // Connects once to check the credentials: throws std::invalid_argument naming the endpoint when
+  // Redis refuses them (a wrong password, or none given to a Redis that requires one). An
+  // unreachable Redis is not an error here (its calls fail and are counted).
   explicit RespL2Adapter(const RespL2Config& cfg);
   ~RespL2Adapter() override;
   std::string_view type() const override { return "resp"; }
@@ -52,6 +55,8 @@ class RespL2Adapter final : public L2Adapter {
 
  private:
   struct Conn;
+  std::string endpoint() const;  // host:port, [v6]:port
+  void check_credentials() const;
   Conn& conn(size_t worker);
   bool ensure_connected(Conn& c);
   void drop(Conn& c);

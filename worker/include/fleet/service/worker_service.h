@@ -7,8 +7,12 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 
+#include "fleet/policy/host_policy.h"
+#include "fleet/security/curve_key.h"
+#include "fleet/security/key_set.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/wire/liveness.h"
 
@@ -18,6 +22,13 @@ class Clock;
 
 namespace fleet::service {
 
+// Who may drive the worker (docs/security.md).
+struct WorkerSecurity {
+  std::optional<security::CurveKeyPair> curve;  // --curve-cert or --ephemeral-key; none: plaintext
+  security::KeySet authorized;                  // --authorized-keys: the coordinators accepted
+  bool insecure = false;  // --insecure: plaintext on a non-loopback address (protected mode off)
+};
+
 struct WorkerOptions {
   std::string listen = "tcp://0.0.0.0:5555";
   storage::EngineConfig engine;  // defaults; a run's START may override them
@@ -26,6 +37,8 @@ struct WorkerOptions {
   int max_runs = 0;       // stop after this many runs (0 = serve forever)
   bool announce = false;  // print "LISTENING <endpoint>" on stdout once bound
   std::string name;       // reported node name; default: host name
+  WorkerSecurity security;
+  policy::HostPolicy policy;  // what a run may make this host touch (--fs-root, --allow-l2, ...)
   // Heartbeats, liveness, PONG stamps and real-time runs read this clock (null: the real
   // monotonic clock). Tests inject a VirtualClock to step the liveness rules.
   util::Clock* clock = nullptr;
@@ -39,7 +52,7 @@ class WorkerService {
   WorkerService& operator=(const WorkerService&) = delete;
 
   // Serves until stop() or max_runs. Throws std::runtime_error when the endpoint cannot be
-  // bound (message names it).
+  // bound or protected mode refuses it (the message names the flag).
   void serve();
   void stop() { stop_.store(true); }
   // The bound endpoint (port 0 resolved), once serve() has bound it; "" before.
