@@ -45,6 +45,7 @@ std::string gb_text(double gb) {
 }
 
 std::string endpoint_text(const std::string& host, int port) {
+  if (host == "*") return host;  // any endpoint
   const bool v6 = host.find(':') != std::string::npos;
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
