@@ -3,8 +3,11 @@
 #include "fleet/wire/batch.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <zstd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -101,6 +104,48 @@ TEST(Batch, CorruptOrOversizedBatchesAreRefused) {
   EXPECT_THROW(split_frames(bad), ProtocolError);
   RawBatch short_prefix = {0, 0};
   EXPECT_THROW(split_frames(short_prefix), ProtocolError);
+}
+
+// A zstd frame of `content` zero bytes, made a MiB at a time so the test never holds it;
+// `declare_size` false leaves the size out of the frame header (a streaming frame).
+std::string zero_frame(size_t content, bool declare_size) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, declare_size ? 1 : 0);
+  if (declare_size) ZSTD_CCtx_setPledgedSrcSize(c, content);
+  const std::string mib(1u << 20, '\0');
+  std::string out;
+  std::string buf(ZSTD_CStreamOutSize(), '\0');
+  for (size_t done = 0; done < content; done += mib.size()) {
+    ZSTD_inBuffer in{mib.data(), std::min(mib.size(), content - done), 0};
+    const bool last = done + mib.size() >= content;
+    size_t left = 0;
+    do {
+      ZSTD_outBuffer o{buf.data(), buf.size(), 0};
+      left = ZSTD_compressStream2(c, &o, &in, last ? ZSTD_e_end : ZSTD_e_continue);
+      out.append(buf.data(), o.pos);
+    } while (in.pos < in.size || (last && left != 0));
+  }
+  ZSTD_freeCCtx(c);
+  return out;
+}
+
+long max_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// A zstd bomb (a few KiB that inflate to 256 MiB) is refused from the frame header, before
+// anything is allocated for it; so is a frame that does not declare its size.
+TEST(Batch, ZstdBombsAndUndeclaredSizesAreRefusedWithoutAllocating) {
+  const std::string bomb = zero_frame(256u << 20, true);
+  ASSERT_LT(bomb.size(), 64u << 10);
+  const long before = max_rss_kib();
+  EXPECT_THROW(decompress_batch(bomb, 256u << 20), ProtocolError);  // above kMaxBatchRawBytes
+  EXPECT_THROW(decompress_batch(bomb, 4096), ProtocolError);        // lies about its size
+  const std::string undeclared = zero_frame(1u << 20, false);
+  EXPECT_THROW(decompress_batch(undeclared, 1u << 20), ProtocolError);
+  EXPECT_LT(max_rss_kib() - before, 16 * 1024) << "peak RSS grew: something was allocated";
 }
 
 }  // namespace
