@@ -26,7 +26,8 @@ std::string endpoint_host(const std::string& endpoint) {
 
 Status check_protected_mode(const std::string& listen, bool has_curve, bool insecure) {
   if (has_curve || insecure) return Status();
-  if (listen.rfind("ipc://", 0) == 0) return Status();  // file permissions guard it
+  // A path's file permissions guard it; an abstract socket (ipc://@name) has none.
+  if (listen.rfind("ipc://", 0) == 0 && listen.rfind("ipc://@", 0) != 0) return Status();
   if (listen.rfind("tcp://", 0) == 0 && is_loopback_host(endpoint_host(listen))) return Status();
   return Status::error("--listen " + listen +
                        ": protected mode: without --curve-cert (and --authorized-keys) a worker "

@@ -38,31 +38,39 @@ ZapHandler::~ZapHandler() {
 
 void ZapHandler::serve() {
   while (!stop_.load()) {
-    zmq::pollitem_t item{sock_.handle(), 0, ZMQ_POLLIN, 0};
+    // A ZeroMQ error here must not leave the thread (that would end the worker): the context
+    // ending stops the handler, anything else is logged and the next request served.
     try {
-      zmq::poll(&item, 1, std::chrono::milliseconds(50));
+      serve_one();
     } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
       if (e.num() == ETERM) return;
-      throw;
+      spdlog::error("ZAP handler: {}", e.what());
     }
-    if (!(item.revents & ZMQ_POLLIN)) {
-      if (const uint64_t n = limiter_.take_suppressed(monotonic_ns()); n > 0) {
-        spdlog::warn("{} more CURVE handshakes refused (not logged one by one); {} in all", n,
-                     refused_.load());
-      }
-      continue;
+    if (const uint64_t n = limiter_.take_suppressed(monotonic_ns()); n > 0) {
+      spdlog::warn("{} more CURVE handshakes refused (not logged one by one); {} in all", n,
+                   refused_.load());
     }
-    std::vector<zmq::message_t> request;
-    while (true) {
-      zmq::message_t m;
-      if (!sock_.recv(m, zmq::recv_flags::dontwait)) break;
-      const bool more = m.more();
-      if (request.size() < kMaxRequestFrames) request.push_back(std::move(m));
-      if (!more) break;
-    }
-    answer(request);
   }
+}
+
+void ZapHandler::serve_one() {
+  zmq::pollitem_t item{sock_.handle(), 0, ZMQ_POLLIN, 0};
+  try {
+    zmq::poll(&item, 1, std::chrono::milliseconds(50));
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return;
+    throw;
+  }
+  if (!(item.revents & ZMQ_POLLIN)) return;
+  std::vector<zmq::message_t> request;
+  while (true) {
+    zmq::message_t m;
+    if (!sock_.recv(m, zmq::recv_flags::dontwait)) break;
+    const bool more = m.more();
+    if (request.size() < kMaxRequestFrames) request.push_back(std::move(m));
+    if (!more) break;
+  }
+  if (!request.empty()) answer(request);
 }
 
 // Request: version, request id, domain, address, routing id, mechanism, credentials...

@@ -39,7 +39,10 @@ namespace {
 std::vector<std::string> policy_args(const std::vector<std::string>& extra) {
   std::vector<std::string> out;
   auto add = [&](const char* flag, const char* value) {
-    if (std::find(extra.begin(), extra.end(), flag) != extra.end()) return;
+    const std::string with_value = std::string(flag) + "=";
+    for (const auto& a : extra) {
+      if (a == flag || a.rfind(with_value, 0) == 0) return;  // the user's own value wins
+    }
     out.push_back(flag);
     out.push_back(value);
   };
@@ -69,7 +72,10 @@ void LocalWorkers::write_coordinator_certificate(const security::CurveKeyPair& k
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("--local: cannot create a key directory");
   key_dir_ = tmpl;  // 0700 from mkdtemp
   security::Certificate cert{"coordinator", key.public_z85, ""};
-  std::ofstream(key_dir_ + "/coordinator.key") << security::format_public_certificate(cert);
+  std::ofstream out(key_dir_ + "/coordinator.key");
+  out << security::format_public_certificate(cert);
+  out.close();
+  if (!out) throw std::runtime_error("--local: cannot write " + key_dir_ + "/coordinator.key");
 }
 
 void LocalWorkers::remove_key_dir() {
@@ -92,10 +98,20 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
   std::vector<int> fds;
   for (int i = 0; i < count; ++i) {
     int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("--local: pipe failed");
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+      for (int fd : fds) close(fd);
+      stop();  // the workers already started, and the key directory
+      throw std::runtime_error("--local: pipe failed");
+    }
     const pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("--local: fork failed");
+    if (pid < 0) {
+      close(pipefd[0]);
+      close(pipefd[1]);
+      for (int fd : fds) close(fd);
+      stop();
+      throw std::runtime_error("--local: fork failed");
+    }
     if (pid == 0) {
       // A coordinator killed with SIGKILL cannot stop its workers: have the kernel do it, so
       // no local worker outlives its coordinator.
@@ -142,10 +158,11 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
     }
     addresses_.push_back(parse_announcement(line.substr(0, line.find('\n'))));
     close(fds[i]);
-    if (coordinator_key && addresses_.back().server_key.empty()) {
+    if (coordinator_key && !security::is_z85_key(addresses_.back().server_key)) {
+      for (size_t j = i + 1; j < fds.size(); ++j) close(fds[j]);
       stop();
       throw std::runtime_error("--local: worker " + std::to_string(i) +
-                               " announced no CURVE key (an older worker binary?)");
+                               " announced no valid CURVE key (an older worker binary?)");
     }
   }
   remove_key_dir();  // every worker has read it

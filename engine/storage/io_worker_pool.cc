@@ -4,7 +4,12 @@ namespace fleet::storage {
 
 IoWorkerPool::IoWorkerPool(size_t workers) {
   if (workers == 0) workers = 1;
-  for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this, i] { run(i); });
+  try {
+    for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this, i] { run(i); });
+  } catch (...) {  // out of threads: join those started, or their destructors terminate us
+    shutdown();
+    throw;
+  }
 }
 
 IoWorkerPool::~IoWorkerPool() { shutdown(); }

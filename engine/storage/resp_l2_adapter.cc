@@ -76,6 +76,11 @@ RespL2Config RespL2Config::from_json(const nlohmann::json& j) {
   if (port <= 0 || port > 65535) o.fail("port", "must be in [1, 65535]");
   c.port = static_cast<int>(port);
   o.optional_int("num_workers", c.num_workers, 1);
+  // One connection and one thread each: a bound, so a config cannot exhaust the host's threads.
+  if (c.num_workers > kMaxRespConnections) {
+    o.fail("num_workers", "must be at most " + std::to_string(kMaxRespConnections) + ", got " +
+                              std::to_string(c.num_workers));
+  }
   o.optional_string("username", c.username);
   o.optional_string("password", c.password);
   o.optional_number("max_capacity_gb", c.max_capacity_gb, 0);

@@ -281,15 +281,14 @@ Status HostPolicy::check_run_config(const storage::EngineConfig& run_config) con
   }
   if (options_.max_l1_gb > 0) {
     // In bytes, as the L1 and the mock adapters size themselves.
-    const uint64_t l1 = run_config.l1_size_in_bytes;
-    const uint64_t mock = static_cast<uint64_t>(check.mock_gb * kGiB);
-    const uint64_t limit = static_cast<uint64_t>(options_.max_l1_gb * kGiB);
-    if (l1 + mock > limit) {
-      std::string parts = "L1 " + gb_text(static_cast<double>(l1) / kGiB) + " GB";
-      if (mock > 0) parts += " + mock L2 " + gb_text(check.mock_gb) + " GB";
-      return refuse("the run asks for " + gb_text(static_cast<double>(l1 + mock) / kGiB) +
-                    " GB of in-memory tiers (" + parts + "), above --max-l1-gb " +
-                    gb_text(options_.max_l1_gb));
+    // In double: an integer sum could wrap (a huge L1 plus a mock adapter) and pass.
+    const double l1_gb = static_cast<double>(run_config.l1_size_in_bytes) / kGiB;
+    const double total_gb = l1_gb + check.mock_gb;
+    if (!std::isfinite(total_gb) || check.mock_gb < 0 || total_gb > options_.max_l1_gb) {
+      std::string parts = "L1 " + gb_text(l1_gb) + " GB";
+      if (check.mock_gb > 0) parts += " + mock L2 " + gb_text(check.mock_gb) + " GB";
+      return refuse("the run asks for " + gb_text(total_gb) + " GB of in-memory tiers (" + parts +
+                    "), above --max-l1-gb " + gb_text(options_.max_l1_gb));
     }
   }
   return {};

@@ -329,6 +329,10 @@ TEST_F(HostPolicyTest, InMemoryTiersAgainstLimit) {
   c = With({Mock(16)});
   c.l1_size_in_bytes = 64ull << 30;
   EXPECT_TRUE(p.check_run_config(c).ok());  // exactly the limit
+  // A sum that would wrap in 64-bit integers (an L1 of 2^64 - 1 GiB plus 2 GiB) still refused.
+  c = With({Mock(2)});
+  c.l1_size_in_bytes = ~0ull - (1ull << 30) + 1;
+  EXPECT_FALSE(p.check_run_config(c).ok());
   storage::EngineConfig big;
   big.l1_size_in_bytes = 81ull << 30;
   const Status only_l1 = p.check_run_config(big);

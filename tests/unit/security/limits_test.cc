@@ -13,6 +13,7 @@ TEST(ProtectedMode, OnlyLoopbackOrIpcWithoutAKeyUnlessInsecure) {
   EXPECT_TRUE(check_protected_mode("tcp://[::1]:0", false, false));
   EXPECT_TRUE(check_protected_mode("tcp://localhost:5555", false, false));
   EXPECT_TRUE(check_protected_mode("ipc:///run/fleet.sock", false, false));
+  EXPECT_FALSE(check_protected_mode("ipc://@fleet", false, false));  // abstract: no permissions
   Status wild = check_protected_mode("tcp://0.0.0.0:5555", false, false);
   ASSERT_FALSE(wild);
   EXPECT_NE(wild.message().find("--listen tcp://0.0.0.0:5555"), std::string::npos);

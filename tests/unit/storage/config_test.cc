@@ -267,6 +267,8 @@ TEST(AdapterOptions, BadValuesNameAdapterAndField) {
   expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"username", 5}},
          "'username' must be a string");
   expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"num_workers", 0}}, "'num_workers'");
+  expect({{"type", "resp"}, {"host", "h"}, {"port", 6379}, {"num_workers", 100000}},
+         "'num_workers' must be at most 256");
   expect({{"type", "fault_inject"},
           {"inner", {{"type", "mock"}, {"max_size_gb", 1}, {"mock_bandwidth_gb", 1}}},
           {"rate", 2}},

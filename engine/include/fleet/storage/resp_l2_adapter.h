@@ -18,6 +18,8 @@ struct redisContext;
 
 namespace fleet::storage {
 
+inline constexpr int kMaxRespConnections = 256;  // num_workers: connections (and threads)
+
 struct RespL2Config {
   std::string host;
   int port = 0;

@@ -32,6 +32,7 @@ class ZapHandler {
 
  private:
   void serve();
+  void serve_one();  // one poll, and the request it brought
   void answer(std::vector<zmq::message_t>& request);
   void note_refusal(const std::string& address, const std::string& key_z85, const char* why);
 
