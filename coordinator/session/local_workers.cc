@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -85,9 +87,79 @@ void LocalWorkers::remove_key_dir() {
   key_dir_.clear();
 }
 
+namespace {
+
+// One line from `fd` before `deadline`, without its newline; nullopt with `why` when none came.
+std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline,
+                                     std::string& why) {
+  std::string line;
+  while (line.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
+      why = "did not announce its endpoint in time";
+      return std::nullopt;
+    }
+    char buf[256];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) {
+      why = "exited before announcing its endpoint";
+      return std::nullopt;
+    }
+    line.append(buf, static_cast<size_t>(n));
+  }
+  return line.substr(0, line.find('\n'));
+}
+
+}  // namespace
+
+int LocalWorkers::spawn(int index, const std::string& bin, const std::vector<std::string>& flags) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return -1;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    // A coordinator killed with SIGKILL cannot stop its workers: have the kernel do it, so
+    // no local worker outlives its coordinator.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(0);
+    dup2(pipefd[1], STDOUT_FILENO);
+    std::vector<std::string> args = {bin,
+                                     "--listen",
+                                     "tcp://127.0.0.1:0",
+                                     "--announce",
+                                     "--max-runs",
+                                     "1",
+                                     "--name",
+                                     "local-" + std::to_string(index)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  pids_.push_back(pid);
+  return pipefd[0];
+}
+
+void LocalWorkers::abandon(const std::vector<int>& open_fds, const std::string& why) {
+  for (int fd : open_fds) close(fd);
+  stop();  // the workers already started, and the key directory
+  throw std::runtime_error("--local: " + why);
+}
+
 LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args,
                            const security::CurveKeyPair* coordinator_key, int timeout_ms) {
-  std::string bin = find_worker_binary();
+  const std::string bin = find_worker_binary();
   std::vector<std::string> flags = policy_args(extra_args);
   if (coordinator_key) {
     write_coordinator_certificate(*coordinator_key);
@@ -97,73 +169,22 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
   flags.insert(flags.end(), extra_args.begin(), extra_args.end());
   std::vector<int> fds;
   for (int i = 0; i < count; ++i) {
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
-      for (int fd : fds) close(fd);
-      stop();  // the workers already started, and the key directory
-      throw std::runtime_error("--local: pipe failed");
-    }
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-      close(pipefd[0]);
-      close(pipefd[1]);
-      for (int fd : fds) close(fd);
-      stop();
-      throw std::runtime_error("--local: fork failed");
-    }
-    if (pid == 0) {
-      // A coordinator killed with SIGKILL cannot stop its workers: have the kernel do it, so
-      // no local worker outlives its coordinator.
-      prctl(PR_SET_PDEATHSIG, SIGTERM);
-      if (getppid() != parent) _exit(0);
-      dup2(pipefd[1], STDOUT_FILENO);
-      std::vector<std::string> args = {
-          bin, "--listen", "tcp://127.0.0.1:0",         "--announce", "--max-runs",
-          "1", "--name",   "local-" + std::to_string(i)};
-      args.insert(args.end(), flags.begin(), flags.end());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execvp(bin.c_str(), argv.data());
-      _exit(127);
-    }
-    close(pipefd[1]);
-    pids_.push_back(pid);
-    fds.push_back(pipefd[0]);
+    const int fd = spawn(i, bin, flags);
+    if (fd < 0) abandon(fds, std::string("cannot start a worker: ") + std::strerror(errno));
+    fds.push_back(fd);
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (size_t i = 0; i < fds.size(); ++i) {
-    std::string line;
-    while (line.find('\n') == std::string::npos) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now())
-                      .count();
-      pollfd p{fds[i], POLLIN, 0};
-      if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
-        for (int fd : fds) close(fd);
-        stop();
-        throw std::runtime_error("--local: worker " + std::to_string(i) + " (" + bin +
-                                 ") did not announce its endpoint in time");
-      }
-      char buf[256];
-      ssize_t n = read(fds[i], buf, sizeof buf);
-      if (n <= 0) {
-        for (int fd : fds) close(fd);
-        stop();
-        throw std::runtime_error("--local: worker " + std::to_string(i) + " (" + bin +
-                                 ") exited before announcing its endpoint");
-      }
-      line.append(buf, static_cast<size_t>(n));
-    }
-    addresses_.push_back(parse_announcement(line.substr(0, line.find('\n'))));
-    close(fds[i]);
+    const std::string who = "worker " + std::to_string(i) + " (" + bin + ")";
+    std::string why;
+    const std::optional<std::string> line = read_line(fds[i], deadline, why);
+    const std::vector<int> still_open(fds.begin() + static_cast<long>(i), fds.end());
+    if (!line) abandon(still_open, who + " " + why);
+    addresses_.push_back(parse_announcement(*line));
     if (coordinator_key && !security::is_z85_key(addresses_.back().server_key)) {
-      for (size_t j = i + 1; j < fds.size(); ++j) close(fds[j]);
-      stop();
-      throw std::runtime_error("--local: worker " + std::to_string(i) +
-                               " announced no valid CURVE key (an older worker binary?)");
+      abandon(still_open, who + " announced no valid CURVE key (an older worker binary?)");
     }
+    close(fds[i]);
   }
   remove_key_dir();  // every worker has read it
 }

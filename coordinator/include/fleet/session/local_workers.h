@@ -39,6 +39,10 @@ class LocalWorkers {
   // --authorized-keys ("" without CURVE); removed once they have read it.
   void write_coordinator_certificate(const security::CurveKeyPair& key);
   void remove_key_dir();
+  // Forks and execs worker `index`; the read end of its stdout, or -1 (errno set).
+  int spawn(int index, const std::string& bin, const std::vector<std::string>& flags);
+  // Closes `open_fds`, stops what was started and throws std::runtime_error("--local: " + why).
+  [[noreturn]] void abandon(const std::vector<int>& open_fds, const std::string& why);
 
   std::string key_dir_;
   std::vector<pid_t> pids_;
