@@ -5,9 +5,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
+#include "fleet/report/html/report_writer.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
@@ -62,6 +64,9 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   app.add_flag(
       "--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
   app.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
+  app.add_flag(
+      "--no-report", [&](int64_t) { o.output.write_report = false; },
+      "Skip report.html (rebuild it later with `coordinator report DIR`)");
   app.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
   app.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
   app.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
@@ -158,10 +163,28 @@ bool engine_flag_given(const CLI::App& app) {
   return false;
 }
 
+std::filesystem::file_time_type g_started;
+
 }  // namespace
+
+// The run's last line: where its page is (when this run wrote one).
+int announce_report(const fleet::report::OutputOptions& o, int code) {
+  namespace fs = std::filesystem;
+  const fs::path page = fs::path(o.output_dir) / "report.html";
+  std::error_code ec;
+  if (o.write_report && fs::exists(page, ec) && fs::last_write_time(page, ec) >= g_started) {
+    std::fprintf(stderr, "report: %s\n", page.string().c_str());
+  }
+  return code;
+}
 
 int main(int argc, char** argv) {
   using namespace fleet;
+  if (argc >= 2 && std::string(argv[1]) == "report") {
+    spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+    return report::html::report_command(argc - 1, argv + 1);
+  }
+  g_started = std::filesystem::file_time_type::clock::now();
   util::tune_malloc_for_streaming();
   session::FleetOptions fleet;
   CliExtras x;
@@ -211,7 +234,8 @@ int main(int argc, char** argv) {
       spdlog::error("--shard/--plan-only need --workers or --local");
       return exit_status(ExitCode::kBadInput);
     }
-    return exit_status(session::run_local(std::move(o)));
+    const report::OutputOptions out = o.output;
+    return announce_report(out, exit_status(session::run_local(std::move(o))));
   }
   fleet.router.mode = plan::parse_shard_mode(x.shard);
   fleet.router.timeline = plan::parse_timeline(x.timeline);
@@ -222,5 +246,6 @@ int main(int argc, char** argv) {
   if (engine_flag_given(*app)) fleet.send_engine_config = true;
   // Likewise --engine: without it, a worker started with --engine noop stays noop.
   fleet.send_engine_name = app->get_option("--engine")->count() > 0;
-  return exit_status(session::run_fleet(std::move(fleet)));
+  const report::OutputOptions out = fleet.replay.output;
+  return announce_report(out, exit_status(session::run_fleet(std::move(fleet))));
 }

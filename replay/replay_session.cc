@@ -51,6 +51,13 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   bool have_origin = !std::isnan(options_.t_origin);
   Pacer pacer(clock_, t0, have_origin ? options_.t_origin : 0.0, options_.speed);
   std::string error_text;
+  uint64_t windows = 0;
+  WindowSampler sampler(engine_, t0,
+                        options_.on_window ? WindowSink([&](const stats::RunWindow& w) {
+                          ++windows;
+                          options_.on_window(w);
+                        })
+                                           : WindowSink());
 
   while (!stop_.load(std::memory_order_relaxed) && source.next(rec)) {
     bool decoded = true;
@@ -79,6 +86,8 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
       // LMCache waits for the record's time before it decodes; pacing skipped records keeps
       // the replay's duration identical.
       pacer.wait_until(target, &stop_);
+      sampler.advance(clock_.now_ns());
+      sampler.count_record(true, true);
       ++res.skipped;
       if (decoded && res.skipped <= 10) {
         spdlog::warn("no handler for {}; record skipped", rec.qualname);
@@ -100,16 +109,19 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
     }
 
     const int64_t start = clock_.now_ns();
+    sampler.advance(start);
     engine::CallResult result = dispatcher.dispatch(op);
     const int64_t end = clock_.now_ns();
     if (res.first_dispatch_ns == 0) res.first_dispatch_ns = start;
     if (pacer.paced()) {
       int64_t late = start - target;
       res.lateness.record(late);
+      sampler.count_lateness(late);
       if (!fed_late && late > stats::LatenessStats::kLateThresholdNs) ++res.engine_late;
       progress_.last_lateness_ns.store(late, std::memory_order_relaxed);
     }
 
+    sampler.count_record(result.failed, false);
     auto kind_index = static_cast<size_t>(op.kind);
     stats::OpStats*& op_stats = stats_by_kind[kind_index];
     if (!op_stats) op_stats = &res.stats.op(op.qualname());
@@ -145,7 +157,8 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   const storage::EngineConfig* cfg = engine_.engine_config();
   res.engine_config = cfg ? storage::to_lmcache_json(*cfg) : nlohmann::json::object();
   res.engine_counters = engine::to_json(engine_.counters());
-  res.l2 = summarize_l2_ops(engine_.take_l2_ops(), t0);
+  res.l2 = summarize_l2_ops(sampler.finish(), t0);
+  res.windows = windows;
   return res;
 }
 

@@ -1,11 +1,16 @@
 #include "fleet/report/outputs.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "fleet/report/cache_summary.h"
 #include "fleet/report/contention.h"
+#include "fleet/report/html/report_writer.h"
+#include "fleet/report/latency_cdf.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/pyjson.h"
 
@@ -116,6 +121,7 @@ std::string render_fleet_block(const RunReport& r) {
   if (r.trace.truncated_tail)
     run.rows.push_back({"truncated", "Truncated tail", std::string("yes")});
   sections.push_back(run);
+  if (auto cache = run_cache(r)) sections.push_back(cache_section(*cache));
   if (r.lateness.count()) {
     stats::MetricSection late{"lateness", "Dispatch Lateness (us)", {}};
     late.rows.push_back({"p50", "p50", us(r.lateness.p50_ns())});
@@ -203,6 +209,9 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   if (!r.plan.empty()) j["plan"] = r.plan;
   auto contention = contention_json(r);
   if (!contention.empty()) j["contention"] = contention;
+  if (auto cache = run_cache(r)) j["cache"] = cache_json(*cache);
+  j["latency_cdf_ms"] = op_latency_cdf_json(r.stats);
+  j["lateness_cdf_us"] = lateness_cdf_json(r.lateness);
   for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }
@@ -236,6 +245,13 @@ ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
   write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
   if (contention_json(report).contains("per_op")) {
     write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
+  }
+  if (o.write_report) {
+    try {
+      html::write_report_page(o.output_dir);
+    } catch (const std::exception& e) {  // the run's results stand without their picture
+      spdlog::warn("report.html not written: {}", e.what());
+    }
   }
   std::string summary = render_lmcache_summary(report, o.format);
   if (!o.output_path.empty()) write_file(o.output_path, summary);

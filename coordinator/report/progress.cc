@@ -44,14 +44,19 @@ void ProgressReporter::loop(bool tty) {
     if (s.fraction > 0.0 && s.fraction <= 1.0) {
       std::snprintf(eta, sizeof eta, "%.0fs", wall / s.fraction - wall);
     }
-    char line[256];
+    char hit[32] = "-";
+    if (s.hit_rate >= 0) std::snprintf(hit, sizeof hit, "%.1f%%", s.hit_rate * 100.0);
+    char nodes[32] = "";
+    if (s.nodes_alive >= 0)
+      std::snprintf(nodes, sizeof nodes, " | nodes %d/%d", s.nodes_alive, s.nodes_total);
+    char line[320];
     std::snprintf(line, sizeof line,
-                  "%llu records (%llu failed) | trace %.1fs / wall %.1fs | lag %.1f us | %.0f ops/s"
-                  " | %s%.0f%% ETA %s",
+                  "%.0f%% | %llu records (%llu failed) | %.0f rec/s | ETA %s | lag %.1f us | hit %s"
+                  "%s | trace %.1fs / wall %.1fs",
+                  s.fraction >= 0 ? s.fraction * 100.0 : 0.0,
                   static_cast<unsigned long long>(s.records),
-                  static_cast<unsigned long long>(s.failed), s.trace_time_s, wall,
-                  static_cast<double>(s.lag_ns) / 1e3, rate, "",
-                  s.fraction >= 0 ? s.fraction * 100.0 : 0.0, eta);
+                  static_cast<unsigned long long>(s.failed), rate, eta,
+                  static_cast<double>(s.lag_ns) / 1e3, hit, nodes, s.trace_time_s, wall);
     if (tty) {
       std::fprintf(stderr, "\r\033[K%s", line);
       std::fflush(stderr);

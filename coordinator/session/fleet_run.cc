@@ -136,6 +136,9 @@ ExitCode FleetRun::run() {
             s.trace_time_s = std::max(s.trace_time_s, l->progress().trace_time_s - t_origin_);
             s.lag_ns = std::max(s.lag_ns, l->progress().last_lateness_ns);
           }
+          s.hit_rate = timeseries_ ? timeseries_->current_hit_rate() : -1.0;
+          s.nodes_alive = nodes_alive_.load(std::memory_order_relaxed);
+          s.nodes_total = static_cast<int>(links_.size());
           s.fraction =
               reader_->file_size()
                   ? static_cast<double>(reader_->counters().bytes_consumed) / reader_->file_size()
@@ -167,7 +170,10 @@ Status FleetRun::prepare() {
     if (o_.send_engine_config) r.engine.validate();
     if (Status s = resolve_addresses(); !s) return s;
     if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
-    if (!o_.plan_only) report::prepare_output_dir(r.output.output_dir);
+    if (!o_.plan_only) {
+      report::prepare_output_dir(r.output.output_dir);
+      timeseries_ = std::make_unique<report::TimeseriesSink>(r.output.output_dir);
+    }
   } catch (const std::exception& e) {  // the trace, the config, the workers or the output dir
     return Status::error(e.what());
   }
@@ -375,6 +381,18 @@ void FleetRun::service_links(int timeout_ms) {
   };
   links_.poll(timeout_ms, on_msg);
   links_.tick(on_msg);
+  collect_windows();
+}
+
+void FleetRun::collect_windows() {
+  int alive = 0;
+  for (auto& l : links_) {
+    alive += l->state() != WorkerLink::State::Lost;
+    if (!timeseries_) continue;
+    const std::string name = l->node_name();
+    for (const stats::RunWindow& w : l->take_windows()) timeseries_->add(name, w);
+  }
+  nodes_alive_.store(alive, std::memory_order_relaxed);
 }
 
 // Route, batch, send under credit; block on the slowest worker's queue.

@@ -2,6 +2,7 @@
 // reads time from the injected clock, so T0, heartbeats and loss follow a VirtualClock in tests.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <zmq.hpp>
 
 #include "fleet/plan/shard_router.h"
+#include "fleet/report/timeseries_sink.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/worker_addresses.h"
@@ -60,6 +62,7 @@ class FleetRun {
   static bool interrupted();  // SIGINT/SIGTERM since the run started streaming
   bool should_stop();         // interrupted, or a lost worker with --on-worker-loss abort
   void service_links(int timeout_ms);
+  void collect_windows();  // every link's new run windows into the time series
   void abort_workers(const std::string& reason);    // ABORT to every unfinished worker
   void release_workers(const std::string& reason);  // before START: ABORT to those that welcomed
   ExitCode fail(const Status& s) const;
@@ -75,6 +78,8 @@ class FleetRun {
   LinkSet links_;
   std::unique_ptr<plan::ShardRouter> router_;
   std::unique_ptr<BatchFanout> fanout_;
+  std::unique_ptr<report::TimeseriesSink> timeseries_;  // fleet_timeseries.csv, during the run
+  std::atomic<int> nodes_alive_{0};                     // for the live line
   trace::RecordView rec_;
   bool have_record_ = false;  // rec_ holds the next record to route
   double t_origin_ = 0.0;

@@ -23,7 +23,7 @@ std::string codec_label(wire::BatchCodec c, int level) {
 wire::NodeResult lost_node(const WorkerLink& l) {
   wire::NodeResult node;
   const auto& c = l.counters();
-  node.name = l.welcome().hostname.empty() ? l.address().name() : l.welcome().hostname;
+  node.name = l.node_name();
   node.status = "lost";
   node.total = static_cast<uint64_t>(l.progress().records);
   node.failed = static_cast<uint64_t>(l.progress().failed);
@@ -73,6 +73,8 @@ void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
 }  // namespace
 
 ExitCode FleetRun::report() {
+  collect_windows();
+  timeseries_.reset();  // closed before report.html reads it back
   report::RunReport rep;
   rep.mode = "fleet";
   rep.speed = o_.replay.speed;

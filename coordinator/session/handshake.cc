@@ -92,6 +92,7 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
   while (ready < links.size() && clock.now_ns() < deadline) {
     links.poll(50, [&](WorkerLink& l, const wire::Envelope& env) { on_welcome(l, env, ready); });
     for (auto& l : links) {
+      l->retry_unsent();
       if (l->state() == WorkerLink::State::Rejected) {
         return Status::error("worker " + l->address().name() +
                              " refused the run: " + l->lost_reason());

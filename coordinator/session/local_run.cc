@@ -10,6 +10,7 @@
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/report/run_report.h"
+#include "fleet/report/timeseries_sink.h"
 #include "fleet/stats/record_lines.h"
 #include "fleet/storage/engine_factory.h"
 #include "fleet/trace/errors.h"
@@ -131,7 +132,8 @@ Result<std::unique_ptr<trace::FrameReader>> open_inputs(const ReplayOptions& o) 
 // Runs the session over the whole trace with Ctrl-C/SIGTERM stopping it cleanly.
 Result<replay::SessionResult> replay_trace(const ReplayOptions& o, trace::FrameReader& reader,
                                            replay::ReplaySession& session,
-                                           const replay::RecordCallback& cb) {
+                                           const replay::RecordCallback& cb,
+                                           const report::TimeseriesSink& timeseries) {
   g_session.store(&session);
   auto old_int = std::signal(SIGINT, on_sigint);
   auto old_term = std::signal(SIGTERM, on_sigint);
@@ -147,6 +149,7 @@ Result<replay::SessionResult> replay_trace(const ReplayOptions& o, trace::FrameR
           s.trace_time_s = p.trace_time_s.load(std::memory_order_relaxed);
           s.lag_ns = p.last_lateness_ns.load(std::memory_order_relaxed);
           s.fraction = source.progress_fraction();
+          s.hit_rate = timeseries.current_hit_rate();
           return s;
         },
         o.output.quiet || o.verbose ? report::ProgressReporter::Mode::Never : o.progress);
@@ -222,13 +225,15 @@ ExitCode run_local(ReplayOptions o) {
   so.speed = o.speed;
   so.drain_on_close = o.engine.drain_on_close;
   if (o.from_zero) so.t_origin = 0.0;
+  report::TimeseriesSink timeseries(o.output.output_dir);
+  so.on_window = [&timeseries](const stats::RunWindow& w) { timeseries.add("local", w); };
   replay::ReplaySession session(*engine, *clock, so);
   RecordLines lines(o.verbose, total);
   if (Status s = lines.open_jsonl(o.jsonl_out); !s) {
     spdlog::error("{}", s.message());
     return s.code();
   }
-  auto result = replay_trace(o, *reader.value(), session, lines.callback());
+  auto result = replay_trace(o, *reader.value(), session, lines.callback(), timeseries);
   if (!result) {
     spdlog::error("{}", result.status().message());
     return result.status().code();

@@ -74,9 +74,27 @@ Status WorkerLink::handshake_status() {
   return Status();
 }
 
+// Never blocks: sndhwm is unlimited, so a DEALER refuses a message only when it has no pipe
+// left, i.e. the connection ended in a protocol error (a failed handshake, an oversized
+// message) and will not come back. A blocking send would then wait forever.
+bool WorkerLink::try_send(zmq::message_t& m) {
+  if (sock_.send(m, zmq::send_flags::dontwait)) return true;
+  if (state_ != State::Connecting) {
+    mark_lost("its connection was closed after a protocol error; a message could not be sent");
+  }
+  return false;
+}
+
 void WorkerLink::send(std::string payload) {
   zmq::message_t m = wire::owned_message(std::move(payload));
-  sock_.send(m, zmq::send_flags::none);
+  if (try_send(m) || state_ != State::Connecting) return;
+  // Before WELCOME the handshake may still be settling: keep it for retry_unsent(); the
+  // handshake monitor names the failure if the connection is gone for good.
+  unsent_.push_back(std::move(m));
+}
+
+void WorkerLink::retry_unsent() {
+  while (!unsent_.empty() && try_send(unsent_.front())) unsent_.pop_front();
 }
 
 void WorkerLink::send_last(std::string payload) {
@@ -130,6 +148,27 @@ void WorkerLink::on_credit(const wire::Envelope& env) {
 void WorkerLink::on_progress(const wire::Envelope& env) {
   progress_ = env.as<wire::Progress>();
   confirm(static_cast<uint64_t>(std::max<int64_t>(0, progress_.records)));
+  // A worker sends about one window per second of run; more than this in one message is not
+  // a worker of ours, and the time series is not worth unbounded memory.
+  if (progress_.windows.size() + windows_.size() > kMaxPendingWindows) {
+    warn_once_windows();
+  } else {
+    for (auto& w : progress_.windows) windows_.push_back(w);
+  }
+  progress_.windows.clear();
+}
+
+void WorkerLink::warn_once_windows() {
+  if (windows_dropped_++ == 0) {
+    spdlog::warn("worker {}: too many run windows in flight; dropping some from the time series",
+                 address_.name());
+  }
+}
+
+std::vector<stats::RunWindow> WorkerLink::take_windows() {
+  std::vector<stats::RunWindow> out;
+  out.swap(windows_);
+  return out;
 }
 
 void WorkerLink::on_done(const wire::Envelope& env) {
@@ -223,7 +262,10 @@ void WorkerLink::pump(int credit_window) {
   while (!pending_.empty() && in_flight_ < credit_window) {
     const std::string_view bytes = pending_.front().batch->bytes;
     zmq::message_t m = wire::shared_message(std::move(pending_.front().batch), bytes);
-    sock_.send(m, zmq::send_flags::none);
+    if (!try_send(m)) {
+      pending_.clear();
+      return;
+    }
     pending_.pop_front();
     ++in_flight_;
     ++counters_.batches_sent;

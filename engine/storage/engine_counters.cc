@@ -114,6 +114,7 @@ engine::Counters EngineCounters::to_counters() const {
   engine::Counters::List a;
   for (const auto& ad : adapters) a.push_back(ad.to_counters());
   j.add("l2_adapters", std::move(a));
+  j.add("cache", engine::to_counters(cache));
   return j;
 }
 

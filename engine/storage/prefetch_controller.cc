@@ -15,6 +15,8 @@ struct PrefetchController::Request {
   int64_t readers = 1;
   bool warm = false, prefix = false, counted = false;
   std::vector<uint8_t> l1_held;    // we hold `readers` read locks on this position
+  std::vector<uint8_t> l1_found;   // L1 had it at the lock pass (for the cache accounting)
+  std::vector<uint8_t> to_load;    // planned on an adapter and kept by the first fold
   std::vector<uint8_t> l1_window;  // L1-only fallback retention
   size_t lookups_pending = 0, loads_pending = 0;
   std::vector<std::vector<uint8_t>> found;      // per adapter
@@ -28,6 +30,18 @@ struct PrefetchController::Request {
 namespace {
 uint64_t task_key(size_t adapter, uint64_t task) { return (uint64_t(adapter) << 48) | task; }
 }  // namespace
+
+PrefetchKeyBytes::PrefetchKeyBytes(const trace::PrefetchSpec& spec) {
+  by_group_.reserve(spec.group_layouts.size());
+  for (const auto& [gid, layout] : spec.group_layouts)
+    by_group_.emplace_back(gid, layout.object_bytes());
+}
+
+uint64_t PrefetchKeyBytes::operator()(const trace::ObjectKey& key) const {
+  for (const auto& [gid, bytes] : by_group_)
+    if (gid == key.object_group_id) return bytes;
+  return by_group_.size() == 1 ? by_group_[0].second : 0;
+}
 
 PrefetchController::PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters,
                                        EventLoop& loop, EngineCounters& counters,
@@ -103,6 +117,7 @@ void PrefetchController::start(Request& r) {
   r.l1_held.assign(r.n, 0);
   for (size_t i = 0; i < r.n; ++i) r.l1_held[i] = st[i] == L1Status::Success;
   for (auto h : r.l1_held) counters_.l2_prefetch_l1_locked_keys += h;
+  r.l1_found = r.l1_held;
   if (r.prefix) {
     FoldResult f1 =
         fold_unfold_ranked(r.l1_held, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw);
@@ -187,6 +202,7 @@ void PrefetchController::plan_and_load(Request& r) {
   for (size_t p = 0; p < r.n; ++p)
     if (r.l1_held[p] && !f.retain[p] && !r.l1_window[p]) release.push_back(p);
   release_l1(r, release);
+  r.to_load = trimmed;
   if (!any) {
     finish(r);
     return;
@@ -301,12 +317,15 @@ void PrefetchController::finish(Request& r) {
       r.prefix ? fold_unfold_ranked(presence, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw)
                : keep_all_found(presence, r.stride);
   std::vector<size_t> release, retained;
+  std::vector<uint8_t> kept(r.n, 0);
   for (size_t p = 0; p < r.n; ++p) {
     const bool keep = f.retain[p] && presence[p];
+    kept[p] = keep;
     if (keep) retained.push_back(p);
     if (r.l1_held[p] && (r.warm || !keep)) release.push_back(p);
   }
   release_l1(r, release);
+  account(r, admitted, kept);
   l1_.touch_keys(keys_at(r, retained));
 
   PrefetchResult& res = results_[r.id];
@@ -326,10 +345,40 @@ void PrefetchController::finish(Request& r) {
   if (!pending_.empty()) schedule_step();
 }
 
+// Every position of a finished request in exactly one bucket (engine::PrefetchOutcome).
+void PrefetchController::account(const Request& r, const std::vector<uint8_t>& admitted,
+                                 const std::vector<uint8_t>& kept) {
+  engine::PrefetchOutcome& out = r.warm ? counters_.cache.warm : counters_.cache.lookup;
+  const PrefetchKeyBytes bytes_of(r.spec);
+  for (size_t p = 0; p < r.n; ++p) {
+    const uint64_t b = bytes_of(r.spec.keys[p]);
+    const bool planned = !r.plan.empty() && r.plan[p] >= 0;
+    if (kept[p]) {
+      if (admitted[p])
+        out.l2_at(static_cast<size_t>(r.plan[p])).add(b);
+      else
+        out.l1.add(b);
+    } else if (!r.to_load.empty() && r.to_load[p] && !admitted[p]) {
+      out.load_failed.add(b);
+    } else if ((!r.l1_found.empty() && r.l1_found[p]) || planned) {
+      out.trimmed.add(b);
+    } else {
+      out.not_found.add(b);
+    }
+  }
+}
+
 void PrefetchController::stop() {
   stopped_ = true;
+  auto abandon = [this](const Request& r) {
+    engine::PrefetchOutcome& out = r.warm ? counters_.cache.warm : counters_.cache.lookup;
+    const PrefetchKeyBytes bytes_of(r.spec);
+    for (const trace::ObjectKey& k : r.spec.keys) out.abandoned.add(bytes_of(k));
+  };
+  for (const auto& r : pending_) abandon(*r);
   for (auto& [id, rp] : active_) {
     Request& r = *rp;
+    abandon(r);
     std::vector<size_t> mine;
     for (size_t p = 0; p < r.reserved.size(); ++p)
       if (r.reserved[p]) mine.push_back(p);

@@ -129,6 +129,7 @@ void StorageManager::tick() {
     if (st[i] == L1Status::Success) {
       counters_.l1_evicted_keys++;
       counters_.l1_evicted_bytes += sizes[i];
+      counters_.cache.evicted.add(sizes[i]);
     } else if (st[i] == L1Status::KeyIsLocked) {
       counters_.l1_eviction_locked_skips++;
     }
@@ -154,17 +155,21 @@ std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
     for (size_t i = 0; i < keys.size(); ++i) existed[i] = l1_->contains(keys[i]);
   }
   std::vector<L1Status> st = l1_->reserve_write(keys, false, layout, mode);
+  const uint64_t object_bytes = layout.object_bytes();
   for (size_t i = 0; i < st.size(); ++i) {
     switch (st[i]) {
       case L1Status::Success:
         counters_.reserve_write_ok_keys++;
+        counters_.cache.write_reserved.add(object_bytes);
         if (!existed.empty() && existed[i]) counters_.reserve_write_in_place_keys++;
         break;
       case L1Status::OutOfMemory:
         counters_.reserve_write_oom_keys++;
+        counters_.cache.write_refused_oom.add(object_bytes);
         break;
       default:
         counters_.reserve_write_not_writable_keys++;
+        counters_.cache.write_not_writable_keys++;
         break;
     }
   }
@@ -177,9 +182,10 @@ std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
   counters_.finish_write_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_write(keys);
   for (auto s : st) {
-    if (s == L1Status::Success)
+    if (s == L1Status::Success) {
       counters_.finish_write_ok_keys++;
-    else if (s == L1Status::KeyNotExist)
+      counters_.cache.stored_keys++;
+    } else if (s == L1Status::KeyNotExist)
       counters_.finish_write_not_exist_keys++;
     else
       counters_.finish_write_wrong_state_keys++;
@@ -246,13 +252,18 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
   counters_.prefetch_keys_requested += n;
   const bool can_l2 = !skip_l2 && !adapters_.empty();
 
+  const PrefetchKeyBytes bytes_of(spec);
   if (spec.mode == trace::PrefetchMode::Warm) {
     counters_.prefetch_warm_calls++;
+    engine::PrefetchOutcome& warm = counters_.cache.warm;
+    for (const auto& k : spec.keys) warm.requested.add(bytes_of(k));
     if (can_l2 && n > 0) {
       h.prefetch_request_id = prefetch_->submit(spec);
       for (size_t i = 0; i < n; ++i) h.l2_orig_indices.push_back(i);
       counters_.prefetch_l2_submitted_requests++;
       counters_.prefetch_l2_submitted_keys += n;
+    } else {
+      for (const auto& k : spec.keys) warm.not_found.add(bytes_of(k));  // nowhere to warm from
     }
     return h;
   }
@@ -267,6 +278,7 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
     // Raised after the hits were locked: those locks leak until the read TTL.
     reject("Unsupported trim policy SEGMENTED_PREFIX");
   }
+  engine::PrefetchOutcome& out = counters_.cache.lookup;
 
   if (spec.policy == trace::TrimPolicy::Sparse) {
     counters_.prefetch_sparse_calls++;
@@ -276,7 +288,17 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
     counters_.prefetch_l1_miss_keys += n - h.l1_found_indices.size();
     std::vector<uint8_t> miss(n);
     for (size_t i = 0; i < n; ++i) miss[i] = !present[i];
-    if (can_l2 && h.l1_found_indices.size() < n) {
+    const bool to_l2 = can_l2 && h.l1_found_indices.size() < n;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t b = bytes_of(spec.keys[i]);
+      out.requested.add(b);
+      if (present[i]) {
+        out.l1.add(b);
+      } else if (!to_l2) {
+        out.not_found.add(b);  // the rest is decided by the prefetch controller
+      }
+    }
+    if (to_l2) {
       trace::PrefetchSpec sub = spec;
       sub.keys = pick(spec.keys, miss);
       h.l2_orig_indices = positions(miss);
@@ -308,7 +330,17 @@ PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& s
   for (size_t i = 0; i < n; ++i)
     if (f.retain[i] && present[i]) h.l1_found_indices.push_back(i);
   const size_t first = f.hit_chunks * stride;
-  if (can_l2 && first < n) {
+  const bool to_l2 = can_l2 && first < n;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t b = bytes_of(spec.keys[i]);
+    out.requested.add(b);
+    if (i < first) {
+      (f.retain[i] && present[i] ? out.l1 : out.trimmed).add(b);  // trimmed: outside the window
+    } else if (!to_l2) {
+      (present[i] ? out.trimmed : out.not_found).add(b);  // present after a broken prefix
+    }                                                     // else: the prefetch controller decides
+  }
+  if (to_l2) {
     trace::PrefetchSpec sub = spec;
     sub.keys.assign(spec.keys.begin() + static_cast<std::ptrdiff_t>(first), spec.keys.end());
     for (size_t i = first; i < n; ++i) h.l2_orig_indices.push_back(i);
@@ -596,6 +628,11 @@ void StorageManager::close(bool drain) {
   for (auto& a : adapters_) a->close();
   counters_.closed = true;
   closed_ = true;
+}
+
+engine::CacheOutcome StorageManager::cache_outcome() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return counters_.cache;
 }
 
 engine::Counters StorageManager::counters() const {

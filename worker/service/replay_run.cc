@@ -9,6 +9,10 @@ namespace fleet::service {
 
 ReplayRun::ReplayRun(RunSetup setup) : setup_(std::move(setup)) {
   if (setup_.virtual_clock) vclock_ = std::make_unique<util::VirtualClock>(setup_.session.t0_ns);
+  setup_.session.on_window = [this](const stats::RunWindow& w) {
+    std::lock_guard<std::mutex> lock(mu_);
+    windows_.push_back(w);
+  };
   thread_ = std::thread([this] { run_thread(); });
 }
 
@@ -44,10 +48,14 @@ uint64_t ReplayRun::take_credit() {
   return due;
 }
 
-std::optional<wire::Progress> ReplayRun::progress() const {
+std::optional<wire::Progress> ReplayRun::progress() {
   if (!session_ready_.load()) return std::nullopt;
   const auto& p = session_->progress();
   wire::Progress pr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pr.windows.swap(windows_);
+  }
   pr.records = static_cast<int64_t>(p.records.load(std::memory_order_relaxed));
   pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
   pr.last_lateness_ns = p.last_lateness_ns.load(std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/service/batch_queue.h"
@@ -59,8 +60,9 @@ class ReplayRun {
   // Batches consumed since the last call: what the next CREDIT returns.
   uint64_t take_credit();
 
-  // Live numbers for PROGRESS; nullopt until the engine is built.
-  std::optional<wire::Progress> progress() const;
+  // Live numbers for PROGRESS, with the run windows finished since the last call; nullopt
+  // until the engine is built.
+  std::optional<wire::Progress> progress();
   // ABORT: stop after the current record; the run still ends with a (partial) DONE.
   void request_stop();
 
@@ -84,8 +86,9 @@ class ReplayRun {
   uint64_t batches_received_ = 0;
   std::atomic<uint64_t> records_received_{0};
   std::mutex mu_;
-  Outcome outcome_;     // guarded by mu_
-  std::thread thread_;  // last: starts once everything above exists
+  Outcome outcome_;                        // guarded by mu_
+  std::vector<stats::RunWindow> windows_;  // guarded by mu_: finished, not yet sent
+  std::thread thread_;                     // last: starts once everything above exists
 };
 
 }  // namespace fleet::service

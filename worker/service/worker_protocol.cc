@@ -358,6 +358,8 @@ void WorkerProtocol::send_credit_and_result() {
               "worker " + options_.name + ": damaged batch stream: " + why, "damaged batch stream");
     return;
   }
+  // The run's last windows first: the coordinator writes its time series before the result.
+  if (auto progress = run_->progress()) send_to(peer_, wire::encode(*progress));
   send_to(peer_, std::move(*out.done));  // the whole DONE message
   end_session("result sent");
   count_run();

@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "fleet/stats/run_window.h"
 #include "fleet/wire/liveness.h"
 
 namespace fleet::wire {
@@ -168,7 +170,10 @@ struct Progress {
   int64_t failed = 0;
   int64_t last_lateness_ns = 0;
   double trace_time_s = 0.0;
-  MSGPACK_DEFINE_MAP(v, t, records, failed, last_lateness_ns, trace_time_s);
+  // The run windows finished since the last PROGRESS (fleet_timeseries.csv), oldest first; the
+  // last PROGRESS before DONE carries the final one.
+  std::vector<stats::RunWindow> windows;
+  MSGPACK_DEFINE_MAP(v, t, records, failed, last_lateness_ns, trace_time_s, windows);
 };
 
 // worker -> coordinator: the node's full result (NodeResult as msgpack, see node_result.h).

@@ -19,6 +19,7 @@ struct OutputOptions {
   bool quiet = false;               // -q: no stdout summary (files still written)
   std::string format = "terminal";  // --format terminal|json
   std::string output_path;          // --output PATH: the summary in --format, even with -q
+  bool write_report = true;         // report.html (--no-report clears it)
 };
 
 // Creates the output directory (and parents) before the replay starts, as LMCache does.

@@ -1,6 +1,6 @@
 // Live progress while a replay runs: on a terminal, one line redrawn in place (records,
-// trace time vs wall time, current lag, ops/s, ETA); otherwise a plain log line every few
-// seconds. It needs no pre-scan: the ETA comes from the fraction of input consumed.
+// trace time vs wall time, current lag, ops/s, ETA, hit rate, nodes alive); otherwise a plain log
+// line every few seconds. It needs no pre-scan: the ETA comes from the fraction of input consumed.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,9 @@ struct ProgressSample {
   double trace_time_s = 0.0;  // recorded time reached
   int64_t lag_ns = 0;         // lateness of the last dispatched record
   double fraction = -1.0;     // of the input consumed, or < 0 when unknown
+  double hit_rate = -1.0;     // L1 + L2 over the latest windows, or < 0 when none yet
+  int nodes_alive = -1;       // fleet runs: nodes still running (< 0: embedded)
+  int nodes_total = 0;
 };
 
 class ProgressReporter {

@@ -41,7 +41,10 @@ class WorkerLink {
     return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected;
   }
 
-  void send(std::string payload);  // handed to ZeroMQ without a copy
+  // Handed to ZeroMQ without a copy, never blocking. Before WELCOME a message the socket cannot
+  // take yet is kept for retry_unsent(); afterwards the link is lost (its pipe is gone).
+  void send(std::string payload);
+  void retry_unsent();
   // The link's last message: kept up to 1 s after the link is closed so that it is delivered.
   void send_last(std::string payload);
   // The next message waiting on the socket (non-blocking); one that does not decode comes back
@@ -99,6 +102,13 @@ class WorkerLink {
   int64_t clock_offset_ns() const { return clock_offset_ns_; }            // worker - coordinator
   int64_t clock_uncertainty_ns() const { return clock_uncertainty_ns_; }  // half the best RTT
   const wire::Progress& progress() const { return progress_; }
+  // The name its results carry: the worker's own (WELCOME), else its address.
+  std::string node_name() const {
+    return welcome_.hostname.empty() ? address_.name() : welcome_.hostname;
+  }
+  // The run windows received since the last call (fleet_timeseries.csv rows), oldest first.
+  std::vector<stats::RunWindow> take_windows();
+  static constexpr size_t kMaxPendingWindows = 100'000;
   // The node's result, once DONE arrived and decoded; taken once when the report is built.
   std::optional<wire::NodeResult> take_result() { return std::exchange(result_, std::nullopt); }
   const std::string& lost_reason() const { return lost_reason_; }
@@ -125,6 +135,8 @@ class WorkerLink {
  private:
   void on_credit(const wire::Envelope& env);
   void on_progress(const wire::Envelope& env);
+  bool try_send(zmq::message_t& m);
+  void warn_once_windows();
   void on_done(const wire::Envelope& env);
   void on_abort(const wire::Envelope& env);
   void confirm(uint64_t records);
@@ -134,6 +146,9 @@ class WorkerLink {
   int64_t clock_offset_ns_ = 0;
   int64_t clock_uncertainty_ns_ = 0;
   wire::Progress progress_;
+  std::vector<stats::RunWindow> windows_;
+  std::deque<zmq::message_t> unsent_;  // before WELCOME (retry_unsent)
+  uint64_t windows_dropped_ = 0;
   std::optional<wire::NodeResult> result_;
   std::string lost_reason_;
   std::string abort_reason_;

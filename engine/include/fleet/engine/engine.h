@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleet/engine/cache_outcome.h"
 #include "fleet/engine/counters.h"
 #include "fleet/trace/types.h"
 
@@ -78,6 +79,9 @@ class Engine {
   // Every counter the engine keeps (docs/engine.md § Counters), in output order; the edge turns
   // them into JSON with engine::to_json (fleet/engine/counters_json.h).
   virtual Counters counters() const = 0;
+  // The cache accounting so far (also in counters() as "cache"): cheap enough to sample once
+  // per window of the run. Engines without a cache report zeros.
+  virtual CacheOutcome cache_outcome() const { return {}; }
 
   // L2 operations completed since the last call (recording starts with the first call to
   // enable_l2_ops(true)); engines without L2 return nothing.

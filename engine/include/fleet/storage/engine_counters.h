@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/engine/cache_outcome.h"
 #include "fleet/engine/counters.h"
 #include "fleet/storage/l2_adapter.h"
 
@@ -87,8 +88,11 @@ struct EngineCounters {
   bool drained = false;
 
   std::vector<L2AdapterCounters> adapters;
+  // Every prefetched key's fate and the write totals, in keys and bytes (docs/outputs.md § Cache).
+  engine::CacheOutcome cache;
 
-  // Every field above, then "l2_adapters"; the engine adds the L1 gauges from the live manager.
+  // Every field above, then "l2_adapters" and "cache"; the engine adds the L1 gauges from the live
+  // manager.
   engine::Counters to_counters() const;
 };
 

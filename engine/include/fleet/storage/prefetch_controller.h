@@ -26,6 +26,17 @@ class L2Adapter;
 struct EngineCounters;
 struct L2Completion;
 
+// Object bytes of a prefetched key, from the layout of its object group (a spec with a single
+// layout applies it to every key): the byte side of the cache accounting.
+class PrefetchKeyBytes {
+ public:
+  explicit PrefetchKeyBytes(const trace::PrefetchSpec& spec);
+  uint64_t operator()(const trace::ObjectKey& key) const;
+
+ private:
+  std::vector<std::pair<int64_t, uint64_t>> by_group_;  // object_group_id, bytes (few groups)
+};
+
 struct PrefetchResult {
   int64_t id = -1;
   bool finished = false;
@@ -62,6 +73,8 @@ class PrefetchController {
   void plan_and_load(Request& r);
   void finish(Request& r);
   void release_l1(Request& r, const std::vector<size_t>& positions);
+  void account(const Request& r, const std::vector<uint8_t>& admitted,
+               const std::vector<uint8_t>& kept);
   void unlock_l2(Request& r, const std::vector<uint8_t>* keep_plan);
   KeyList keys_at(const Request& r, const std::vector<size_t>& positions) const;
 

@@ -82,6 +82,7 @@ class StorageManager final : public engine::Engine {
   const EngineConfig* engine_config() const override { return &cfg_; }
   std::string config_digest() const override { return digest_; }
   engine::Counters counters() const override;
+  engine::CacheOutcome cache_outcome() const override;
   // The contention view's feed: the L2 op samples below, in the engine-neutral form.
   void enable_l2_ops(bool on) override { enable_l2_op_samples(on); }
   std::vector<engine::L2Op> take_l2_ops() override;

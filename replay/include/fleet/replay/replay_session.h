@@ -14,6 +14,7 @@
 #include "fleet/engine/engine.h"
 #include "fleet/replay/dispatcher.h"
 #include "fleet/replay/record_source.h"
+#include "fleet/replay/window_sampler.h"
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
 #include "fleet/util/clock.h"
@@ -35,6 +36,9 @@ struct SessionOptions {
   // in-flight L2 work completes deterministically before close.
   int64_t virtual_drain_ns = 10'000'000'000;
   bool drain_on_close = true;
+  // Receives each finished 1-second window of the run (fleet_timeseries.csv), on the replay
+  // thread; none: no windows are cut.
+  WindowSink on_window;
 };
 
 // Per-record notification (verbose, jsonl, live progress). Skipped records are reported as
@@ -67,7 +71,8 @@ struct SessionResult {
   std::string engine_digest;
   nlohmann::json engine_config;
   nlohmann::json engine_counters;
-  nlohmann::json l2;  // contention view: see l2_windows.h
+  nlohmann::json l2;     // contention view: see l2_windows.h
+  uint64_t windows = 0;  // handed to on_window
 };
 
 // Live numbers another thread may read while run() is going (progress line, heartbeats).

@@ -1,0 +1,101 @@
+// Assembles report.html: head (inlined style), header and nav, the sections in page order,
+// then the model as JSON and the two inlined scripts (Chart.js, report.js) that draw charts.
+#include "fleet/report/html/report_page.h"
+
+#include <utility>
+#include <vector>
+
+#include "embedded_assets.h"
+#include "html_writer.h"
+#include "model_fields.h"
+#include "number_format.h"
+#include "report_sections.h"
+#include "series_view.h"
+
+namespace fleet::report::html {
+
+namespace {
+
+// The page allows no network at all: a report opened from disk stays offline.
+constexpr const char* kContentPolicy =
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+
+struct Part {
+  std::string id;
+  std::string nav_label;
+  std::string html;
+};
+
+// Made safe for inlining once per process: the assets never change after the build.
+const std::string& inlined_css() {
+  static const std::string css = inline_safe(assets::report_css(), "style");
+  return css;
+}
+const std::string& inlined_scripts() {
+  static const std::string scripts = "<script>" + inline_safe(assets::chart_js(), "script") +
+                                     "</script>\n<script>" +
+                                     inline_safe(assets::report_js(), "script") + "</script>\n";
+  return scripts;
+}
+
+std::string page_header(const Json& model, const std::string& title) {
+  std::string meta;
+  auto add = [&](const std::string& label, const std::string& value) {
+    if (value.empty()) return;
+    if (!meta.empty()) meta += " · ";
+    meta += escape(label) + " <span>" + escape(value) + "</span>";
+  };
+  add("Generated", str(model, {"generated_at"}));
+  add("Build", str(model, {"build_id"}));
+  add("Trace", str(model, {"run", "trace"}));
+  return "<header class=\"page-head\"><div class=\"brand\">Fleet Replay</div><h1>" + escape(title) +
+         "</h1><div class=\"meta\">" + meta + "</div></header>";
+}
+
+std::string nav(const std::vector<Part>& parts) {
+  std::string out = "<nav class=\"toc\" aria-label=\"Sections\">";
+  for (const Part& p : parts) {
+    if (!p.html.empty()) out += "<a href=\"#" + p.id + "\">" + p.nav_label + "</a>";
+  }
+  return out + "</nav>";
+}
+
+}  // namespace
+
+std::string render_report_html(const nlohmann::json& model) {
+  const SeriesColours colours = series_colours(model);
+  std::string title = str(model, {"title"});
+  if (title.empty()) title = "Fleet Replay report";
+
+  const std::vector<Part> parts = {
+      {"verdict", "Verdict", verdict_section(model)},
+      {"run", "Run", run_section(model)},
+      {"throughput", "Throughput", throughput_section(model, colours)},
+      {"lateness", "Lateness", lateness_section(model, colours)},
+      {"latency", "Latency", latency_section(model)},
+      {"cache", "Cache", cache_section(model)},
+      {"contention", "L2 contention", contention_section(model, colours)},
+      {"nodes", "Nodes", nodes_section(model, colours)},
+      {"counters", "Counters", counters_section(model)},
+  };
+
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"" +
+      std::string(kContentPolicy) + "\"><title>" + escape(title) + "</title>\n<style>" +
+      inlined_css() + "</style></head>\n<body><div class=\"page\">" + page_header(model, title) +
+      nav(parts) + "<main>";
+  for (const Part& p : parts) page += p.html + "\n";
+  page +=
+      "</main><footer class=\"page-foot\">Rendered by Fleet Replay from the run's report model "
+      "(embedded below as JSON). Charts are drawn by the inlined Chart.js (MIT licence); the "
+      "page uses no network.</footer></div>\n";
+  page += "<pre id=\"report-errors\" hidden></pre>\n";
+  page += "<script type=\"application/json\" id=\"fleet-model\">" + json_for_script(model) +
+          "</script>\n";
+  page += inlined_scripts();
+  return page + "</body></html>\n";
+}
+
+}  // namespace fleet::report::html

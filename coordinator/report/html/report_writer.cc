@@ -1,0 +1,55 @@
+#include "fleet/report/html/report_writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "fleet/report/html/report_model.h"
+#include "fleet/report/html/report_page.h"
+#include "fleet/util/exit_codes.h"
+
+namespace fleet::report::html {
+
+std::string write_report_page(const std::string& dir, const std::string& out_path) {
+  const RunFiles files = load_run_files(dir);
+  const std::string html = render_report_html(build_report_model(files));
+  const std::string path =
+      out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << html;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);  // a reader never sees half a page
+  if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+  return path;
+}
+
+int report_command(int argc, char** argv) {
+  CLI::App app("Rebuild report.html from a run's output directory (also a partial run)",
+               "coordinator report");
+  std::string dir, out;
+  app.add_option("DIR", dir, "The run's --output-dir (fleet_summary.json, fleet_timeseries.csv)")
+      ->required();
+  app.add_option("-o,--output", out, "Write the page here instead of DIR/report.html");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
+  }
+  try {
+    std::printf("report: %s\n", write_report_page(dir, out).c_str());
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+  return 0;
+}
+
+}  // namespace fleet::report::html

@@ -1,0 +1,46 @@
+#include "fleet/report/latency_cdf.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleet::report {
+
+const std::vector<double>& cdf_fractions() {
+  static const std::vector<double> grid = [] {
+    std::vector<double> g;
+    for (int i = 1; i <= 100; ++i) g.push_back(i / 100.0);
+    for (int i = 1; i <= 9; ++i) g.push_back(0.99 + i / 1000.0);
+    g.push_back(0.9999);
+    std::sort(g.begin(), g.end());
+    return g;
+  }();
+  return grid;
+}
+
+nlohmann::ordered_json op_latency_cdf_json(const stats::StatsCollector& stats) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [qualname, op] : stats.ops()) {
+    if (op.count() == 0) continue;
+    op.sort_samples();
+    std::span<const double> s = op.samples();
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    for (double f : cdf_fractions()) {
+      const auto n = static_cast<double>(s.size());
+      const size_t rank = std::max<size_t>(static_cast<size_t>(std::ceil(f * n)), 1) - 1;
+      points.push_back({s[std::min(rank, s.size() - 1)], f});
+    }
+    out[std::string(qualname)] = std::move(points);
+  }
+  return out;
+}
+
+nlohmann::ordered_json lateness_cdf_json(const stats::LatenessStats& lateness) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  if (lateness.count() == 0) return points;
+  for (double f : cdf_fractions()) {
+    points.push_back({static_cast<double>(lateness.percentile_ns(f * 100.0)) / 1e3, f});
+  }
+  return points;
+}
+
+}  // namespace fleet::report
