@@ -181,6 +181,7 @@ int announce_report(const fleet::report::OutputOptions& o, int code) {
 int main(int argc, char** argv) {
   using namespace fleet;
   if (argc >= 2 && std::string(argv[1]) == "report") {
+    spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     return report::html::report_command(argc - 1, argv + 1);
   }
