@@ -90,6 +90,17 @@ TEST_P(CacheAccounting, AddsUpPerNodeMergedAndOverTime) {
   EXPECT_NEAR(lookup["l1_l2_hit_rate"].get<double>() + lookup["miss_rate"].get<double>(), 1.0,
               1e-12);
 
+  // In LMCache's own terms: with one object group, one rank and full-attention PREFIX lookups
+  // (what `lct gen` writes) a key is a chunk, and the keys served are exactly LMCache's lookup
+  // hits, l1_hit_chunks + the controller's hit (query_prefetch_lookup_hits).
+  uint64_t lmcache_hits = 0;
+  for (const auto& n : r.summary["nodes"]) {
+    const json& c = n["engine"]["counters"];
+    lmcache_hits +=
+        c["prefetch_l1_hit_chunks"].get<uint64_t>() + c["l2_prefetch_hit_chunks"].get<uint64_t>();
+  }
+  EXPECT_EQ(keys(lookup, "l1") + keys(lookup, "l2"), lmcache_hits);
+
   // Merged = the sum of the nodes, and each node adds up on its own.
   std::map<std::string, json> per_node;
   json sum = {{"requested", 0}, {"l1", 0}, {"l2", 0}, {"missed", 0}};
