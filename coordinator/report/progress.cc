@@ -29,6 +29,7 @@ void ProgressReporter::loop(bool tty) {
   auto last_log = start;
   uint64_t last_records = 0;
   auto last_t = start;
+  double rate = 0.0;
   while (!stop_.load()) {
     for (int i = 0; i < 5 && !stop_.load(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -36,10 +37,14 @@ void ProgressReporter::loop(bool tty) {
     auto now = clock::now();
     ProgressSample s = sample_();
     double wall = std::chrono::duration<double>(now - start).count();
+    // Fleet counts arrive with heartbeats (every 500 ms), so the rate is taken between changes
+    // (or after 2 s without one) instead of flickering to 0 between two heartbeats.
     double dt = std::chrono::duration<double>(now - last_t).count();
-    double rate = dt > 0 ? static_cast<double>(s.records - last_records) / dt : 0.0;
-    last_records = s.records;
-    last_t = now;
+    if (s.records != last_records || dt >= 2.0) {
+      rate = dt > 0 ? static_cast<double>(s.records - last_records) / dt : 0.0;
+      last_records = s.records;
+      last_t = now;
+    }
     char eta[32] = "?";
     if (s.fraction > 0.0 && s.fraction <= 1.0) {
       std::snprintf(eta, sizeof eta, "%.0fs", wall / s.fraction - wall);

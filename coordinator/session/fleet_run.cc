@@ -130,7 +130,9 @@ ExitCode FleetRun::run() {
     report::ProgressReporter progress(
         [&] {
           report::ProgressSample s;
+          uint64_t sent = 0;
           for (const auto& l : links_) {
+            sent += l->counters().records_sent;
             s.records += static_cast<uint64_t>(l->progress().records);
             s.failed += static_cast<uint64_t>(l->progress().failed);
             s.trace_time_s = std::max(s.trace_time_s, l->progress().trace_time_s - t_origin_);
@@ -139,10 +141,15 @@ ExitCode FleetRun::run() {
           s.hit_rate = timeseries_ ? timeseries_->current_hit_rate() : -1.0;
           s.nodes_alive = nodes_alive_.load(std::memory_order_relaxed);
           s.nodes_total = static_cast<int>(links_.size());
-          s.fraction =
+          // Read share of the trace times the share of what was sent that the workers have
+          // replayed: the reader runs ahead of a paced replay by the credit window.
+          const double read =
               reader_->file_size()
                   ? static_cast<double>(reader_->counters().bytes_consumed) / reader_->file_size()
                   : -1.0;
+          s.fraction = read < 0 || sent == 0
+                           ? read
+                           : read * std::min(1.0, static_cast<double>(s.records) / sent);
           return s;
         },
         o_.replay.output.quiet ? report::ProgressReporter::Mode::Never : o_.replay.progress);
