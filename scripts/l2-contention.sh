@@ -2,7 +2,8 @@
 # The L2 contention scenario in one command: how does one shared Redis L2 hold up when N nodes
 # replay the same production traffic at once? Starts a real redis-server on a free loopback port,
 # replays one trace at every fleet size (default N = 1, 2, 4) with every worker's engine using
-# that Redis as its `resp` L2 adapter, and prints one table (see docs/contention.md).
+# that Redis as its `resp` L2 adapter, and prints one table (`coordinator report --contention`,
+# see docs/contention.md); every run directory also holds its own report.html.
 #
 #   scripts/l2-contention.sh [--sizes "1 2 4"] [--duration S] [--rate R] [--trace FILE]
 #                            [--mode none|stack] [--ns] [--out DIR] [--speed X]
@@ -53,7 +54,7 @@ while [[ $# -gt 0 ]]; do
     --redis-maxmemory) redis_maxmemory="$2"; shift 2 ;;
     --timeout) run_timeout="$2"; shift 2 ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) echo "l2-contention: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -65,7 +66,7 @@ say() { echo "l2-contention: $*" >&2; }
 skip() { echo "l2-contention: SKIPPED: $*"; exit 77; }
 
 command -v redis-server >/dev/null 2>&1 || skip "redis-server is not installed (Debian: apt-get install redis-server, or scripts/setup.sh)"
-command -v python3 >/dev/null 2>&1 || { say "python3 is required for the table"; exit 2; }
+command -v python3 >/dev/null 2>&1 || { say "python3 is required (free port, RESP helper, trace length)"; exit 2; }
 for b in coordinator/coordinator worker/worker; do
   [[ -x "$BIN/$b" ]] || { say "$BIN/$b not built (run scripts/build.sh or set BUILD_DIR)"; exit 2; }
 done
@@ -244,5 +245,5 @@ echo "L2 contention: $(basename "$trace") (${trace_s}s), mode $mode, speed $spee
   "$([[ $use_ns == 1 ]] && echo "network namespaces" || echo "loopback"), Redis maxmemory $redis_maxmemory"
 report_args=(--json "$out/contention.json")
 [[ $check == 1 ]] && report_args+=(--check)
-python3 "$ROOT/scripts/l2_contention_report.py" "${report_args[@]}" "${runs[@]}"
+"$BIN/coordinator/coordinator" report --contention "${report_args[@]}" "${runs[@]}"
 echo "runs and logs: $out"

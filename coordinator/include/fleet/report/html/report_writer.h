@@ -10,7 +10,8 @@ namespace fleet::report::html {
 // std::runtime_error naming the directory or file.
 std::string write_report_page(const std::string& dir, const std::string& out_path = "");
 
-// `coordinator report DIR [-o FILE]`: argv[0] is "report". Returns the process exit code.
+// `coordinator report DIR [-o FILE]`, or `coordinator report --contention [--json OUT] [--check]
+// N=DIR...` (contention_sweep.h): argv[0] is "report". Returns the process exit code.
 int report_command(int argc, char** argv);
 
 }  // namespace fleet::report::html
