@@ -11,6 +11,7 @@
 #include "../unit/report/synthetic_report_model.h"
 #include "chromium.h"
 #include "fleet/report/html/report_page.h"
+#include "fleet_fixture.h"
 #include "process_util.h"
 
 namespace fleet::test {
@@ -60,6 +61,28 @@ TEST(ReportBrowser, SixtyFourNodeReportDrawsEveryChart) {
   BrowserCheck check = open_in_browser(html);
   if (!check.available) GTEST_SKIP() << check.skip_reason;
   expect_page_drawn(check, 64);
+}
+
+// The real thing: a 2-node --local run with a mock L2 writes its own report.html, and every
+// chart of it draws in the browser from disk, with one table row per node.
+TEST(ReportBrowser, ARealTwoNodeRunsReportDrawsEveryChart) {
+  TempDir dir;
+  RunResult r = run_coordinator(
+      quick_args({synthetic_trace("report-browser", 6000), "--local", "2", "--shard", "key",
+                  "--clock", "virtual", "--l1-size-gb", "4", "--config-from-trace", "--l2-adapter",
+                  R"({"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10})"}),
+      dir / "run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = dir / "run/report.html";
+  BrowserCheck check = open_in_browser(html);
+  if (!check.available) GTEST_SKIP() << check.skip_reason;
+  expect_page_drawn(check, 2);
+  EXPECT_NE(check.dom.find("id=\"contention\""), std::string::npos) << "L2 was used";
+  const std::string png = bin("report_real_run.png");
+  std::string why;
+  ASSERT_TRUE(screenshot(html, png, &why)) << why;
+  EXPECT_GT(std::filesystem::file_size(png), 10000u);
+  std::cout << "screenshot: " << png << "\n";
 }
 
 // The page as a browser with JavaScript off renders it: no script runs and <noscript> shows.

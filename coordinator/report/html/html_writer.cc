@@ -1,5 +1,6 @@
 #include "html_writer.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "number_format.h"
@@ -167,6 +168,57 @@ std::string json_value_html(const nlohmann::json& value) {
   if (value.is_null()) return kMissing;
   return "<code class=\"json\">" +
          escape(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</code>";
+}
+
+namespace {
+
+constexpr int kMaxJsonDepth = 4;
+constexpr size_t kMaxJsonColumns = 12;
+
+// [{...}, {...}] as a table, or "" when the array is not a list of similar objects.
+std::string object_list_table(const nlohmann::json& list, int depth) {
+  std::vector<std::string> keys;
+  for (const auto& item : list) {
+    if (!item.is_object()) return "";
+    for (const auto& [key, v] : item.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  }
+  if (keys.empty() || keys.size() > kMaxJsonColumns) return "";
+  std::vector<Column> columns;
+  for (const std::string& key : keys) {
+    bool numeric = true;
+    for (const auto& item : list)
+      numeric = numeric && (!item.contains(key) || item[key].is_number());
+    columns.emplace_back(key, numeric);
+  }
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& item : list) {
+    std::vector<Cell> row;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      Cell cell =
+          Cell::raw(item.contains(keys[k]) ? json_html(item[keys[k]], depth + 1) : kMissing);
+      cell.numeric = columns[k].numeric;
+      row.push_back(std::move(cell));
+    }
+    rows.push_back(std::move(row));
+  }
+  return table(columns, rows, {"", "compact nested"});
+}
+
+}  // namespace
+
+std::string json_html(const nlohmann::json& value, int depth) {
+  if (depth < kMaxJsonDepth && value.is_object() && !value.empty()) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& [key, v] : value.items()) rows.emplace_back(key, json_html(v, depth + 1));
+    return kv_table(rows, "kv nested");
+  }
+  if (depth < kMaxJsonDepth && value.is_array() && !value.empty()) {
+    std::string html = object_list_table(value, depth);
+    if (!html.empty()) return html;
+  }
+  return json_value_html(value);
 }
 
 std::string badge(const std::string& css_class, const std::string& text) {

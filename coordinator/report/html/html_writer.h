@@ -91,6 +91,9 @@ std::string chart_grid(const std::string& figures);
 // A JSON scalar as text (numbers with digit grouping, null as "—"); objects and arrays as
 // compact JSON in <code>.
 std::string json_value_html(const nlohmann::json& value);
+// Any JSON as HTML: objects as nested two-column tables, arrays of objects as one table with a
+// column per key, anything deeper than a few levels (and other arrays) as compact JSON text.
+std::string json_html(const nlohmann::json& value, int depth = 0);
 // <span class="badge CLASS">TEXT</span>
 std::string badge(const std::string& css_class, const std::string& text);
 

@@ -1,10 +1,30 @@
 #include "model_sections.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace fleet::report::html {
 
 using json = nlohmann::json;
+
+double round4(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return std::strtod(b, nullptr);
+}
+
+json round_points(const json& points) {
+  json out = json::array();
+  if (!points.is_array()) return out;
+  for (const auto& p : points) {
+    if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number()) {
+      out.push_back({round4(p[0].get<double>()), round4(p[1].get<double>())});
+    }
+  }
+  return out;
+}
 
 const json& at(const json& j, const char* key) {
   static const json null;
@@ -252,7 +272,7 @@ json ops_json(const json& summary) {
     json op = it.value();
     op["qualname"] = q;
     op["short"] = shortname;
-    op["cdf"] = cdfs.is_object() && cdfs.contains(q) ? cdfs[q] : json::array();
+    op["cdf"] = cdfs.is_object() && cdfs.contains(q) ? round_points(cdfs[q]) : json::array();
     out.push_back(op);
   }
   return out;
@@ -267,8 +287,7 @@ json lateness_json(const json& summary) {
           {"late_over_1ms", at(l, "late_over_1ms")},
           {"feed_late", at(l, "feed_late")},
           {"engine_late", at(l, "engine_late")},
-          {"cdf",
-           at(summary, "lateness_cdf_us").is_array() ? summary["lateness_cdf_us"] : json::array()}};
+          {"cdf", round_points(at(summary, "lateness_cdf_us"))}};
 }
 
 namespace {

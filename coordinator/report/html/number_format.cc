@@ -80,6 +80,7 @@ std::string fmt_ms(Number ms) { return ms ? fmt_us(*ms * 1000) : kMissing; }
 
 std::string fmt_seconds(Number s) {
   if (!s) return kMissing;
+  if (*s == 0) return "0 s";
   if (std::fabs(*s) < 60) return fmt_us(*s * 1e6);
   long long total = std::llround(*s);
   char buf[64];

@@ -78,7 +78,7 @@ namespace {
 
 json points_json(const Points& p) {
   json a = json::array();
-  for (const auto& [x, y] : downsample_min_max(p)) a.push_back({x, y});
+  for (const auto& [x, y] : downsample_min_max(p)) a.push_back({x, round4(y)});  // x: seconds
   return a;
 }
 

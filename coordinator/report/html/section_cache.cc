@@ -12,6 +12,9 @@ namespace fleet::report::html {
 
 namespace {
 
+// More nodes than this and the per-node L2 table starts collapsed.
+constexpr size_t kOpenNodeRows = 16;
+
 Number share(Number part, Number whole) {
   if (!part || !whole || *whole == 0) return std::nullopt;
   return *part / *whole;
@@ -22,7 +25,7 @@ std::string tier_label(const char* css, const std::string& text) {
 }
 
 std::string missing_reason(std::string key) {
-  for (char& c : key) c = c == '_' ? ' ' : c;
+  std::replace(key.begin(), key.end(), '_', ' ');
   return key;
 }
 
@@ -47,10 +50,17 @@ std::string lookup_tables(const Json& lookup, const std::string& caption) {
       table({{"Served from"}, {"Keys", true}, {"% keys", true}, {"Bytes", true}, {"% bytes", true}},
             rows, {"", "", caption});
 
+  // Most frequent reason first: the model's object order is not kept by the JSON library.
+  std::vector<std::pair<std::string, Number>> counts;
+  for (const auto& [reason, n] : obj(lookup, {"missed"}).items()) {
+    counts.emplace_back(reason, n.is_number() ? Number(n.get<double>()) : std::nullopt);
+  }
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+    return a.second.value_or(-1) > b.second.value_or(-1);
+  });
   std::vector<std::vector<Cell>> reasons;
   const Number missed = num(lookup, {"missed_keys"});
-  for (const auto& [reason, count] : obj(lookup, {"missed"}).items()) {
-    Number n = count.is_number() ? Number(count.get<double>()) : std::nullopt;
+  for (const auto& [reason, n] : counts) {
     reasons.push_back({Cell::text(missing_reason(reason)), Cell::number(fmt_count(n), n),
                        Cell::number(fmt_percent(share(n, missed)))});
   }
@@ -140,18 +150,22 @@ std::string rate_tile(const char* label, Number rate) {
 
 std::string cache_section(const Json& model) {
   const Json& cache = obj(model, {"cache"});
+  // A bar per node: many nodes get a taller chart, and both charts a row of their own.
+  const size_t nodes = nodes_with_rates(model);
+  const bool many = nodes > 16;
   std::string figures;
   if (any_hit_series(model)) {
     figures += figure({"hit_rate", "Where lookups were served, over time",
                        "Stacked to 100 % per window, all nodes merged: green L1 hits, blue L2 "
-                       "hits, red misses. A growing green band is the cache warming up."});
+                       "hits, red misses. A growing green band is the cache warming up.",
+                       280, many});
   }
-  if (size_t n = nodes_with_rates(model)) {
-    int height = static_cast<int>(std::max<size_t>(160, 56 + 18 * n));
+  if (nodes > 0) {
+    int height = static_cast<int>(std::max<size_t>(160, 56 + (many ? 14 : 18) * nodes));
     figures += figure({"node_hits", "Hit rate per node",
                        "One bar per node, stacked to 100 % of its lookups: green L1, blue L2, "
                        "red missed. Bars of different shape mean nodes saw different reuse.",
-                       height});
+                       height, many});
   }
   std::string body = "<div class=\"tiles\">" +
                      rate_tile("L1 hit rate", num(cache, {"lookup", "l1_hit_rate"})) +
@@ -161,9 +175,13 @@ std::string cache_section(const Json& model) {
   std::string tables = lookup_tables(obj(cache, {"lookup"}), "Lookups in the measured run");
   tables += lookup_tables(obj(cache, {"warm"}), "Warm-up lookups (before the measured run)");
   tables += writes_table(obj(cache, {"writes"}));
-  tables += l2_adapters_table(cache);
-  body += tables.empty() ? no_data("No cache statistics were recorded.")
-                         : "<div class=\"table-grid\">" + tables + "</div>";
+  // The adapters table is wide: it gets the full width under the grid.
+  const std::string adapters = l2_adapters_table(cache);
+  if (tables.empty() && adapters.empty()) {
+    body += no_data("No cache statistics were recorded.");
+  } else {
+    body += "<div class=\"table-grid\">" + tables + "</div>" + adapters;
+  }
   return section("cache", "Cache", "", body);
 }
 
@@ -227,12 +245,18 @@ std::string contention_section(const Json& model, const SeriesColours& colours) 
   if (!figures.empty()) body += chart_grid(figures);
   std::string tables;
   if (!node_rows.empty()) {
-    tables += table({{"Node"},
-                     {"L2 ops", true},
-                     {"L2 bytes", true},
-                     {"Share of ops", true},
-                     {"Share of bytes", true}},
-                    node_rows, {"contention-rows", "compact", "L2 use per node"});
+    std::string per_node = table({{"Node"},
+                                  {"L2 ops", true},
+                                  {"L2 bytes", true},
+                                  {"Share of ops", true},
+                                  {"Share of bytes", true}},
+                                 node_rows, {"contention-rows", "compact", "L2 use per node"});
+    // A big fleet's rows stay one click away, as the nodes table below has them all.
+    if (node_rows.size() > kOpenNodeRows) {
+      per_node = "<details class=\"rows\"><summary>L2 use per node (" +
+                 std::to_string(node_rows.size()) + " nodes)</summary>" + per_node + "</details>";
+    }
+    tables += per_node;
   }
   if (!op_rows.empty()) {
     tables += table({{"Operation"},

@@ -45,20 +45,6 @@ Cell formatted_cell(const Json& n, const char* key, std::string (*format)(Number
   return c;
 }
 
-std::string counters_html(const Json& value, int depth);
-
-std::string counters_table(const Json& object, int depth) {
-  std::vector<std::pair<std::string, std::string>> rows;
-  for (const auto& [key, v] : object.items()) rows.emplace_back(key, counters_html(v, depth + 1));
-  return kv_table(rows, "kv counters");
-}
-
-// Objects as nested tables (a few levels deep, then JSON text); everything else as text.
-std::string counters_html(const Json& value, int depth) {
-  if (value.is_object() && !value.empty() && depth < 4) return counters_table(value, depth);
-  return json_value_html(value);
-}
-
 }  // namespace
 
 std::string nodes_section(const Json& model, const SeriesColours& colours) {
@@ -73,8 +59,7 @@ std::string nodes_section(const Json& model, const SeriesColours& colours) {
     rows.push_back(
         {name_cell, Cell::raw(status_badge(str(n, {"status"}))), count_cell(n, "records"),
          count_cell(n, "replayed"), count_cell(n, "skipped"), count_cell(n, "failed"),
-         formatted_cell(n, "duration_s", fmt_seconds),
-         count_cell(n, "records_per_s"),
+         formatted_cell(n, "duration_s", fmt_seconds), count_cell(n, "records_per_s"),
          formatted_cell(n, "lateness_p50_us", fmt_us), formatted_cell(n, "lateness_p99_us", fmt_us),
          formatted_cell(n, "l1_hit_rate", fmt_percent),
          formatted_cell(n, "l2_hit_rate", fmt_percent), formatted_cell(n, "miss_rate", fmt_percent),
@@ -109,7 +94,7 @@ std::string counters_section(const Json& model) {
     size_t n = counters && counters->is_object() ? counters->size() : 0;
     body += "<details class=\"counters\"><summary><strong>" + escape(str(entry, {"node"})) +
             "</strong> <span class=\"muted\">" + std::to_string(n) + " counters</span></summary>";
-    body += counters ? counters_html(*counters, 0) : kMissing;
+    body += counters ? json_html(*counters) : kMissing;
     body += "</details>";
   }
   if (body.empty()) body = no_data("No engine counters were recorded.");

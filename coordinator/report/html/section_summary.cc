@@ -8,6 +8,9 @@ namespace fleet::report::html {
 
 namespace {
 
+// More nodes than this and the digest table starts collapsed.
+constexpr size_t kOpenDigestRows = 8;
+
 // ok / warn / fail, or "unknown" for anything else: the CSS class of a level.
 std::string level_class(const std::string& level) {
   if (level == "ok" || level == "warn" || level == "fail") return level;
@@ -43,10 +46,12 @@ std::string text_or_missing(const std::string& s) { return s.empty() ? kMissing 
 
 std::string digests_table(const Json& model) {
   std::vector<std::vector<Cell>> rows;
+  size_t differ = 0;
   for (const Json& d : arr(model, {"run", "digests"})) {
     const Json* match = at(d, {"matches_trace"});
     std::string mark = kMissing;
     if (match && match->is_boolean()) {
+      differ += match->get<bool>() ? 0 : 1;
       mark = match->get<bool>() ? "<span class=\"good\">✓ match</span>"
                                 : "<span class=\"bad\">✗ differs</span>";
     }
@@ -54,14 +59,23 @@ std::string digests_table(const Json& model) {
                     Cell::raw(mark)});
   }
   if (rows.empty()) return "";
-  return table({{"Node"}, {"Replay digest"}, {"Same as trace"}}, rows,
-               {"digests-rows", "compact", "Digest per node"});
+  const std::string html = table({{"Node"}, {"Replay digest"}, {"Same as trace"}}, rows,
+                                 {"digests-rows", "compact", "Digest per node"});
+  if (rows.size() <= kOpenDigestRows) return html;
+  // A big fleet's list would push the rest of the page down: one line, the table on demand.
+  std::string summary = differ == 0
+                            ? "all " + std::to_string(rows.size()) + " nodes match the trace"
+                            : std::to_string(differ) + " of " + std::to_string(rows.size()) +
+                                  " nodes differ from the trace";
+  return "<details class=\"digests\"><summary>Digest per node: <span class=\"" +
+         std::string(differ ? "bad" : "good") + "\">" + summary + "</span></summary>" + html +
+         "</details>";
 }
 
 std::string plan_table(const Json& model) {
   std::vector<std::pair<std::string, std::string>> rows;
   for (const auto& [key, value] : obj(model, {"run", "plan"}).items()) {
-    rows.emplace_back(key, json_value_html(value));
+    rows.emplace_back(key, json_html(value, 1));
   }
   if (rows.empty()) return "";
   return "<div class=\"table-wrap\"><h3>Shard plan</h3>" + kv_table(rows) + "</div>";
@@ -123,14 +137,16 @@ std::string run_section(const Json& model) {
       {"Speed", speed ? fmt_count(speed) + "×" : kMissing},
       {"Nodes", fmt_exact(nodes)},
       {"Duration", fmt_seconds(num(model, {"run", "duration_s"}))},
-      {"Records", fmt_exact(total) + " total · " + fmt_exact(replayed) + " replayed · " +
-                      fmt_exact(skipped) + " skipped · " + fmt_exact(failed) + " failed"},
+      {"Records", !total && !replayed
+                      ? kMissing
+                      : fmt_exact(total) + " total · " + fmt_exact(replayed) + " replayed · " +
+                            fmt_exact(skipped) + " skipped · " + fmt_exact(failed) + " failed"},
       {"Records/s", fmt_rate(num(model, {"run", "records_per_s"}))},
   });
   std::string body = tiles + "<div class=\"two-col\"><div><h3>Trace</h3>" + trace +
                      "</div><div><h3>Replay</h3>" + replay + "</div></div>";
-  body += "<div class=\"two-col\"><div>" + digests_table(model) + "</div><div>" +
-          plan_table(model) + "</div></div>";
+  // The plan can hold a table per worker: it gets the full width.
+  body += digests_table(model) + plan_table(model);
   return section("run", "The run", "", body);
 }
 

@@ -89,7 +89,7 @@ std::string throughput_section(const Json& model, const SeriesColours& colours) 
   if (has_points(rate)) {
     figures += figure({"throughput", "Records per second",
                        "One line per node (the busiest nodes; the rest summed as grey "
-                       "<em>others</em>). x: seconds since the run started; y: records "
+                       "<em>others</em>). x: time since the run started; y: records "
                        "replayed per second in that window. A flat line is a steady replay; "
                        "dips show a node falling behind or idle.",
                        300, !any_positive_value(failed)});
@@ -101,10 +101,12 @@ std::string throughput_section(const Json& model, const SeriesColours& colours) 
   }
   std::string body =
       figures.empty() ? no_data("No throughput series was recorded.") : chart_grid(figures);
-  body += series_summary_table(rate, colours, fmt_rate, "Records per second, per window");
+  std::string tables =
+      series_summary_table(rate, colours, fmt_rate, "Records per second, per window");
   if (any_positive_value(failed)) {
-    body += series_summary_table(failed, colours, fmt_count, "Failed records, per window");
+    tables += series_summary_table(failed, colours, fmt_count, "Failed records, per window");
   }
+  body += "<div class=\"table-grid\">" + tables + "</div>";
   return section("throughput", "Throughput", "", body);
 }
 

@@ -40,7 +40,8 @@ std::string swatch_slot(int slot) {
 
 std::string swatch(const SeriesColours& colours, const std::string& name) {
   auto it = colours.find(name);
-  return it == colours.end() ? "" : swatch_slot(it->second);
+  // A blank square keeps names of nodes without a series aligned with those that have one.
+  return it == colours.end() ? "<i class=\"swatch blank\"></i>" : swatch_slot(it->second);
 }
 
 std::optional<SeriesStats> series_stats(const Json& points) {
@@ -79,7 +80,7 @@ std::string series_summary_table(const Json& series_list, const SeriesColours& c
                 {"Mean", true, "mean over windows"},
                 {"Min", true},
                 {"Max", true},
-                {"Max at", true, "seconds since the run started"}},
+                {"Max at", true, "time since the run started"}},
                rows, {"", "compact", caption});
 }
 

@@ -18,7 +18,7 @@ namespace fleet::report::html {
 using SeriesColours = std::map<std::string, int>;
 SeriesColours series_colours(const Json& model);
 
-// A small colour square for `name` (nothing when the name has no colour).
+// A small colour square for `name` (a blank one when the name has no colour).
 std::string swatch(const SeriesColours& colours, const std::string& name);
 // The square for palette slot `slot` (-1: grey).
 std::string swatch_slot(int slot);

@@ -26,6 +26,12 @@ struct ReportModelShape {
 inline nlohmann::json synthetic_report_model(const ReportModelShape& shape) {
   using nlohmann::json;
   auto v = [&](double x) { return shape.full_precision ? x : std::round(x * 1000) / 1000; };
+  // Latencies span decades: 4 significant digits, not a fixed number of decimals.
+  auto sig4 = [&](double x) {
+    if (shape.full_precision || x == 0) return x;
+    double scale = std::pow(10, 3 - std::floor(std::log10(std::fabs(x))));
+    return std::round(x * scale) / scale;
+  };
   auto node_name = [&](int i) {
     if (shape.hostile_names && i == 0) return std::string("<script>alert(1)</script>");
     if (shape.hostile_names && i == 1) return std::string("w&1 \"q\" 'x'");
@@ -122,9 +128,9 @@ inline nlohmann::json synthetic_report_model(const ReportModelShape& shape) {
     for (int j = 0; j < shape.cdf_points; ++j) {
       double f = (j + 1.0) / shape.cdf_points;
       double x = lo * std::pow(hi / lo, std::pow(f, 3));
-      cdf.push_back({v(x), v(f)});
+      cdf.push_back({sig4(x), v(f)});
     }
-    auto quantile = [&](double q) { return v(lo * std::pow(hi / lo, std::pow(q, 3))); };
+    auto quantile = [&](double q) { return sig4(lo * std::pow(hi / lo, std::pow(q, 3))); };
     std::string short_name =
         shape.hostile_names && k == 0 ? "<b>op&</b>" : "op_" + std::to_string(k);
     ops.push_back(
@@ -187,7 +193,7 @@ inline nlohmann::json synthetic_report_model(const ReportModelShape& shape) {
                    {"loads_failed", 1},
                    {"load_p99_us", 640.0}}}}};
 
-  const double parts = named + (others ? 1.0 : 0.0);
+  const int parts = named + (others ? 1 : 0);
   m["series"] = {{"records_per_s",
                   series([&](int n, int i) { return 2000 + 300 * wave(i + 7 * n, 20) + 1.25; })},
                  {"lateness_p99_us",
@@ -209,9 +215,14 @@ inline nlohmann::json synthetic_report_model(const ReportModelShape& shape) {
                           {"share_ops", 1.0 / shape.nodes},
                           {"share_bytes", 1.0 / shape.nodes}});
     }
+    // Each window's shares sum to 1; "others" weighs as the nodes it stands for.
+    auto weight = [&](int n, int i) {
+      return (n < named ? 1.0 : shape.nodes - named) * (1 + 0.3 * wave(i + 3 * n, 25));
+    };
     auto share = [&](int n, int i) {
-      double w = 1 + 0.3 * wave(i + 3 * n, 25);
-      return w / parts;
+      double total = 0;
+      for (int k = 0; k < parts; ++k) total += weight(k, i);
+      return weight(n, i) / total;
     };
     m["contention"] = {
         {"fairness", 0.98},

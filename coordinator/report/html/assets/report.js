@@ -49,10 +49,13 @@
       if (Math.abs(p) < 0.05) return p > 0 ? '<0.1 %' : '>-0.1 %';
       return p.toFixed(1) + ' %';
     },
-    us: (us) => !ok(us) ? MISSING : us === 0 ? '0' : scaled(us * 1000, 1000, ['ns', 'µs', 'ms', 's']),
+    us: (us) => !ok(us) ? MISSING
+      : us === 0 ? '0'
+      : scaled(us * 1000, 1000, ['ns', 'µs', 'ms', 's']),
     ms: (ms) => ok(ms) ? fmt.us(ms * 1000) : MISSING,
     seconds: (s) => {
       if (!ok(s)) return MISSING;
+      if (s === 0) return '0 s';
       if (Math.abs(s) < 60) return fmt.us(s * 1e6);
       const t = Math.round(s);
       const pad = (n) => String(n).padStart(2, '0');
@@ -113,13 +116,24 @@
     const l = Math.log10(v);
     return Math.abs(l - Math.round(l)) < 1e-9 ? format(v) : '';
   };
+  // Short tick labels ("45 s", "1:40", "1:02:05"): a long run's axis stays unrotated.
+  function clockTick(v) {
+    if (Math.abs(v) < 60) return sig3(v) + ' s';
+    const t = Math.round(v);
+    const pad = (n) => String(n).padStart(2, '0');
+    const m = Math.floor(t / 60) % 60, h = Math.floor(t / 3600);
+    return (h ? h + ':' + pad(m) : String(m)) + ':' + pad(t % 60);
+  }
   const timeAxis = () => ({
     type: 'linear',
-    title: { display: true, text: 'seconds since the run started' },
-    ticks: { callback: (v) => fmt.seconds(v), maxTicksLimit: 12 },
+    title: { display: true, text: 'time since the run started' },
+    ticks: { callback: clockTick, maxTicksLimit: 10, maxRotation: 0 },
+  });
+  const fractionAxis = () => ({
+    min: 0, max: 1, ticks: { callback: (v) => Math.round(v * 100) + ' %' },
   });
   const percentAxis = (stacked) => ({
-    stacked, min: 0, max: 100, ticks: { callback: (v) => v + ' %' },
+    stacked, min: 0, max: 100, ticks: { callback: (v) => v + ' %', maxRotation: 0 },
   });
   function options({ x, y, legend = true, mode = 'nearest', label, title, extra = {} }) {
     return Object.assign({
@@ -181,7 +195,7 @@
         line(s.name, xy(s.points), colourOf(s.name)));
       return { type: 'line', data: { datasets }, options: options({
         x: timeAxis(),
-        y: { beginAtZero: true, ticks: { callback: fmt.count } },
+        y: { beginAtZero: true, ticks: { callback: fmt.count, precision: 0 } },
         label: (c) => c.dataset.label + ': ' + fmt.count(c.parsed.y) + ' failed',
       }) };
     },
@@ -197,11 +211,12 @@
       const log = hasPositive(datasets);
       const opts = options({
         x: timeAxis(),
-        y: log ? { type: 'logarithmic', ticks: { callback: decadeTicks(fmt.us) } }
+        y: log ? { type: 'logarithmic', ticks: { callback: decadeTicks(fmt.us), maxRotation: 0 } }
           : { beginAtZero: true, ticks: { callback: fmt.us } },
         label: (c) => c.dataset.node + ' ' + c.dataset.stat + ': ' + fmt.us(c.parsed.y),
       });
-      opts.plugins.legend.labels.filter = (item, data) => data.datasets[item.datasetIndex].stat === 'p99';
+      opts.plugins.legend.labels.filter = (item, data) =>
+        data.datasets[item.datasetIndex].stat === 'p99';
       opts.plugins.legend.onClick = toggleNode;
       return { type: 'line', data: { datasets }, options: opts };
     },
@@ -212,8 +227,8 @@
       return { type: 'line', data: { datasets }, options: options({
         legend: false,
         x: { type: 'logarithmic', title: { display: true, text: 'lateness' },
-             ticks: { callback: decadeTicks(fmt.us) } },
-        y: { min: 0, max: 1, ticks: { callback: (v) => fmt.percent(v) } },
+             ticks: { callback: decadeTicks(fmt.us), maxRotation: 0 } },
+        y: fractionAxis(),
         title: (items) => (items.length ? '≤ ' + fmt.us(items[0].parsed.x) + ' late' : ''),
         label: (c) => fmt.percent(c.parsed.y) + ' of records',
       }) };
@@ -238,8 +253,8 @@
       });
       return { type: 'line', data: { datasets }, options: options({
         x: { type: 'logarithmic', title: { display: true, text: 'latency' },
-             ticks: { callback: decadeTicks(fmt.ms) } },
-        y: { min: 0, max: 1, ticks: { callback: (v) => fmt.percent(v) } },
+             ticks: { callback: decadeTicks(fmt.ms), maxRotation: 0 } },
+        y: fractionAxis(),
         title: (items) => (items.length ? '≤ ' + fmt.ms(items[0].parsed.x) : ''),
         label: (c) => c.dataset.label + (c.raw.marker ? ' ' + c.raw.marker : '') + ': ' +
           fmt.percent(c.parsed.y) + ' of calls',
@@ -277,7 +292,9 @@
                  datasets: { bar: { categoryPercentage: 0.85, barPercentage: 0.95 } } },
       }) };
     },
-    share_ops(model, colourOf) { return shareChart(get(model, 'contention', 'share_ops'), colourOf); },
+    share_ops(model, colourOf) {
+      return shareChart(get(model, 'contention', 'share_ops'), colourOf);
+    },
     share_bytes(model, colourOf) {
       return shareChart(get(model, 'contention', 'share_bytes'), colourOf);
     },
