@@ -80,24 +80,6 @@ TEST(CacheOutcome, SparseMissesGoToTheController) {
   ExpectOutcome(sm.cache_outcome().lookup, 6, {.l1 = 3, .not_found = 3}, 4000, "8.4");
 }
 
-// 8.5 setup: 16-slot L1 holding k0,k1; the mock holds k0..k4 (4096-byte objects).
-struct Example85 {
-  util::VirtualClock clock;
-  std::unique_ptr<StorageManager> sm;
-  KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
-  explicit Example85(uint64_t l1_bytes = 65536) {
-    EngineConfig cfg = ExampleConfig(l1_bytes);
-    add_l2_adapter(cfg, MockJson(1.0, 1.0));
-    sm = std::make_unique<StorageManager>(cfg, clock);
-    Put(*sm, {k[2], k[3], k[4]}, Layout4096());
-    Advance(*sm, clock, 100'000);
-    sm->delete_l1_keys({k[2], k[3], k[4]});
-    Put(*sm, {k[0], k[1]}, Layout4096());
-    Advance(*sm, clock, 100'000);
-  }
-  trace::PrefetchSpec spec() { return Spec(k, TrimPolicy::Prefix, 1, {-1}, 1, Layout4096()); }
-};
-
 // 8.5: L1 prefix k0,k1; the controller loads k2,k3,k4 from the mock; k5 is nowhere.
 TEST(CacheOutcome, PrefixWithMockL2) {
   Example85 ex;

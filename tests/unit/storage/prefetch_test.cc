@@ -196,31 +196,6 @@ TEST(SubmitPrefetch, InvalidArgumentsFail) {
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["prefetch_failed_calls"], 7);
 }
 
-// 8.5 setup: 16-slot L1, one mock (1 GB, 1 GB/s), L1 holds k0,k1, the mock holds k0..k4.
-struct Example85 {
-  util::VirtualClock clock;
-  std::unique_ptr<StorageManager> sm;
-  KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
-
-  explicit Example85(uint64_t l1_bytes = 65536) {
-    EngineConfig cfg = ExampleConfig(l1_bytes);
-    add_l2_adapter(cfg, MockJson(1.0, 1.0));
-    sm = std::make_unique<StorageManager>(cfg, clock);
-    // k2..k4 go to the mock through the store controller, then leave L1.
-    Put(*sm, {k[2], k[3], k[4]}, Layout4096());
-    Advance(*sm, clock, 100'000);
-    EXPECT_TRUE(sm->stores_idle());
-    sm->delete_l1_keys({k[2], k[3], k[4]});
-    Put(*sm, {k[0], k[1]}, Layout4096());
-    Advance(*sm, clock, 100'000);
-    auto& mock = static_cast<MockL2Adapter&>(sm->adapter(0));
-    for (int i = 0; i < 5; ++i) EXPECT_TRUE(mock.contains(k[i]));
-    EXPECT_EQ(sm->eviction_policy().order(), KeyList({k[1], k[0]}));
-  }
-  MockL2Adapter& mock() { return static_cast<MockL2Adapter&>(sm->adapter(0)); }
-  trace::PrefetchSpec spec() { return Spec(k, TrimPolicy::Prefix, 1, {-1}, 1, Layout4096()); }
-};
-
 TEST(Era3Example85, PrefixWithMockL2FullFlow) {
   Example85 ex;
   auto& sm = *ex.sm;

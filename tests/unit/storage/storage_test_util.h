@@ -2,6 +2,9 @@
 // docs/era3-reference.md §8 (non-lazy 16 KiB L1, 4096-byte alignment, LRU, no adapters).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "fleet/storage/l1_manager.h"
 #include "fleet/storage/l2_adapter.h"
 #include "fleet/storage/l2_eviction.h"
+#include "fleet/storage/mock_l2_adapter.h"
 #include "fleet/storage/prefetch_controller.h"
 #include "fleet/storage/storage_manager.h"
 #include "fleet/storage/store_controller.h"
@@ -103,5 +107,33 @@ inline KeyList GridKeys(size_t chunks, size_t groups, size_t world) {
 }
 
 inline std::vector<size_t> Idx(std::initializer_list<size_t> v) { return v; }
+
+// Worked example 8.5's setup (docs/era3-reference.md §8): 16-slot L1, one mock (1 GB, 1 GB/s),
+// L1 holds k0,k1, the mock holds k0..k4.
+struct Example85 {
+  util::VirtualClock clock;
+  std::unique_ptr<StorageManager> sm;
+  KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
+
+  explicit Example85(uint64_t l1_bytes = 65536) {
+    EngineConfig cfg = ExampleConfig(l1_bytes);
+    add_l2_adapter(cfg, MockJson(1.0, 1.0));
+    sm = std::make_unique<StorageManager>(cfg, clock);
+    // k2..k4 go to the mock through the store controller, then leave L1.
+    Put(*sm, {k[2], k[3], k[4]}, Layout4096());
+    Advance(*sm, clock, 100'000);
+    EXPECT_TRUE(sm->stores_idle());
+    sm->delete_l1_keys({k[2], k[3], k[4]});
+    Put(*sm, {k[0], k[1]}, Layout4096());
+    Advance(*sm, clock, 100'000);
+    auto& mock = static_cast<MockL2Adapter&>(sm->adapter(0));
+    for (int i = 0; i < 5; ++i) EXPECT_TRUE(mock.contains(k[i]));
+    EXPECT_EQ(sm->eviction_policy().order(), KeyList({k[1], k[0]}));
+  }
+  MockL2Adapter& mock() { return static_cast<MockL2Adapter&>(sm->adapter(0)); }
+  trace::PrefetchSpec spec() {
+    return Spec(k, trace::TrimPolicy::Prefix, 1, {-1}, 1, Layout4096());
+  }
+};
 
 }  // namespace fleet::storage::testing
