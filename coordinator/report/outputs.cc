@@ -211,6 +211,13 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   if (!contention.empty()) j["contention"] = contention;
   if (auto cache = run_cache(r)) j["cache"] = cache_json(*cache);
   j["latency_cdf_ms"] = op_latency_cdf_json(r.stats);
+  // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`
+  // resamples for its confidence intervals (docs/compare.md).
+  nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+  for (const auto& [q, op] : r.stats.ops()) {
+    if (op.count()) hist[std::string(q)] = op.histogram().to_json();
+  }
+  j["latency_histograms_ns"] = std::move(hist);
   j["lateness_cdf_us"] = lateness_cdf_json(r.lateness);
   for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
   return j;
