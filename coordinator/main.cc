@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "fleet/report/html/report_writer.h"
@@ -14,6 +15,7 @@
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/storage/engine_config_json.h"
+#include "fleet/sweep/sweep_runner.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
@@ -26,6 +28,9 @@ struct CliExtras {
   std::string on_worker_loss = "abort", compression = "auto", trace_access = "auto";
   std::string log_level = "info";
   double max_frame_mb = 64;
+  std::vector<std::string> sweep;  // --sweep NAME=V1,V2 (docs/sweep.md)
+  std::string sweep_goal;
+  bool sweep_shared_l2 = false;
 };
 
 // Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
@@ -106,6 +111,18 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"preserve", "stack"}))
       ->capture_default_str();
   app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
+  app.add_option("--sweep", x.sweep,
+                 "NAME=V1,V2,...: one run per value of a coordinator flag (repeat for a grid), "
+                 "side by side on disjoint worker groups (docs/sweep.md)")
+      ->group("Sweep");
+  app.add_option("--sweep-goal", x.sweep_goal, "METRIC[:max|:min] that names the best variant")
+      ->group("Sweep");
+  app.add_flag("--sweep-shared-l2", x.sweep_shared_l2,
+               "Let the variants share L2 keys (contention studies); default: a namespace each")
+      ->group("Sweep");
+  app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
+                 "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
+      ->group("");
   app.add_option("--start-delay", fleet.start_delay_s, "Seconds from the last handshake to T0")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
@@ -155,6 +172,7 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
 bool engine_flag_given(const CLI::App& app) {
   for (const auto* opt : app.get_options()) {
     const std::string& n = opt->get_name();
+    if (n == "--l2-key-namespace") continue;  // travels in START on its own, not in the config
     if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
                              n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
       return true;
@@ -164,6 +182,53 @@ bool engine_flag_given(const CLI::App& app) {
 }
 
 std::filesystem::file_time_type g_started;
+
+// --sweep: every variant is this binary again with the variant's flags (fleet/sweep).
+int run_sweep_from_cli(const CLI::App& app, const fleet::session::FleetOptions& fleet,
+                       const CliExtras& x, int argc, char** argv) {
+  using namespace fleet;
+  static const std::set<std::string> kNotSweepable = {"sweep",
+                                                      "sweep-goal",
+                                                      "sweep-shared-l2",
+                                                      "local",
+                                                      "workers",
+                                                      "output-dir",
+                                                      "start-at-mono-ns",
+                                                      "plan-only",
+                                                      "config-from-trace",
+                                                      "l2-key-namespace"};
+  sweep::SweepRequest r;
+  for (const auto& spec : x.sweep) {
+    auto axis = sweep::parse_sweep_axis(spec);
+    if (!axis) {
+      spdlog::error("{}", axis.status().message());
+      return exit_status(ExitCode::kBadInput);
+    }
+    if (kNotSweepable.count(axis->name) || !app.get_option_no_throw("--" + axis->name)) {
+      spdlog::error("--sweep {}: '--{}' is not a flag a sweep can vary", spec, axis->name);
+      return exit_status(ExitCode::kBadInput);
+    }
+    r.axes.push_back(std::move(axis).value());
+  }
+  if (!x.sweep_goal.empty()) {
+    auto goal = sweep::parse_sweep_goal(x.sweep_goal);
+    if (!goal) {
+      spdlog::error("{}", goal.status().message());
+      return exit_status(ExitCode::kBadInput);
+    }
+    r.goal = goal.value();
+  }
+  std::error_code ec;
+  r.self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (r.self.empty()) r.self = argv[0];
+  r.base_args = sweep::base_args_for_sweep(argc, argv, r.axes);
+  r.output_dir = fleet.replay.output.output_dir;
+  r.local = fleet.local;
+  r.workers_spec = fleet.workers_spec;
+  r.shared_l2 = x.sweep_shared_l2;
+  r.start_delay_s = fleet.start_delay_s;
+  return exit_status(sweep::run_sweep(r));
+}
 
 }  // namespace
 
@@ -224,6 +289,7 @@ int main(int argc, char** argv) {
     fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
     fleet.send_engine_config = true;
   }
+  if (!x.sweep.empty()) return run_sweep_from_cli(*app, fleet, x, argc, argv);
   session::ReplayOptions& o = fleet.replay;
   o.virtual_clock = x.clock == "virtual";
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);

@@ -326,6 +326,14 @@ void FleetRun::start_workers() {
   t_origin_ = have_record_ ? rec_.t_mono : 0.0;
   connected_ns_ = clock_.now_ns();
   t0_ns_ = connected_ns_ + static_cast<int64_t>(o_.start_delay_s * 1e9);
+  if (o_.start_at_mono_ns > 0) {
+    // 50 ms to send START: a T0 already past would make every worker start late.
+    t0_ns_ = std::max(o_.start_at_mono_ns, connected_ns_ + 50'000'000);
+    if (t0_ns_ != o_.start_at_mono_ns) {
+      spdlog::warn("--start-at: the handshake ended {:.0f} ms too late; T0 moved",
+                   (t0_ns_ - o_.start_at_mono_ns) / 1e6);
+    }
+  }
   streamed_ns_ = t0_ns_;
   for (size_t i = 0; i < links_.size(); ++i) {
     wire::Start s;
@@ -334,6 +342,7 @@ void FleetRun::start_workers() {
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
     s.clock = r.virtual_clock ? "virtual" : "real";
     if (o_.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();
+    s.l2_key_namespace = r.engine.l2_key_namespace;
     if (o_.send_engine_name) s.engine_name = r.engine.engine_name;
     s.node_index = static_cast<int>(i);
     s.node_count = static_cast<int>(links_.size());
@@ -343,7 +352,8 @@ void FleetRun::start_workers() {
     links_[i].send(wire::encode(s));
     links_[i].mark_running(clock_.now_ns());
   }
-  spdlog::info("start: T0 in {:.1f} s; streaming {} to {} worker(s), shard={}", o_.start_delay_s,
+  spdlog::info("start: T0 in {:.1f} s; streaming {} to {} worker(s), shard={}",
+               static_cast<double>(t0_ns_ - connected_ns_) / 1e9,
                r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
 }
 

@@ -105,6 +105,8 @@ ExitCode FleetRun::report() {
                   {"collect", secs(streamed_ns_, collected_ns_)},    // last batches, every DONE
                   {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
   add_batch_costs(c, links_, fanout_ != nullptr);
+  // T0 on this host's CLOCK_MONOTONIC: the variants of a --sweep compare theirs.
+  c["t0_mono_ns"] = clock_.is_virtual() ? 0 : t0_ns_;
   ExitCode outputs_status;
   try {
     outputs_status = report::write_outputs(rep, o_.replay.output);

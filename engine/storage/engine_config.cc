@@ -1,6 +1,7 @@
 #include "fleet/storage/engine_config.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -212,6 +213,13 @@ void EngineConfig::validate() const {
         "' (choices: default, retain)");
   if (l2_prefetch_max_in_flight < 1) bad("--l2-prefetch-max-in-flight: must be >= 1");
   if (eviction_tick_ms < 1) bad("--eviction-tick-ms: must be >= 1");
+  if (l2_key_namespace.size() > 64) bad("--l2-key-namespace: at most 64 characters");
+  for (char ch : l2_key_namespace) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') {
+      bad("--l2-key-namespace: only letters, digits, '.', '_' and '-' (got '" + l2_key_namespace +
+          "')");
+    }
+  }
   for (size_t i = 0; i < l2_adapters.size(); ++i) {
     try {
       normalize_l2_adapter_json(l2_adapter_json(*this, i));
@@ -267,7 +275,8 @@ json to_report_json(const EngineConfig& c) {
   j["fleet"] = json{{"engine", c.engine_name},
                     {"eviction_tick_ms", c.eviction_tick_ms},
                     {"drain_on_close", c.drain_on_close},
-                    {"bridge_reserved_write_creates", c.bridge_reserved_write_creates}};
+                    {"bridge_reserved_write_creates", c.bridge_reserved_write_creates},
+                    {"l2_key_namespace", c.l2_key_namespace}};
   return j;
 }
 
@@ -345,6 +354,8 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
   app.add_option("--eviction-tick-ms", cfg.eviction_tick_ms,
                  "Fleet: period of the L1 eviction loop in ms (LMCache: 1000)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--l2-key-namespace", cfg.l2_key_namespace,
+                 "Fleet: prefix every key a shared L2 (resp) stores, NS:<key> (not in the digest)");
   app.add_flag_callback(
       "--no-drain", [&cfg] { cfg.drain_on_close = false; },
       "Fleet: abandon in-flight L2 stores at close as LMCache does (default: drain them)");

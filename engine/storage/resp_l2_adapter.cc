@@ -147,6 +147,11 @@ void RespL2Adapter::check_credentials() const {
 
 RespL2Adapter::~RespL2Adapter() { close(); }
 
+std::string RespL2Adapter::key_name(const trace::ObjectKey& k) const {
+  return ctx_.key_namespace.empty() ? resp_key_name(k)
+                                    : ctx_.key_namespace + ":" + resp_key_name(k);
+}
+
 void RespL2Adapter::attach(L2AdapterContext ctx) {
   ctx_ = std::move(ctx);
   if (!ctx_.synchronous) pool_ = std::make_unique<IoWorkerPool>(conns_.size());
@@ -228,7 +233,7 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
   for (size_t w = begin; w < end;) {
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
-      std::string k = resp_key_name(keys[i]);
+      std::string k = key_name(keys[i]);
       redisAppendCommand(c.ctx, "SET %b %b", k.data(), k.size(), payload.get(),
                          static_cast<size_t>(sizes[i]));
     }
@@ -242,7 +247,7 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
         stored += sizes[i];
         if (capacity_ > 0) {  // a bounded adapter counts each key once (SET overwrites)
           std::lock_guard<std::mutex> g(mu_);
-          std::string k = resp_key_name(keys[i]);
+          std::string k = key_name(keys[i]);
           auto [it, fresh] = sizes_.try_emplace(std::move(k), sizes[i]);
           if (!fresh) used_ -= std::min(used_, it->second);
           it->second = sizes[i];
@@ -269,7 +274,7 @@ bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys
   for (size_t w = begin; w < end;) {
     const size_t we = std::min(end, w + kWindowCmds * 4);
     for (size_t i = w; i < we; ++i) {
-      std::string k = resp_key_name(keys[i]);
+      std::string k = key_name(keys[i]);
       redisAppendCommand(c.ctx, "EXISTS %b", k.data(), k.size());
     }
     for (size_t i = w; i < we; ++i) {
@@ -285,7 +290,7 @@ bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys
   }
   std::lock_guard<std::mutex> g(mu_);
   for (size_t i = begin; i < end; ++i)
-    if (out.bitmap[i]) locks_[resp_key_name(keys[i])]++;
+    if (out.bitmap[i]) locks_[key_name(keys[i])]++;
   return true;
 }
 
@@ -297,7 +302,7 @@ bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
   for (size_t w = begin; w < end;) {
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
-      std::string k = resp_key_name(keys[i]);
+      std::string k = key_name(keys[i]);
       redisAppendCommand(c.ctx, "GET %b", k.data(), k.size());
     }
     for (size_t i = w; i < we; ++i) {
@@ -396,7 +401,7 @@ uint64_t RespL2Adapter::submit_load(std::vector<trace::ObjectKey> keys,
 void RespL2Adapter::submit_unlock(std::vector<trace::ObjectKey> keys) {
   std::lock_guard<std::mutex> g(mu_);
   for (const auto& k : keys) {
-    auto it = locks_.find(resp_key_name(k));
+    auto it = locks_.find(key_name(k));
     if (it != locks_.end() && --it->second <= 0) locks_.erase(it);
   }
 }
@@ -410,7 +415,7 @@ std::vector<trace::ObjectKey> RespL2Adapter::delete_keys(
   {
     std::lock_guard<std::mutex> g(mu_);
     for (const auto& key : keys) {
-      std::string k = resp_key_name(key);
+      std::string k = key_name(key);
       if (locks_.count(k)) continue;
       auto it = sizes_.find(k);
       if (it != sizes_.end()) {
@@ -447,7 +452,7 @@ uint64_t RespL2Adapter::connection_errors() const {
 
 int64_t RespL2Adapter::lock_count(const trace::ObjectKey& key) const {
   std::lock_guard<std::mutex> g(mu_);
-  auto it = locks_.find(resp_key_name(key));
+  auto it = locks_.find(key_name(key));
   return it == locks_.end() ? 0 : it->second;
 }
 

@@ -67,6 +67,7 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     L2AdapterContext ctx;
     ctx.clock = &loop_clock_;
     ctx.synchronous = clock_.is_virtual();
+    ctx.key_namespace = cfg_.l2_key_namespace;
     ctx.report_keys = wired;
     ctx.deliver = [this, i](int64_t at, L2Completion c) {
       loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });

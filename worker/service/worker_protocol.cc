@@ -223,6 +223,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
       cfg = over;
     }
     if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
+    if (!s.l2_key_namespace.empty()) cfg.l2_key_namespace = s.l2_key_namespace;
   } catch (const std::exception& e) {
     abort_run(wire::AbortKind::Config,
               "worker " + options_.name + ": engine config from the coordinator: " + e.what(),

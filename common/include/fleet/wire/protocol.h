@@ -127,8 +127,11 @@ struct Start {
   std::string trace_level = "storage";
   int64_t trace_schema = 2;
   int credit_window = 8;  // batches the coordinator may have in flight
+  // Fleet-only: the run's --l2-key-namespace (EngineConfig), not part of the config digest.
+  std::string l2_key_namespace;
   MSGPACK_DEFINE_MAP(v, t, t0_worker_ns, speed, t_origin, clock, engine_config_json, engine_name,
-                     node_index, node_count, trace_level, trace_schema, credit_window);
+                     node_index, node_count, trace_level, trace_schema, credit_window,
+                     l2_key_namespace);
 };
 
 // coordinator -> worker: record frames (length-prefixed, as in the file), zstd-compressed or

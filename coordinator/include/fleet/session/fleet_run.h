@@ -41,6 +41,9 @@ struct FleetOptions {
   int expect_workers = 0;           // 0 = as many as resolved
   int connect_timeout_ms = 10000;
   double start_delay_s = 2.0;  // T0 = last handshake + this
+  // When > 0: T0 at this CLOCK_MONOTONIC instant instead (the variants of a --sweep, started
+  // as separate processes on one host, share one T0); later if the handshake ends after it.
+  int64_t start_at_mono_ns = 0;
   OnWorkerLoss on_worker_loss = OnWorkerLoss::Abort;
   int credit_window = 8;
   int max_pending_batches = 4;  // per worker, waiting for credit, before the reader blocks

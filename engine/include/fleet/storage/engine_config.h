@@ -46,6 +46,9 @@ struct EngineConfig {
   int64_t eviction_tick_ms = 1000;
   bool drain_on_close = true;  // --no-drain: abandon in-flight stores as LMCache does
   bool bridge_reserved_write_creates = false;  // the post-era-3 reserved_write -> create hook
+  // Prefix of every key a shared L2 (resp) stores: [A-Za-z0-9._-], at most 64 (--sweep sets one
+  // per variant so variants sharing a Redis do not share keys). Empty: LMCache's key names.
+  std::string l2_key_namespace;
 
   // Fields of a recorded sm_config_json this struct does not model, merged back into
   // to_lmcache_json() so --config-from-trace reproduces the recorder's digest: a JSON object as

@@ -40,6 +40,9 @@ struct L2AdapterContext {
   bool synchronous = false;
   // Fill L2Completion::keys (and a store bitmap): an eviction policy tracks this adapter.
   bool report_keys = false;
+  // Fleet-only: prefixes every key a shared store (resp) writes, so runs that share one Redis
+  // (the variants of a --sweep) do not see each other's keys. Empty: LMCache's key names.
+  std::string key_namespace;
   // Thread-safe: deliver a completion at engine time `at_ns` (>= now for real adapters).
   std::function<void(int64_t at_ns, L2Completion)> deliver;
 };

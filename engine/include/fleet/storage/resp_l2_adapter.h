@@ -31,7 +31,8 @@ struct RespL2Config {
   static RespL2Config from_json(const nlohmann::json& j);
 };
 
-// `<model_name>@<kv_rank %08x>@<group hex>@<chunk_hash hex>[@<cache_salt>]`.
+// `<model_name>@<kv_rank %08x>@<group hex>@<chunk_hash hex>[@<cache_salt>]`; with a key
+// namespace (L2AdapterContext) the adapter stores it as `<namespace>:<that>`.
 std::string resp_key_name(const trace::ObjectKey& key);
 
 class RespL2Adapter final : public L2Adapter {
@@ -43,6 +44,7 @@ class RespL2Adapter final : public L2Adapter {
   ~RespL2Adapter() override;
   std::string_view type() const override { return "resp"; }
   void attach(L2AdapterContext ctx) override;
+  std::string key_name(const trace::ObjectKey& key) const;
 
   uint64_t submit_store(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) override;
   uint64_t submit_lookup_and_lock(std::vector<trace::ObjectKey> keys) override;

@@ -1,0 +1,167 @@
+// sweep.html: the variants side by side, in the run report's style and with its inlined Chart.js
+// (docs/sweep.md). Every number is in the server-rendered table; the charts (one curve per
+// metric, x = the variants in grid order) are drawn by the small script below.
+#include <set>
+
+#include "../report/html/embedded_assets.h"
+#include "../report/html/html_writer.h"
+#include "fleet/sweep/sweep_summary.h"
+
+namespace fleet::sweep {
+
+namespace {
+
+namespace html = report::html;
+using json = nlohmann::json;
+
+constexpr const char* kPolicy =
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+
+// Draws every <canvas data-sweep=GROUP> from #sweep-model; records the outcome on <body> as the
+// run report does (data-charts-drawn / data-charts-expected, errors in #report-errors).
+constexpr const char* kSweepJs = R"JS(
+(function () {
+  const errors = document.getElementById('report-errors');
+  const fail = (e) => { errors.hidden = false; errors.textContent += String(e) + '\n'; };
+  window.addEventListener('error', (e) => fail(e.message));
+  const model = JSON.parse(document.getElementById('sweep-model').textContent);
+  const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#ca8a04',
+                   '#db2777', '#64748b'];
+  const canvases = Array.from(document.querySelectorAll('canvas[data-sweep]'));
+  let drawn = 0;
+  for (const canvas of canvases) {
+    try {
+      const group = model.groups[canvas.dataset.sweep];
+      const datasets = group.metrics.map((m, i) => ({
+        label: m.label, data: model.variants.map((v) => v.metrics[m.key] ?? null),
+        borderColor: palette[i % palette.length], backgroundColor: palette[i % palette.length],
+        tension: 0, spanGaps: true, pointRadius: 4 }));
+      new Chart(canvas, { type: 'line', data: { labels: model.variants.map((v) => v.label),
+        datasets }, options: { animation: false, responsive: true, maintainAspectRatio: false,
+        scales: { y: { title: { display: true, text: group.unit } } },
+        plugins: { legend: { position: 'bottom' } } } });
+      ++drawn;
+    } catch (e) { fail(e); }
+  }
+  document.documentElement.classList.remove('no-js');
+  document.body.dataset.chartsDrawn = String(drawn);
+  document.body.dataset.chartsExpected = String(canvases.length);
+})();
+)JS";
+
+struct Group {
+  std::string id, title, unit, how;
+  std::vector<std::pair<std::string, std::string>> metrics;  // key, label
+};
+
+std::vector<Group> groups_of(const SweepSummary& s) {
+  std::set<std::string> ops;
+  for (const auto& v : s.variants)
+    for (const auto& [k, x] : v.metrics)
+      if (k.size() > 4 && k.compare(k.size() - 4, 4, ".p99") == 0 && k.rfind("l2.", 0) != 0 &&
+          k.rfind("lateness.", 0) != 0)
+        ops.insert(k);
+  Group hit{"hit",
+            "Hit rate per tier",
+            "fraction of lookup keys",
+            "Share of LOOKUP keys served from L1, from L1 or L2, and missed, per variant.",
+            {{"cache.l1_hit_rate", "L1"},
+             {"cache.l1_l2_hit_rate", "L1 + L2"},
+             {"cache.miss_rate", "missed"}}};
+  Group p99{
+      "p99", "Per-op p99 latency", "ms", "LMCache's p99 (exact) of each op, per variant.", {}};
+  for (const auto& k : ops) p99.metrics.push_back({k, k});
+  Group l2{"l2",
+           "L2 load",
+           "ops/s",
+           "L2 operations per second over the run, per variant.",
+           {{"l2.ops_per_s", "L2 ops/s"}}};
+  Group pace{"pace",
+             "Throughput and lateness",
+             "records/s · µs",
+             "Records per second and p99 dispatch lateness (µs), per variant.",
+             {{"records_per_s", "records/s"}, {"lateness.p99", "lateness p99 (µs)"}}};
+  return {hit, p99, l2, pace};
+}
+
+}  // namespace
+
+std::string render_sweep_html(const SweepSummary& s) {
+  const std::vector<Group> groups = groups_of(s);
+  json model;
+  model["variants"] = json::array();
+  for (const auto& v : s.variants) {
+    json m = json::object();
+    for (const auto& [k, x] : v.metrics) m[k] = x;
+    model["variants"].push_back({{"label", v.run.variant.label}, {"metrics", m}});
+  }
+  for (const auto& g : groups) {
+    json ms = json::array();
+    for (const auto& [k, l] : g.metrics) ms.push_back({{"key", k}, {"label", l}});
+    model["groups"][g.id] = {{"metrics", ms}, {"unit", g.unit}};
+  }
+
+  std::vector<html::Column> cols = {{"Variant"}, {"Exit", true}, {"Dir"}};
+  for (const auto& g : groups)
+    for (const auto& [k, l] : g.metrics) cols.push_back({g.id == "p99" ? l : l, true, k});
+  std::vector<std::vector<html::Cell>> rows;
+  for (const auto& v : s.variants) {
+    std::vector<html::Cell> row = {
+        html::Cell::raw(html::escape(v.run.variant.label) +
+                        (v.run.variant.label == s.best ? " " + html::badge("ok", "best") : "") +
+                        (v.partial || !v.has_summary ? " " + html::badge("warn", "partial") : "")),
+        html::Cell::number(std::to_string(v.run.exit_code)),
+        html::Cell::raw("<a href=\"" + html::escape(v.run.variant.label) + "/report.html\">" +
+                        "report</a>")};
+    for (const auto& g : groups) {
+      for (const auto& [k, l] : g.metrics) {
+        auto it = v.metrics.find(k);
+        char b[40] = "—";
+        if (it != v.metrics.end()) std::snprintf(b, sizeof b, "%.6g", it->second);
+        row.push_back(html::Cell::number(b));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+
+  std::string figures;
+  for (const auto& g : groups) {
+    if (g.metrics.empty()) continue;
+    figures +=
+        "<figure class=\"chart\"><figcaption class=\"chart-title\">" + html::escape(g.title) +
+        "</figcaption><div class=\"chart-box\" style=\"height:280px\"><canvas data-sweep=\"" +
+        g.id +
+        "\"></canvas></div><noscript>The numbers are in the table above.</noscript>"
+        "<p class=\"how\">" +
+        html::escape(g.how) + "</p></figure>";
+  }
+  std::string intro = std::to_string(s.variants.size()) + " variants of ";
+  for (size_t i = 0; i < s.axes.size(); ++i) intro += (i ? " × " : "") + s.axes[i].name;
+  intro += s.concurrent
+               ? (s.same_t0 ? ", run at the same time on disjoint worker groups with one T0"
+                            : ", run at the same time on disjoint worker groups")
+               : ", run one after another";
+  if (s.goal) {
+    intro += ". Best by " + s.goal->metric + " (" + (s.goal->maximize ? "max" : "min") +
+             "): " + (s.best.empty() ? "none" : s.best);
+  }
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\"><head><meta charset=\"utf-8\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"" +
+      std::string(kPolicy) + "\"><title>Fleet Replay sweep</title><style>" +
+      html::inline_safe(report::html::assets::report_css(), "style") +
+      "</style></head><body><div class=\"page\"><header class=\"page-head\"><h1>Fleet Replay "
+      "sweep</h1></header><main>";
+  page += html::section("variants", "Variants", intro + ".",
+                        html::table(cols, rows, html::TableOptions("variants-rows", "compact")));
+  page += html::section("curves", "Against the swept value", "x: the variants in grid order.",
+                        html::chart_grid(figures));
+  page += "</main></div><pre id=\"report-errors\" hidden></pre>";
+  page += "<script type=\"application/json\" id=\"sweep-model\">" + html::json_for_script(model) +
+          "</script>";
+  page += "<script>" + html::inline_safe(report::html::assets::chart_js(), "script") +
+          "</script><script>" + html::inline_safe(kSweepJs, "script") + "</script>";
+  return page + "</body></html>\n";
+}
+
+}  // namespace fleet::sweep

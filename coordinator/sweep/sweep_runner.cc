@@ -1,0 +1,182 @@
+#include "fleet/sweep/sweep_runner.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "fleet/session/worker_addresses.h"
+#include "fleet/sweep/sweep_summary.h"
+
+namespace fleet::sweep {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> base_args_for_sweep(int argc, char** argv,
+                                             const std::vector<SweepAxis>& axes) {
+  std::set<std::string> with_value = {"--sweep", "--sweep-goal", "--output-dir",
+                                      "--local", "--workers",    "--start-at-mono-ns"};
+  for (const auto& a : axes) with_value.insert("--" + a.name);
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = arg.substr(0, arg.find('='));
+    if (arg == "--sweep-shared-l2") continue;
+    if (with_value.count(flag)) {
+      if (flag == arg) ++i;  // "--flag value": skip the value too
+      continue;
+    }
+    out.push_back(arg);
+  }
+  return out;
+}
+
+namespace {
+
+int64_t mono_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct Child {
+  const Variant* variant;
+  std::string dir;
+  pid_t pid = -1;
+  int code = -1;
+};
+
+// fork + exec with stdout/stderr into the variant's directory.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& dir) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  const std::string out = dir + "/coordinator.out", err = dir + "/coordinator.err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (o >= 0) dup2(o, STDOUT_FILENO);
+    if (e >= 0) dup2(e, STDERR_FILENO);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_code(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// Worker groups for one wave: `slots` variants at once share `workers` as evenly as possible.
+std::vector<std::vector<session::WorkerAddress>> split(
+    const std::vector<session::WorkerAddress>& workers, size_t slots) {
+  std::vector<std::vector<session::WorkerAddress>> groups(slots);
+  for (size_t i = 0; i < workers.size(); ++i) groups[i % slots].push_back(workers[i]);
+  return groups;
+}
+
+std::string hosts_file_for(const std::vector<session::WorkerAddress>& group,
+                           const std::string& path) {
+  std::ofstream f(path);
+  for (const auto& w : group) {
+    f << w.name() << (w.server_key.empty() ? "" : " key=" + w.server_key) << "\n";
+  }
+  return path;
+}
+
+// The exit status of the sweep: the most serious of its variants'.
+int worst(const std::vector<Child>& children) {
+  auto rank = [](int c) {
+    return c == 0 ? 0 : c == 1 ? 1 : c == 2 ? 3 : c == 3 ? 2 : 4;  // interrupts and signals last
+  };
+  int w = 0;
+  for (const auto& c : children)
+    if (rank(c.code) > rank(w)) w = c.code;
+  return w;
+}
+
+}  // namespace
+
+ExitCode run_sweep(const SweepRequest& r) {
+  const std::vector<Variant> variants = expand_grid(r.axes);
+  std::vector<session::WorkerAddress> workers;
+  if (!r.workers_spec.empty()) {
+    try {
+      workers = session::resolve_workers(r.workers_spec);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return ExitCode::kBadInput;
+    }
+  }
+  const size_t pool = r.local > 0 ? static_cast<size_t>(r.local) : workers.size();
+  // Variants at once: one per worker group; embedded variants (no workers) one at a time, since
+  // they would share this host's cores and every variant's timing would suffer.
+  const size_t slots = pool == 0 ? 1 : std::min(pool, variants.size());
+  std::error_code ec;
+  fs::create_directories(r.output_dir, ec);
+  spdlog::info("sweep: {} variants, {} at a time{}", variants.size(), slots,
+               pool ? " on " + std::to_string(pool) + " workers" : std::string(" (embedded)"));
+
+  std::vector<Child> children;
+  for (size_t first = 0; first < variants.size(); first += slots) {
+    const size_t wave = std::min(slots, variants.size() - first);
+    const auto groups =
+        workers.empty() ? std::vector<std::vector<session::WorkerAddress>>() : split(workers, wave);
+    // One T0 for the wave: far enough ahead for every child to start its workers and connect.
+    const int64_t t0 =
+        pool ? mono_now_ns() + static_cast<int64_t>((std::max(r.start_delay_s, 1.0) + 2.0) * 1e9)
+             : 0;
+    const size_t wave_begin = children.size();
+    for (size_t k = 0; k < wave; ++k) {
+      const Variant& v = variants[first + k];
+      Child c{&v, (fs::path(r.output_dir) / v.label).string()};
+      fs::create_directories(c.dir, ec);
+      std::vector<std::string> argv = {r.self};
+      argv.insert(argv.end(), r.base_args.begin(), r.base_args.end());
+      for (const auto& [name, value] : v.values) argv.push_back("--" + name + "=" + value);
+      argv.push_back("--output-dir=" + c.dir);
+      if (r.local > 0) {
+        const size_t share = pool / wave + (k < pool % wave ? 1 : 0);
+        argv.push_back("--local=" + std::to_string(share));
+      } else if (!groups.empty()) {
+        argv.push_back("--workers=" + hosts_file_for(groups[k], c.dir + "/workers.txt"));
+      }
+      if (t0) argv.push_back("--start-at-mono-ns=" + std::to_string(t0));
+      if (!r.shared_l2) argv.push_back("--l2-key-namespace=" + key_namespace(v));
+      c.pid = spawn(argv, c.dir);
+      if (c.pid < 0) {
+        spdlog::error("sweep: cannot start variant {}: {}", v.label, std::strerror(errno));
+        c.code = static_cast<int>(ExitCode::kBadInput);
+      }
+      spdlog::info("sweep: variant {} started ({})", v.label, c.dir);
+      children.push_back(std::move(c));
+    }
+    for (size_t i = wave_begin; i < children.size(); ++i) {
+      Child& c = children[i];
+      if (c.pid > 0) c.code = wait_code(c.pid);
+      spdlog::info("sweep: variant {} exit {}", c.variant->label, c.code);
+    }
+  }
+
+  std::vector<VariantRun> runs;
+  for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code});
+  SweepSummary summary = summarize(r.axes, runs, r.goal, slots > 1);
+  write_sweep_outputs(summary, r.output_dir);
+  std::fputs(render_sweep_table(summary).c_str(), stdout);
+  std::fflush(stdout);
+  const int code = worst(children);
+  return static_cast<ExitCode>(code);
+}
+
+}  // namespace fleet::sweep
