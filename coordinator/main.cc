@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "fleet/compare/compare_command.h"
 #include "fleet/report/html/report_writer.h"
 #include "fleet/session/fleet_run.h"
 #include "fleet/session/local_run.h"
@@ -249,6 +250,9 @@ int main(int argc, char** argv) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
     return report::html::report_command(argc - 1, argv + 1);
+  }
+  if (argc >= 2 && std::string(argv[1]) == "compare") {
+    return compare::compare_command(argc - 1, argv + 1);  // logs to stderr, as report does
   }
   g_started = std::filesystem::file_time_type::clock::now();
   util::tune_malloc_for_streaming();

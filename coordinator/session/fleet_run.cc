@@ -353,8 +353,8 @@ void FleetRun::start_workers() {
     links_[i].mark_running(clock_.now_ns());
   }
   spdlog::info("start: T0 in {:.1f} s; streaming {} to {} worker(s), shard={}",
-               static_cast<double>(t0_ns_ - connected_ns_) / 1e9,
-               r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
+               static_cast<double>(t0_ns_ - connected_ns_) / 1e9, r.trace_path, links_.size(),
+               plan::shard_mode_name(o_.router.mode));
 }
 
 bool FleetRun::interrupted() { return g_interrupt.load(); }

@@ -1,5 +1,6 @@
-# Build-time embedding of report.html's assets (Chart.js, report.js, report.css) into a
-# generated .cc, so the coordinator needs no asset files at run time.
+# Build-time embedding of report.html's assets (Chart.js, report.js, report.css) and of
+# compare.html's chart script (compare.js) into a generated .cc, so the coordinator needs no
+# asset files at run time.
 #
 # Two modes in one file, so everything about the embedding lives in one place:
 # * included from coordinator/CMakeLists.txt: checks FLEET_CHARTJS and defines the custom
@@ -8,7 +9,7 @@
 #   file(READ ... HEX), so any content (quotes, NULs, non-UTF-8) embeds exactly.
 
 if(CMAKE_SCRIPT_MODE_FILE)
-  # Script mode: -DOUT=file.cc -DCHARTJS=... -DREPORT_JS=... -DREPORT_CSS=...
+  # Script mode: -DOUT=file.cc -DCHARTJS=... -DREPORT_JS=... -DREPORT_CSS=... -DCOMPARE_JS=...
   function(fleet_embed_array var path out_text)
     file(READ "${path}" hex HEX)
     string(LENGTH "${hex}" hex_len)
@@ -25,6 +26,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   fleet_embed_array(kChartJs "${CHARTJS}" text)
   fleet_embed_array(kReportJs "${REPORT_JS}" text)
   fleet_embed_array(kReportCss "${REPORT_CSS}" text)
+  fleet_embed_array(kCompareJs "${COMPARE_JS}" text)
   string(APPEND text "}  // namespace fleet::report::html::assets\n")
   file(WRITE "${OUT}" "${text}")
   return()
@@ -41,13 +43,16 @@ if(NOT EXISTS "${FLEET_CHARTJS}")
 endif()
 
 set(_fleet_report_assets "${CMAKE_CURRENT_LIST_DIR}/assets")
+get_filename_component(_fleet_compare_js "${CMAKE_CURRENT_LIST_DIR}/../../compare/assets/compare.js"
+                       ABSOLUTE)
 set(FLEET_REPORT_ASSETS_CC "${CMAKE_CURRENT_BINARY_DIR}/report_assets.cc")
 add_custom_command(
   OUTPUT "${FLEET_REPORT_ASSETS_CC}"
   COMMAND "${CMAKE_COMMAND}" "-DOUT=${FLEET_REPORT_ASSETS_CC}" "-DCHARTJS=${FLEET_CHARTJS}"
           "-DREPORT_JS=${_fleet_report_assets}/report.js"
-          "-DREPORT_CSS=${_fleet_report_assets}/report.css" -P "${CMAKE_CURRENT_LIST_FILE}"
+          "-DREPORT_CSS=${_fleet_report_assets}/report.css" "-DCOMPARE_JS=${_fleet_compare_js}"
+          -P "${CMAKE_CURRENT_LIST_FILE}"
   DEPENDS "${FLEET_CHARTJS}" "${_fleet_report_assets}/report.js"
-          "${_fleet_report_assets}/report.css" "${CMAKE_CURRENT_LIST_FILE}"
-  COMMENT "Embedding report.html assets (Chart.js, report.js, report.css)"
+          "${_fleet_report_assets}/report.css" "${_fleet_compare_js}" "${CMAKE_CURRENT_LIST_FILE}"
+  COMMENT "Embedding report.html and compare.html assets (Chart.js, report.js, report.css, compare.js)"
   VERBATIM)

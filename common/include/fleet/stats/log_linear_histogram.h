@@ -25,6 +25,9 @@ class LogLinearHistogram {
   void clear();
 
   uint64_t count() const { return count_; }
+  // Count per bucket index (trailing buckets may be absent): what `coordinator compare`
+  // resamples.
+  std::span<const uint64_t> bucket_counts() const { return counts_; }
   int64_t min() const { return count_ ? min_ : 0; }
   int64_t max() const { return count_ ? max_ : 0; }
   double mean() const;  // 0.0 when empty

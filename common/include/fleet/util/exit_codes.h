@@ -14,6 +14,8 @@ enum class ExitCode : int {
   kBadInput = 2,
   // The run did not finish: a worker was lost or the run was aborted (a partial report exists).
   kRunIncomplete = 3,
+  // `coordinator compare --fail-on`: a threshold was crossed (docs/compare.md).
+  kThresholdCrossed = 4,
   // SIGINT/SIGTERM (128 + SIGINT); a partial report is still written.
   kInterrupted = 130,
 };

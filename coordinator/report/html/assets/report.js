@@ -314,6 +314,12 @@
       }) };
     },
   };
+  // Other pages built on this script (compare.html) add chart kinds of their own, defined
+  // before it runs as window.fleetExtraDrawers = {kind(model, colourOf, kit) {...}}, and draw
+  // them with these same helpers.
+  const kit = { fmt, get, list, xy, ok, options, line, palette, grey, tiers, cssColour,
+                withAlpha, decadeTicks, fractionAxis, percentAxis };
+  const extraDrawers = window.fleetExtraDrawers || {};
   function shareChart(series, colourOf) {
     const datasets = stackedAreas(list(series).map((s) =>
       ({ label: s.name, colour: colourOf(s.name), points: s.points })));
@@ -376,8 +382,9 @@
       for (const canvas of canvases) {
         const kind = canvas.dataset.chart;
         try {
-          if (!drawers[kind]) throw new Error('no drawer for this chart kind');
-          new Chart(canvas, drawers[kind](model, colourOf));
+          const draw = drawers[kind] || extraDrawers[kind];
+          if (!draw) throw new Error('no drawer for this chart kind');
+          new Chart(canvas, draw(model, colourOf, kit));
           drawn += 1;
         } catch (e) {
           reportError('chart ' + kind + ': ' + ((e && e.stack) || e));
