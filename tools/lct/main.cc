@@ -1,5 +1,5 @@
 // `lct`: inspect, check, dump and generate LMCache storage traces (.lct). Flag parsing only;
-// each subcommand lives in its own file (info.cc, lint.cc, cat.cc, gen.cc).
+// each subcommand lives in its own file (info.cc, lint.cc, cat.cc, gen.cc; mrc/ for `lct mrc`).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lct.h"
+#include "mrc/mrc_command.h"
 
 namespace {
 
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   gen->add_option("--t-mono-start", o.t_mono_start, "Header t_mono_start (default 5000)");
   gen->add_flag("-q,--quiet", gen_args.quiet, "No summary line on stderr");
 
+  fleet::lct::MrcArgs mrc_args;
+  auto* mrc = fleet::lct::add_mrc_command(app, mrc_args);
+
   using fleet::exit_status;
   using fleet::ExitCode;
   try {
@@ -103,6 +107,10 @@ int main(int argc, char** argv) {
   if (cat->parsed()) {
     cat_args.max_frame_mb = frame_mb;
     return exit_status(fleet::lct::run_cat(cat_args));
+  }
+  if (mrc->parsed()) {
+    mrc_args.max_frame_mb = frame_mb;
+    return exit_status(fleet::lct::run_mrc(mrc_args));
   }
   if (gen->parsed()) {
     o.era = static_cast<fleet::trace::Era>(era);

@@ -13,41 +13,12 @@
 
 #include "../trace/trace_test_bytes.h"
 #include "fleet/trace/format.h"
+#include "lct_run.h"
 
 namespace fleet::trace {
 namespace {
 
 using namespace testing;
-
-const std::string kLct = FLEET_BIN_DIR "/tools/lct/lct";
-
-struct LctRun {
-  int code = -1;
-  std::string out, err;
-};
-
-// Runs `lct ARGS` in `dir` through the shell, capturing stdout, stderr and the exit code.
-LctRun lct(const std::string& args, const std::string& dir = ".") {
-  std::string base = ::testing::TempDir() + "/lct_run_" +
-                     (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                      "_" + std::to_string(::getpid()));
-  std::string cmd =
-      "cd '" + dir + "' && '" + kLct + "' " + args + " >" + base + ".out 2>" + base + ".err";
-  int st = std::system(cmd.c_str());
-  LctRun r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = read_bytes(base + ".out");
-  r.err = read_bytes(base + ".err");
-  return r;
-}
-
-// Unique per test and process: ctest runs the tests of this file in parallel.
-std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "/lct_" +
-         (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-          std::to_string(::getpid())) +
-         "_" + name;
-}
 
 TEST(LctInfo, ByteIdenticalToLmcacheOnFixture) {
   LctRun r = lct("info era3_small.lct", FLEET_SHARED_FIXTURES);
