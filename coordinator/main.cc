@@ -31,6 +31,7 @@ struct CliExtras {
   double max_frame_mb = 64;
   std::vector<std::string> sweep;  // --sweep NAME=V1,V2 (docs/sweep.md)
   std::string sweep_goal;
+  std::string sweep_mrc;
   bool sweep_shared_l2 = false;
 };
 
@@ -117,6 +118,9 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
                  "side by side on disjoint worker groups (docs/sweep.md)")
       ->group("Sweep");
   app.add_option("--sweep-goal", x.sweep_goal, "METRIC[:max|:min] that names the best variant")
+      ->group("Sweep");
+  app.add_option("--sweep-mrc", x.sweep_mrc,
+                 "`lct mrc --json` of the trace: sweep.html draws the curve under the variants")
       ->group("Sweep");
   app.add_flag("--sweep-shared-l2", x.sweep_shared_l2,
                "Let the variants share L2 keys (contention studies); default: a namespace each")
@@ -227,6 +231,7 @@ int run_sweep_from_cli(const CLI::App& app, const fleet::session::FleetOptions& 
   r.local = fleet.local;
   r.workers_spec = fleet.workers_spec;
   r.shared_l2 = x.sweep_shared_l2;
+  r.mrc_path = x.sweep_mrc;
   r.start_delay_s = fleet.start_delay_s;
   return exit_status(sweep::run_sweep(r));
 }

@@ -1,6 +1,8 @@
 // sweep.html: the variants side by side, in the run report's style and with its inlined Chart.js
 // (docs/sweep.md). Every number is in the server-rendered table; the charts (one curve per
 // metric, x = the variants in grid order) are drawn by the small script below.
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "../report/html/embedded_assets.h"
@@ -43,9 +45,25 @@ constexpr const char* kSweepJs = R"JS(
       ++drawn;
     } catch (e) { fail(e); }
   }
+  const mrcCanvas = document.querySelector('canvas[data-mrc]');
+  if (mrcCanvas && model.mrc) {
+    try {
+      const pts = (a) => a.map((p) => ({ x: p[0], y: p[1] }));
+      new Chart(mrcCanvas, { type: 'scatter', data: { datasets: [
+        { label: 'LRU curve (lct mrc)', data: pts(model.mrc.curve), showLine: true,
+          pointRadius: 0, borderColor: '#64748b', backgroundColor: '#64748b' },
+        { label: 'measured L1 hit rate', data: pts(model.mrc.measured), pointRadius: 6,
+          borderColor: '#16a34a', backgroundColor: '#16a34a' }] },
+        options: { animation: false, responsive: true, maintainAspectRatio: false,
+          scales: { x: { type: 'logarithmic', title: { display: true, text: 'L1 size (GiB)' } },
+                    y: { min: 0, max: 1, title: { display: true, text: 'L1 hit ratio' } } },
+          plugins: { legend: { position: 'bottom' } } } });
+      ++drawn;
+    } catch (e) { fail(e); }
+  }
   document.documentElement.classList.remove('no-js');
   document.body.dataset.chartsDrawn = String(drawn);
-  document.body.dataset.chartsExpected = String(canvases.length);
+  document.body.dataset.chartsExpected = String(canvases.length + (mrcCanvas && model.mrc ? 1 : 0));
 })();
 )JS";
 
@@ -84,6 +102,32 @@ std::vector<Group> groups_of(const SweepSummary& s) {
   return {hit, p99, l2, pace};
 }
 
+// The trace's L1 curve (hit ratio over lookup accesses, `lct mrc`) against L1 size in GiB, and
+// each variant's measured L1 hit rate at its l1-size-gb: where they part, the engine is not
+// pure LRU (locks, trimming, batch eviction; docs/lct.md).
+json mrc_model(const SweepSummary& s) {
+  if (!s.mrc.is_object() || !s.mrc.contains("curve")) return json();
+  json curve = json::array(), measured = json::array(), knees = json::array();
+  for (const auto& p : s.mrc["curve"]) {
+    const json& hit = p.contains("lookup_hit_ratio") && p["lookup_hit_ratio"].is_number()
+                          ? p["lookup_hit_ratio"]
+                          : p.value("hit_ratio", json());
+    if (!hit.is_number()) continue;
+    curve.push_back({p.value("size_bytes", 0.0) / double(1ull << 30), hit});
+  }
+  for (const auto& k : s.mrc.value("knees", json::array())) {
+    knees.push_back(k.value("size_bytes", 0.0) / double(1ull << 30));
+  }
+  for (const auto& v : s.variants) {
+    for (const auto& [name, value] : v.run.variant.values) {
+      auto it = v.metrics.find("cache.l1_hit_rate");
+      if (name != "l1-size-gb" || it == v.metrics.end()) continue;
+      measured.push_back({std::strtod(value.c_str(), nullptr), it->second});
+    }
+  }
+  return {{"curve", curve}, {"measured", measured}, {"knees", knees}};
+}
+
 }  // namespace
 
 std::string render_sweep_html(const SweepSummary& s) {
@@ -95,6 +139,7 @@ std::string render_sweep_html(const SweepSummary& s) {
     for (const auto& [k, x] : v.metrics) m[k] = x;
     model["variants"].push_back({{"label", v.run.variant.label}, {"metrics", m}});
   }
+  if (json mrc = mrc_model(s); !mrc.is_null()) model["mrc"] = std::move(mrc);
   for (const auto& g : groups) {
     json ms = json::array();
     for (const auto& [k, l] : g.metrics) ms.push_back({{"key", k}, {"label", l}});
@@ -134,6 +179,21 @@ std::string render_sweep_html(const SweepSummary& s) {
         "\"></canvas></div><noscript>The numbers are in the table above.</noscript>"
         "<p class=\"how\">" +
         html::escape(g.how) + "</p></figure>";
+  }
+  if (s.mrc.is_object()) {
+    std::string knees;
+    for (const auto& k : s.mrc.value("knees", json::array())) {
+      char b[48];
+      std::snprintf(b, sizeof b, "%.3g GiB", k.value("size_bytes", 0.0) / double(1ull << 30));
+      knees += (knees.empty() ? "" : ", ") + std::string(b);
+    }
+    figures +=
+        "<figure class=\"chart wide\"><figcaption class=\"chart-title\">L1 miss-ratio curve vs "
+        "measured</figcaption><div class=\"chart-box\" style=\"height:320px\"><canvas "
+        "data-mrc=\"1\"></canvas></div><noscript>The curve is in the lct mrc file.</noscript>"
+        "<p class=\"how\">Grey: the trace's exact LRU hit ratio over lookups at each L1 size "
+        "(lct mrc). Green: each variant's measured L1 hit rate. Knees of the curve: " +
+        html::escape(knees.empty() ? "none" : knees) + ".</p></figure>";
   }
   std::string intro = std::to_string(s.variants.size()) + " variants of ";
   for (size_t i = 0; i < s.axes.size(); ++i) intro += (i ? " × " : "") + s.axes[i].name;

@@ -172,6 +172,15 @@ ExitCode run_sweep(const SweepRequest& r) {
   std::vector<VariantRun> runs;
   for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code});
   SweepSummary summary = summarize(r.axes, runs, r.goal, slots > 1);
+  if (!r.mrc_path.empty()) {
+    std::ifstream in(r.mrc_path);
+    try {
+      summary.mrc = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      spdlog::warn("--sweep-mrc {}: not an `lct mrc --json` file ({}); no curve drawn", r.mrc_path,
+                   e.what());
+    }
+  }
   write_sweep_outputs(summary, r.output_dir);
   std::fputs(render_sweep_table(summary).c_str(), stdout);
   std::fflush(stdout);

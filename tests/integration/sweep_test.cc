@@ -2,6 +2,7 @@
 // groups with one T0, each a normal run with its own report; LRU's inclusion property across
 // L1 sizes; one after another without workers; variants sharing a Redis get a key namespace
 // each unless --sweep-shared-l2.
+#include "chromium.h"
 #include "fleet_fixture.h"
 
 namespace fleet::test {
@@ -17,10 +18,16 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(Sweep, ThreeL1SizesRunConcurrentlyWithOneT0) {
   TempDir dir;
   const std::string trace = synthetic_trace("sweep", 6000);
+  // The trace's LRU curve, drawn under the variants in sweep.html.
+  Process mrc(
+      {std::string(FLEET_BIN_DIR) + "/tools/lct/lct", "mrc", trace, "--json", dir / "mrc.json"},
+      dir.path().string(), "mrc");
+  ASSERT_EQ(mrc.wait_exit(std::chrono::seconds(60)), 0) << mrc.err();
   RunResult r = run_coordinator(
       {trace, "--local", "3", "--shard", "key", "--clock", "virtual", "--config-from-trace",
-       "--l2-adapter", R"({"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10})", "--sweep",
-       "l1-size-gb=1,4,16", "--sweep-goal", "cache.l1_l2_hit_rate", "--start-delay", "0.3"},
+       "--sweep-mrc", dir / "mrc.json", "--l2-adapter",
+       R"({"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10})", "--sweep", "l1-size-gb=1,4,16",
+       "--sweep-goal", "cache.l1_l2_hit_rate", "--start-delay", "0.3"},
       dir / "sweep", std::chrono::seconds(90));
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   const json s = read_json(dir / "sweep/sweep.json");
@@ -51,6 +58,16 @@ TEST(Sweep, ThreeL1SizesRunConcurrentlyWithOneT0) {
   EXPECT_EQ(s["goal"]["best"], "l1-size-gb=16");
   EXPECT_TRUE(contains(r.out, "best by cache.l1_l2_hit_rate (max): l1-size-gb=16")) << r.out;
   EXPECT_TRUE(contains(read_file(dir / "sweep/sweep.html"), "id=\"variants-rows\""));
+  // Every chart of the page draws, the curve included, with no script error.
+  BrowserCheck page = open_in_browser(dir / "sweep/sweep.html");
+  if (!page.available) {
+    std::cout << "sweep.html not opened in a browser: " << page.skip_reason << "\n";
+    return;
+  }
+  EXPECT_EQ(body_attribute(page.dom, "data-charts-drawn"), std::optional<std::string>("5"))
+      << element_text(page.dom, "report-errors").value_or("");
+  EXPECT_EQ(body_attribute(page.dom, "data-charts-expected"), std::optional<std::string>("5"));
+  EXPECT_EQ(tbody_row_count(page.dom, "variants-rows"), 3);
 }
 
 TEST(Sweep, WithoutWorkersVariantsRunOneAfterAnother) {

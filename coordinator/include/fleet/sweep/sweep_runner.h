@@ -23,6 +23,7 @@ struct SweepRequest {
   std::optional<SweepGoal> goal;  // --sweep-goal
   bool shared_l2 = false;         // --sweep-shared-l2: variants share their L2 keys
   double start_delay_s = 2.0;
+  std::string mrc_path;  // --sweep-mrc: `lct mrc --json` output for the sweep page
 };
 
 // Splits the coordinator's argv: drops --sweep*, --output-dir, --local, --workers and every

@@ -36,6 +36,9 @@ struct SweepSummary {
   std::string best;         // label of the best variant by the goal, "" without one
   bool concurrent = false;  // variants ran at the same time on disjoint worker groups
   bool same_t0 = false;     // every variant of a wave reported the same T0
+  // `lct mrc --json` of the trace (--sweep-mrc): its L1 curve is drawn under the variants'
+  // measured L1 hit rates when l1-size-gb is swept. Null when not given.
+  nlohmann::json mrc;
 };
 
 SweepSummary summarize(const std::vector<SweepAxis>& axes, const std::vector<VariantRun>& runs,
