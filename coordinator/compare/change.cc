@@ -18,6 +18,9 @@ std::optional<double> Change::relative() const {
 Significance Change::significance() const {
   if (!comparable() || !ci) return Significance::kUnknown;
   if (ci->contains_zero()) return Significance::kNotSignificant;
+  if (const auto rel = relative(); noise > 0 && rel && std::fabs(*rel) < noise) {
+    return Significance::kNotSignificant;
+  }
   return ci->low > 0 ? Significance::kIncrease : Significance::kDecrease;
 }
 

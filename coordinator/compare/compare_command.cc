@@ -49,6 +49,11 @@ void declare(CLI::App& app, CompareOptions& o) {
       ->capture_default_str();
   app.add_option("--seed", o.bootstrap.seed, "Bootstrap seed (same seed, same intervals)")
       ->capture_default_str();
+  app.add_option_function<double>(
+         "--noise", [&o](double pct) { o.bootstrap.latency_noise = pct / 100.0; },
+         "Latency changes smaller than PCT % are never significant: the run-to-run drift the "
+         "intervals cannot see (default 5)")
+      ->check(CLI::Range(0.0, 100.0));
 }
 
 // Written next to the target and renamed over it: a reader never sees half a file.

@@ -102,6 +102,7 @@ OpComparison compare_op(const std::string& q, const RunSnapshot& a, const RunSna
     if (samples_a) c.a = number(oa, s.key);
     if (samples_b) c.b = number(ob, s.key);
     if (ci) c.ci = (*ci).*s.interval;
+    c.noise = options.latency_noise;
     op.stats.push_back({s.name, c});
   }
   return op;

@@ -16,6 +16,7 @@ namespace fleet::compare {
 struct BootstrapOptions {
   int resamples = 1000;
   uint64_t seed = 1;
+  double latency_noise = 0.05;  // --noise: a latency change under 5 % is never significant
 };
 
 // The statistics a bootstrap resamples, in ms.

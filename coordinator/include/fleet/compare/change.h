@@ -17,7 +17,7 @@ struct Interval {
 
 enum class Significance {
   kUnknown,         // no interval: one side missing, or a quantity without a noise model
-  kNotSignificant,  // the interval contains 0
+  kNotSignificant,  // the interval contains 0, or the change is under the noise floor
   kIncrease,        // the whole interval is above 0
   kDecrease,        // the whole interval is below 0
 };
@@ -25,6 +25,9 @@ enum class Significance {
 struct Change {
   std::optional<double> a, b;
   std::optional<Interval> ci;  // of b - a
+  // Relative size under which even a change outside its interval is noise (--noise): the
+  // interval knows the sampling noise within each run, not the drift between two runs.
+  double noise = 0.0;
 
   bool comparable() const { return a.has_value() && b.has_value(); }
   // b - a; 0 unless comparable().
