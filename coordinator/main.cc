@@ -231,6 +231,7 @@ int run_sweep_from_cli(const CLI::App& app, const fleet::session::FleetOptions& 
   r.local = fleet.local;
   r.workers_spec = fleet.workers_spec;
   r.shared_l2 = x.sweep_shared_l2;
+  r.shared_namespace = fleet.replay.engine.l2_key_namespace;
   r.mrc_path = x.sweep_mrc;
   r.start_delay_s = fleet.start_delay_s;
   return exit_status(sweep::run_sweep(r));

@@ -87,7 +87,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
       // the replay's duration identical.
       pacer.wait_until(target, &stop_);
       sampler.advance(clock_.now_ns());
-      sampler.count_record(true, true);
+      sampler.count_record(false, true);
       ++res.skipped;
       if (decoded && res.skipped <= 10) {
         spdlog::warn("no handler for {}; record skipped", rec.qualname);

@@ -6,21 +6,35 @@ namespace fleet::report {
 
 namespace {
 
+// A worker's counters are its word, not ours: a missing or mistyped field reads as 0 (or an
+// empty group), never as an exception that would lose the whole run's outputs.
+uint64_t u64(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return 0;
+  const nlohmann::json& v = j[key];
+  return v.is_number_unsigned()                          ? v.get<uint64_t>()
+         : v.is_number_integer() && v.get<int64_t>() > 0 ? static_cast<uint64_t>(v.get<int64_t>())
+                                                         : 0;
+}
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  return j.is_object() && j.contains(key) ? j[key] : empty;
+}
+
 engine::KeyBytes key_bytes(const nlohmann::json& j) {
   engine::KeyBytes kb;
-  if (!j.is_object()) return kb;
-  kb.keys = j.value("keys", uint64_t{0});
-  kb.bytes = j.value("bytes", uint64_t{0});
+  kb.keys = u64(j, "keys");
+  kb.bytes = u64(j, "bytes");
   return kb;
 }
 
 engine::PrefetchOutcome prefetch_outcome(const nlohmann::json& j) {
   engine::PrefetchOutcome p;
   if (!j.is_object()) return p;
-  auto at = [&](const char* k) { return key_bytes(j.contains(k) ? j[k] : nlohmann::json()); };
+  auto at = [&](const char* k) { return key_bytes(member(j, k)); };
   p.requested = at("requested");
   p.l1 = at("l1");
-  if (j.contains("l2") && j["l2"].is_array()) {
+  if (j.is_object() && j.contains("l2") && j["l2"].is_array()) {
     for (const auto& a : j["l2"]) p.l2.push_back(key_bytes(a));
   }
   p.not_found = at("not_found");
@@ -87,14 +101,14 @@ std::optional<engine::CacheOutcome> cache_outcome_of(const nlohmann::json& count
   }
   const nlohmann::json& c = counters["cache"];
   engine::CacheOutcome out;
-  out.lookup = prefetch_outcome(c.value("lookup", nlohmann::json::object()));
-  out.warm = prefetch_outcome(c.value("warm", nlohmann::json::object()));
-  const nlohmann::json w = c.value("writes", nlohmann::json::object());
-  out.write_reserved = key_bytes(w.value("reserved", nlohmann::json::object()));
-  out.write_refused_oom = key_bytes(w.value("refused_oom", nlohmann::json::object()));
-  out.write_not_writable_keys = w.value("not_writable_keys", uint64_t{0});
-  out.stored_keys = w.value("stored_keys", uint64_t{0});
-  out.evicted = key_bytes(w.value("evicted", nlohmann::json::object()));
+  out.lookup = prefetch_outcome(member(c, "lookup"));
+  out.warm = prefetch_outcome(member(c, "warm"));
+  const nlohmann::json& w = member(c, "writes");
+  out.write_reserved = key_bytes(member(w, "reserved"));
+  out.write_refused_oom = key_bytes(member(w, "refused_oom"));
+  out.write_not_writable_keys = u64(w, "not_writable_keys");
+  out.stored_keys = u64(w, "stored_keys");
+  out.evicted = key_bytes(member(w, "evicted"));
   return out;
 }
 
@@ -115,9 +129,12 @@ std::optional<RunCache> run_cache(const RunReport& report) {
     if (!o) continue;
     c.merged += *o;
     c.nodes.push_back({n.name, std::move(*o)});
-    const auto adapters = n.engine_counters.value("l2_adapters", nlohmann::json::array());
-    for (size_t i = c.adapter_types.size(); i < adapters.size(); ++i) {
-      c.adapter_types.push_back(adapters[i].value("type", std::string()));
+    const nlohmann::json& adapters = n.engine_counters.contains("l2_adapters")
+                                         ? n.engine_counters["l2_adapters"]
+                                         : nlohmann::json::array();
+    for (size_t i = c.adapter_types.size(); adapters.is_array() && i < adapters.size(); ++i) {
+      const nlohmann::json& type = member(adapters[i], "type");
+      c.adapter_types.push_back(type.is_string() ? type.get<std::string>() : std::string());
     }
   }
   if (c.nodes.empty()) return std::nullopt;

@@ -1,6 +1,7 @@
 // sweep.html: the variants side by side, in the run report's style and with its inlined Chart.js
 // (docs/sweep.md). Every number is in the server-rendered table; the charts (one curve per
 // metric, x = the variants in grid order) are drawn by the small script below.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -67,6 +68,21 @@ constexpr const char* kSweepJs = R"JS(
 })();
 )JS";
 
+// A label as one relative URL path segment: '#', '?', '%' and the like percent-encoded.
+std::string url_segment(const std::string& label) {
+  std::string out;
+  for (unsigned char c : label) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '=' || c == ',') {
+      out += static_cast<char>(c);
+    } else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      out += b;
+    }
+  }
+  return out;
+}
+
 struct Group {
   std::string id, title, unit, how;
   std::vector<std::pair<std::string, std::string>> metrics;  // key, label
@@ -106,17 +122,23 @@ std::vector<Group> groups_of(const SweepSummary& s) {
 // each variant's measured L1 hit rate at its l1-size-gb: where they part, the engine is not
 // pure LRU (locks, trimming, batch eviction; docs/lct.md).
 json mrc_model(const SweepSummary& s) {
-  if (!s.mrc.is_object() || !s.mrc.contains("curve")) return json();
+  if (!s.mrc.is_object() || !s.mrc.contains("curve") || !s.mrc["curve"].is_array()) {
+    return json();
+  }
   json curve = json::array(), measured = json::array(), knees = json::array();
   for (const auto& p : s.mrc["curve"]) {
+    if (!p.is_object() || !p.contains("size_bytes") || !p["size_bytes"].is_number()) continue;
     const json& hit = p.contains("lookup_hit_ratio") && p["lookup_hit_ratio"].is_number()
                           ? p["lookup_hit_ratio"]
                           : p.value("hit_ratio", json());
     if (!hit.is_number()) continue;
-    curve.push_back({p.value("size_bytes", 0.0) / double(1ull << 30), hit});
+    curve.push_back({p["size_bytes"].get<double>() / double(1ull << 30), hit});
   }
-  for (const auto& k : s.mrc.value("knees", json::array())) {
-    knees.push_back(k.value("size_bytes", 0.0) / double(1ull << 30));
+  const json& knee_list = s.mrc.contains("knees") ? s.mrc["knees"] : json::array();
+  for (const auto& k : knee_list.is_array() ? knee_list : json::array()) {
+    if (k.is_object() && k.contains("size_bytes") && k["size_bytes"].is_number()) {
+      knees.push_back(k["size_bytes"].get<double>() / double(1ull << 30));
+    }
   }
   for (const auto& v : s.variants) {
     for (const auto& [name, value] : v.run.variant.values) {
@@ -156,8 +178,8 @@ std::string render_sweep_html(const SweepSummary& s) {
                         (v.run.variant.label == s.best ? " " + html::badge("ok", "best") : "") +
                         (v.partial || !v.has_summary ? " " + html::badge("warn", "partial") : "")),
         html::Cell::number(std::to_string(v.run.exit_code)),
-        html::Cell::raw("<a href=\"" + html::escape(v.run.variant.label) + "/report.html\">" +
-                        "report</a>")};
+        html::Cell::raw("<a href=\"" + html::escape(url_segment(v.run.variant.label)) +
+                        "/report.html\">report</a>")};
     for (const auto& g : groups) {
       for (const auto& [k, l] : g.metrics) {
         auto it = v.metrics.find(k);
@@ -180,11 +202,11 @@ std::string render_sweep_html(const SweepSummary& s) {
         "<p class=\"how\">" +
         html::escape(g.how) + "</p></figure>";
   }
-  if (s.mrc.is_object()) {
+  if (!mrc_model(s).is_null()) {
     std::string knees;
-    for (const auto& k : s.mrc.value("knees", json::array())) {
+    for (const auto& k : mrc_model(s).value("knees", json::array())) {
       char b[48];
-      std::snprintf(b, sizeof b, "%.3g GiB", k.value("size_bytes", 0.0) / double(1ull << 30));
+      std::snprintf(b, sizeof b, "%.3g GiB", k.get<double>());
       knees += (knees.empty() ? "" : ", ") + std::string(b);
     }
     figures +=

@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -50,9 +54,37 @@ struct Child {
   std::string dir;
   pid_t pid = -1;
   int code = -1;
+  size_t wave = 0;
 };
 
 // fork + exec with stdout/stderr into the variant's directory.
+// The variants running now, for the signal handler: Ctrl-C or SIGTERM reaches every one of
+// them (each stops cleanly and writes its partial report), and the sweep still writes its own.
+std::atomic<pid_t> g_running[64];
+
+void forward_signal(int sig) {
+  for (auto& p : g_running) {
+    const pid_t pid = p.load();
+    if (pid > 0) kill(pid, sig);
+  }
+}
+
+class ForwardSignals {
+ public:
+  ForwardSignals() {
+    old_int_ = std::signal(SIGINT, forward_signal);
+    old_term_ = std::signal(SIGTERM, forward_signal);
+  }
+  ~ForwardSignals() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+
+ private:
+  void (*old_int_)(int);
+  void (*old_term_)(int);
+};
+
 pid_t spawn(const std::vector<std::string>& argv, const std::string& dir) {
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
@@ -60,6 +92,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& dir) {
   const std::string out = dir + "/coordinator.out", err = dir + "/coordinator.err";
   const pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // a sweep killed outright leaves no variant behind
     const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (o >= 0) dup2(o, STDOUT_FILENO);
@@ -119,6 +152,12 @@ ExitCode run_sweep(const SweepRequest& r) {
       return ExitCode::kBadInput;
     }
   }
+  std::set<std::string> namespaces;
+  for (const auto& v : variants) namespaces.insert(key_namespace(v));
+  if (namespaces.size() != variants.size()) {  // cannot happen with hashed long labels; checked
+    spdlog::error("sweep: two variants would share an L2 key namespace");
+    return ExitCode::kBadInput;
+  }
   const size_t pool = r.local > 0 ? static_cast<size_t>(r.local) : workers.size();
   // Variants at once: one per worker group; embedded variants (no workers) one at a time, since
   // they would share this host's cores and every variant's timing would suffer.
@@ -129,6 +168,7 @@ ExitCode run_sweep(const SweepRequest& r) {
                pool ? " on " + std::to_string(pool) + " workers" : std::string(" (embedded)"));
 
   std::vector<Child> children;
+  ForwardSignals forward;
   for (size_t first = 0; first < variants.size(); first += slots) {
     const size_t wave = std::min(slots, variants.size() - first);
     const auto groups =
@@ -153,8 +193,14 @@ ExitCode run_sweep(const SweepRequest& r) {
         argv.push_back("--workers=" + hosts_file_for(groups[k], c.dir + "/workers.txt"));
       }
       if (t0) argv.push_back("--start-at-mono-ns=" + std::to_string(t0));
-      if (!r.shared_l2) argv.push_back("--l2-key-namespace=" + key_namespace(v));
+      if (!r.shared_l2) {
+        argv.push_back("--l2-key-namespace=" + key_namespace(v));
+      } else if (!r.shared_namespace.empty()) {
+        argv.push_back("--l2-key-namespace=" + r.shared_namespace);  // the user's, for all
+      }
       c.pid = spawn(argv, c.dir);
+      if (c.pid > 0 && k < std::size(g_running)) g_running[k].store(c.pid);
+      c.wave = first / slots;
       if (c.pid < 0) {
         spdlog::error("sweep: cannot start variant {}: {}", v.label, std::strerror(errno));
         c.code = static_cast<int>(ExitCode::kBadInput);
@@ -167,10 +213,16 @@ ExitCode run_sweep(const SweepRequest& r) {
       if (c.pid > 0) c.code = wait_code(c.pid);
       spdlog::info("sweep: variant {} exit {}", c.variant->label, c.code);
     }
+    for (auto& p : g_running) p.store(0);
+    if (std::any_of(children.begin() + static_cast<std::ptrdiff_t>(wave_begin), children.end(),
+                    [](const Child& c) { return c.code == 130; })) {
+      spdlog::warn("sweep: interrupted; the variants not started yet are skipped");
+      break;
+    }
   }
 
   std::vector<VariantRun> runs;
-  for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code});
+  for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code, c.wave});
   SweepSummary summary = summarize(r.axes, runs, r.goal, slots > 1);
   if (!r.mrc_path.empty()) {
     std::ifstream in(r.mrc_path);
@@ -181,7 +233,11 @@ ExitCode run_sweep(const SweepRequest& r) {
                    e.what());
     }
   }
-  write_sweep_outputs(summary, r.output_dir);
+  try {
+    write_sweep_outputs(summary, r.output_dir);
+  } catch (const std::exception& e) {  // the variants' own outputs stand
+    spdlog::warn("sweep.json / sweep.html not written: {}", e.what());
+  }
   std::fputs(render_sweep_table(summary).c_str(), stdout);
   std::fflush(stdout);
   const int code = worst(children);

@@ -1,6 +1,8 @@
 #include "fleet/sweep/sweep_spec.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 
 namespace fleet::sweep {
 
@@ -85,7 +87,13 @@ std::string key_namespace(const Variant& v) {
   for (char c : v.label) {
     ns += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
   }
-  return ns.substr(0, 64);
+  if (ns.size() <= 64) return ns;
+  // Too long: a prefix and a hash of the whole label, so two long labels never share one.
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : v.label) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return ns.substr(0, 64 - 17) + "-" + hex;
 }
 
 Result<SweepGoal> parse_sweep_goal(const std::string& spec) {

@@ -96,10 +96,11 @@ SweepSummary summarize(const std::vector<SweepAxis>& axes, const std::vector<Var
     }
     if (best) s.best = best->run.variant.label;
   }
-  std::set<int64_t> t0s;
+  std::map<size_t, std::set<int64_t>> t0s;  // per wave
   for (const auto& v : s.variants)
-    if (v.t0_mono_ns) t0s.insert(v.t0_mono_ns);
-  s.same_t0 = concurrent && t0s.size() == 1;
+    if (v.t0_mono_ns) t0s[v.run.wave].insert(v.t0_mono_ns);
+  s.same_t0 = concurrent && !t0s.empty();
+  for (const auto& [wave, set] : t0s) s.same_t0 = s.same_t0 && set.size() == 1;
   return s;
 }
 

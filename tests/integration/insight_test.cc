@@ -203,6 +203,32 @@ std::string write_hand_trace(const std::string& path) {
   return path;
 }
 
+// A recording with a day-long silence: the virtual clock crosses it in one step, and the time
+// series skips the empty windows instead of writing 86 400 of them.
+TEST(CacheAccounting, AGapInTheRecordingIsNotWrittenWindowByWindow) {
+  TempDir dir;
+  trace::Header h;
+  h.t_mono_start = 100.0;
+  h.t_wall_start = 1.7e9 + 100.0;
+  const std::string path = dir / "gap.lct";
+  trace::TraceWriter w(path, h);
+  w.write_op(op(OpKind::ReserveWrite, 100.0, {"A"}), trace::Era::Three);
+  w.write_op(op(OpKind::FinishWrite, 100.1, {"A"}), trace::Era::Three);
+  w.write_op(op(OpKind::SubmitPrefetch, 100.0 + 86'400, {"A"}), trace::Era::Three);
+  w.close();
+  RunResult r = run_coordinator({path, "--clock", "virtual", "--l1-size-gb", "1"}, dir / "run",
+                                std::chrono::seconds(30));
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t bad = 0;
+  auto rows = stats::read_timeseries_csv(dir / "run/fleet_timeseries.csv", &bad);
+  EXPECT_LE(rows.size(), 3u);
+  uint64_t records = 0;
+  for (const auto& row : rows) records += row.w.records;
+  EXPECT_EQ(records, 3u);
+  EXPECT_EQ(rows.back().w.index, 86'400);
+  EXPECT_EQ(r.summary["cache"]["lookup"]["l1"]["keys"], 1);
+}
+
 TEST(CacheAccounting, AHandDerivedTraceGivesTheExpectedBuckets) {
   TempDir dir;
   const std::string trace = write_hand_trace(dir / "hand.lct");

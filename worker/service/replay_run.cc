@@ -1,5 +1,7 @@
 #include "replay_run.h"
 
+#include <algorithm>
+
 #include "fleet/storage/engine_factory.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
@@ -53,8 +55,12 @@ std::optional<wire::Progress> ReplayRun::progress() {
   const auto& p = session_->progress();
   wire::Progress pr;
   {
+    // At most kWindowsPerProgress a message: the coordinator's decoder refuses arrays over 64 Ki
+    // entries, and a message that does not decode would lose its windows and its count.
     std::lock_guard<std::mutex> lock(mu_);
-    pr.windows.swap(windows_);
+    const size_t n = std::min(windows_.size(), kWindowsPerProgress);
+    pr.windows.assign(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(n));
+    windows_.erase(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(n));
   }
   pr.records = static_cast<int64_t>(p.records.load(std::memory_order_relaxed));
   pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
@@ -66,6 +72,11 @@ std::optional<wire::Progress> ReplayRun::progress() {
 void ReplayRun::request_stop() {
   if (session_ready_.load()) session_->request_stop();
   queue_.abort();
+}
+
+bool ReplayRun::windows_pending() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !windows_.empty();
 }
 
 ReplayRun::Outcome ReplayRun::take_outcome() {

@@ -63,6 +63,8 @@ class ReplayRun {
   // Live numbers for PROGRESS, with the run windows finished since the last call; nullopt
   // until the engine is built.
   std::optional<wire::Progress> progress();
+  static constexpr size_t kWindowsPerProgress = 4096;
+  bool windows_pending();  // finished windows not yet taken by progress()
   // ABORT: stop after the current record; the run still ends with a (partial) DONE.
   void request_stop();
 

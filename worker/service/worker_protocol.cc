@@ -220,6 +220,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
       over.eviction_tick_ms = cfg.eviction_tick_ms;
       over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
       over.drain_on_close = cfg.drain_on_close;
+      over.l2_key_namespace = cfg.l2_key_namespace;  // the operator's, unless START names one
       cfg = over;
     }
     if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
@@ -359,8 +360,12 @@ void WorkerProtocol::send_credit_and_result() {
               "worker " + options_.name + ": damaged batch stream: " + why, "damaged batch stream");
     return;
   }
-  // The run's last windows first: the coordinator writes its time series before the result.
-  if (auto progress = run_->progress()) send_to(peer_, wire::encode(*progress));
+  // The run's last windows first (as many PROGRESS as they need): the coordinator writes its
+  // time series before the result.
+  for (auto progress = run_->progress(); progress; progress = run_->progress()) {
+    send_to(peer_, wire::encode(*progress));
+    if (!run_->windows_pending()) break;
+  }
   send_to(peer_, std::move(*out.done));  // the whole DONE message
   end_session("result sent");
   count_run();

@@ -42,6 +42,18 @@ TEST(SweepSpec, TheGridIsTheProductWithSafeLabels) {
   EXPECT_EQ(key_namespace(grid[0]), "sweep-l1-size-gb_4_l2-adapter_0");
 }
 
+// Long labels would collide once cut to 64 characters: a hash of the whole label keeps them apart.
+TEST(SweepSpec, LongLabelsGetDistinctNamespaces) {
+  auto grid = expand_grid({{"l2-prefetch-max-in-flight", {"4"}},
+                           {"eviction-policy", {"LRU"}},
+                           {"l1-size-gb", {"16", "32"}}});
+  ASSERT_EQ(grid.size(), 2u);
+  const std::string a = key_namespace(grid[0]), b = key_namespace(grid[1]);
+  EXPECT_NE(a, b);
+  EXPECT_LE(a.size(), 64u);
+  EXPECT_LE(b.size(), 64u);
+}
+
 TEST(SweepSpec, GoalsDefaultToTheSensibleDirection) {
   EXPECT_TRUE(parse_sweep_goal("cache.l1_l2_hit_rate")->maximize);
   EXPECT_FALSE(parse_sweep_goal("cache.miss_rate")->maximize);

@@ -108,6 +108,8 @@ class WorkerLink {
   }
   // The run windows received since the last call (fleet_timeseries.csv rows), oldest first.
   std::vector<stats::RunWindow> take_windows();
+  // Windows received but not yet written (the run loop collects them every poll): a bound
+  // against a peer that floods, far above a worker's 4096 per PROGRESS.
   static constexpr size_t kMaxPendingWindows = 100'000;
   // The node's result, once DONE arrived and decoded; taken once when the report is built.
   std::optional<wire::NodeResult> take_result() { return std::exchange(result_, std::nullopt); }

@@ -17,6 +17,7 @@ struct VariantRun {
   Variant variant;
   std::string dir;
   int exit_code = 0;
+  size_t wave = 0;  // variants of one wave ran at the same time and share a T0
 };
 
 struct VariantResult {
@@ -35,7 +36,7 @@ struct SweepSummary {
   std::optional<SweepGoal> goal;
   std::string best;         // label of the best variant by the goal, "" without one
   bool concurrent = false;  // variants ran at the same time on disjoint worker groups
-  bool same_t0 = false;     // every variant of a wave reported the same T0
+  bool same_t0 = false;     // in every wave, its variants reported the same T0
   // `lct mrc --json` of the trace (--sweep-mrc): its L1 curve is drawn under the variants'
   // measured L1 hit rates when l1-size-gb is swept. Null when not given.
   nlohmann::json mrc;

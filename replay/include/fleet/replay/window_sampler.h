@@ -21,7 +21,8 @@ class WindowSampler {
   // No sink: nothing is cut; finish() still collects the L2 operations.
   WindowSampler(engine::Engine& engine, int64_t t0_ns, WindowSink sink);
 
-  // Call with the time of the record about to be counted: closes every window that ended.
+  // Call with the time of the record about to be counted: closes the window that ended (windows
+  // with nothing in them are skipped, not written).
   void advance(int64_t now_ns) {
     if (sink_ && now_ns >= window_end_ns_) close_until(now_ns);
   }
