@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "fleet/compare/compare_command.h"
@@ -16,7 +15,7 @@
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/storage/engine_config_json.h"
-#include "fleet/sweep/sweep_runner.h"
+#include "fleet/sweep/sweep_cli.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
@@ -29,10 +28,7 @@ struct CliExtras {
   std::string on_worker_loss = "abort", compression = "auto", trace_access = "auto";
   std::string log_level = "info";
   double max_frame_mb = 64;
-  std::vector<std::string> sweep;  // --sweep NAME=V1,V2 (docs/sweep.md)
-  std::string sweep_goal;
-  std::string sweep_mrc;
-  bool sweep_shared_l2 = false;
+  fleet::sweep::SweepFlags sweep;  // --sweep* (docs/sweep.md)
 };
 
 // Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
@@ -113,18 +109,7 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"preserve", "stack"}))
       ->capture_default_str();
   app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
-  app.add_option("--sweep", x.sweep,
-                 "NAME=V1,V2,...: one run per value of a coordinator flag (repeat for a grid), "
-                 "side by side on disjoint worker groups (docs/sweep.md)")
-      ->group("Sweep");
-  app.add_option("--sweep-goal", x.sweep_goal, "METRIC[:max|:min] that names the best variant")
-      ->group("Sweep");
-  app.add_option("--sweep-mrc", x.sweep_mrc,
-                 "`lct mrc --json` of the trace: sweep.html draws the curve under the variants")
-      ->group("Sweep");
-  app.add_flag("--sweep-shared-l2", x.sweep_shared_l2,
-               "Let the variants share L2 keys (contention studies); default: a namespace each")
-      ->group("Sweep");
+  sweep::add_sweep_flags(app, x.sweep);
   app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
                  "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
       ->group("");
@@ -188,55 +173,6 @@ bool engine_flag_given(const CLI::App& app) {
 
 std::filesystem::file_time_type g_started;
 
-// --sweep: every variant is this binary again with the variant's flags (fleet/sweep).
-int run_sweep_from_cli(const CLI::App& app, const fleet::session::FleetOptions& fleet,
-                       const CliExtras& x, int argc, char** argv) {
-  using namespace fleet;
-  static const std::set<std::string> kNotSweepable = {"sweep",
-                                                      "sweep-goal",
-                                                      "sweep-shared-l2",
-                                                      "local",
-                                                      "workers",
-                                                      "output-dir",
-                                                      "start-at-mono-ns",
-                                                      "plan-only",
-                                                      "config-from-trace",
-                                                      "l2-key-namespace"};
-  sweep::SweepRequest r;
-  for (const auto& spec : x.sweep) {
-    auto axis = sweep::parse_sweep_axis(spec);
-    if (!axis) {
-      spdlog::error("{}", axis.status().message());
-      return exit_status(ExitCode::kBadInput);
-    }
-    if (kNotSweepable.count(axis->name) || !app.get_option_no_throw("--" + axis->name)) {
-      spdlog::error("--sweep {}: '--{}' is not a flag a sweep can vary", spec, axis->name);
-      return exit_status(ExitCode::kBadInput);
-    }
-    r.axes.push_back(std::move(axis).value());
-  }
-  if (!x.sweep_goal.empty()) {
-    auto goal = sweep::parse_sweep_goal(x.sweep_goal);
-    if (!goal) {
-      spdlog::error("{}", goal.status().message());
-      return exit_status(ExitCode::kBadInput);
-    }
-    r.goal = goal.value();
-  }
-  std::error_code ec;
-  r.self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (r.self.empty()) r.self = argv[0];
-  r.base_args = sweep::base_args_for_sweep(argc, argv, r.axes);
-  r.output_dir = fleet.replay.output.output_dir;
-  r.local = fleet.local;
-  r.workers_spec = fleet.workers_spec;
-  r.shared_l2 = x.sweep_shared_l2;
-  r.shared_namespace = fleet.replay.engine.l2_key_namespace;
-  r.mrc_path = x.sweep_mrc;
-  r.start_delay_s = fleet.start_delay_s;
-  return exit_status(sweep::run_sweep(r));
-}
-
 }  // namespace
 
 // The run's last line: where its page is (when this run wrote one).
@@ -299,7 +235,7 @@ int main(int argc, char** argv) {
     fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
     fleet.send_engine_config = true;
   }
-  if (!x.sweep.empty()) return run_sweep_from_cli(*app, fleet, x, argc, argv);
+  if (!x.sweep.axes.empty()) return sweep::run_sweep_cli(*app, x.sweep, fleet, argc, argv);
   session::ReplayOptions& o = fleet.replay;
   o.virtual_clock = x.clock == "virtual";
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);

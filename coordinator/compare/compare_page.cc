@@ -9,6 +9,7 @@
 #include "compare_sections.h"
 #include "fleet/compare/compare_outputs.h"
 #include "fleet/util/build_info.h"
+#include "fleet/util/utc_time.h"
 
 namespace fleet::compare {
 
@@ -19,15 +20,6 @@ using namespace report::html;
 // The page allows no network at all, as report.html: opened from disk it stays offline.
 constexpr const char* kContentPolicy =
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return b;
-}
 
 // Each op's CDF in A and in B, rounded as the run report rounds its CDFs (4 digits).
 Json cdfs(const Json& comparison, const Json& cdf_a, const Json& cdf_b) {
@@ -53,7 +45,7 @@ std::string page_header(const Json& model) {
 
 std::string render_compare_html(const Json& comparison, const Json& cdf_a, const Json& cdf_b) {
   Json model = comparison.is_object() ? comparison : Json::object();
-  model["generated_at"] = utc_now();
+  model["generated_at"] = util::utc_iso8601_now();
   model["build_id"] = util::build_id();
   model["cdf"] = cdfs(comparison, cdf_a, cdf_b);
 

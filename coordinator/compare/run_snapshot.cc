@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fleet/util/json_file.h"
+
 namespace fleet::compare {
 
 namespace {
@@ -28,9 +30,9 @@ RunSnapshot load_run(const std::string& dir) {
   RunSnapshot run;
   run.dir = dir;
   try {
-    run.summary = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw RunInputError(path.string() + ": not valid JSON (" + e.what() + ")");
+    run.summary = util::parse_json_bounded(text.str(), path.string());
+  } catch (const std::runtime_error& e) {
+    throw RunInputError(e.what());
   }
   if (!run.summary.is_object()) throw RunInputError(path.string() + ": not a JSON object");
   mark_partial(run);

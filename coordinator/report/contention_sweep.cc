@@ -15,6 +15,7 @@
 #include "fleet/report/contention.h"
 #include "fleet/stats/py_format.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/json_file.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -178,8 +179,10 @@ SweepRow load_sweep_row(int n, const std::string& dir) {
   const std::string text = read_text(summary_path);
   SweepRow row;
   try {
-    row = sweep_row(n, json::parse(text));
-  } catch (const std::exception& e) {  // json::parse_error or no contention
+    row = sweep_row(n, util::parse_json_bounded(text, summary_path.string()));
+  } catch (const std::runtime_error& e) {  // names the file already
+    throw;
+  } catch (const std::exception& e) {  // no contention, a field of the wrong type
     throw std::runtime_error(summary_path.string() + ": " + e.what());
   }
   const std::filesystem::path redis_path = std::filesystem::path(dir) / "redis_commandstats.txt";

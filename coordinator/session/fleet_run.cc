@@ -131,12 +131,13 @@ ExitCode FleetRun::run() {
         [&] {
           report::ProgressSample s;
           uint64_t sent = 0;
-          for (const auto& l : links_) {
-            sent += l->counters().records_sent;
-            s.records += static_cast<uint64_t>(l->progress().records);
-            s.failed += static_cast<uint64_t>(l->progress().failed);
-            s.trace_time_s = std::max(s.trace_time_s, l->progress().trace_time_s - t_origin_);
-            s.lag_ns = std::max(s.lag_ns, l->progress().last_lateness_ns);
+          for (const auto& l : links_) {  // the reporter's thread: atomics only
+            const WorkerLink::LiveProgress& p = l->live();
+            sent += p.sent.load(std::memory_order_relaxed);
+            s.records += p.records.load(std::memory_order_relaxed);
+            s.failed += p.failed.load(std::memory_order_relaxed);
+            s.trace_time_s = std::max(s.trace_time_s, p.trace_time_s.load() - t_origin_);
+            s.lag_ns = std::max(s.lag_ns, p.last_lateness_ns.load(std::memory_order_relaxed));
           }
           s.hit_rate = timeseries_ ? timeseries_->current_hit_rate() : -1.0;
           s.nodes_alive = nodes_alive_.load(std::memory_order_relaxed);

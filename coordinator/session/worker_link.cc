@@ -156,6 +156,10 @@ void WorkerLink::on_progress(const wire::Envelope& env) {
     for (auto& w : progress_.windows) windows_.push_back(w);
   }
   progress_.windows.clear();
+  live_.records.store(static_cast<uint64_t>(std::max<int64_t>(0, progress_.records)));
+  live_.failed.store(static_cast<uint64_t>(std::max<int64_t>(0, progress_.failed)));
+  live_.last_lateness_ns.store(progress_.last_lateness_ns);
+  live_.trace_time_s.store(progress_.trace_time_s);
 }
 
 void WorkerLink::warn_once_windows() {
@@ -244,6 +248,7 @@ void WorkerLink::flush_builder() {
 void WorkerLink::note_record(uint64_t file_offset, bool by_reference) {
   unconfirmed_.push_back(file_offset);
   ++counters_.records_sent;
+  live_.sent.store(counters_.records_sent, std::memory_order_relaxed);
   if (by_reference) ++counters_.records_by_reference;
 }
 

@@ -152,8 +152,10 @@ json mrc_model(const SweepSummary& s) {
 
 }  // namespace
 
-std::string render_sweep_html(const SweepSummary& s) {
-  const std::vector<Group> groups = groups_of(s);
+namespace {
+
+// The data the page's script draws from: every variant's metrics, the chart groups, the curve.
+json page_model(const SweepSummary& s, const std::vector<Group>& groups, const json& mrc) {
   json model;
   model["variants"] = json::array();
   for (const auto& v : s.variants) {
@@ -161,16 +163,20 @@ std::string render_sweep_html(const SweepSummary& s) {
     for (const auto& [k, x] : v.metrics) m[k] = x;
     model["variants"].push_back({{"label", v.run.variant.label}, {"metrics", m}});
   }
-  if (json mrc = mrc_model(s); !mrc.is_null()) model["mrc"] = std::move(mrc);
+  if (!mrc.is_null()) model["mrc"] = mrc;
   for (const auto& g : groups) {
     json ms = json::array();
     for (const auto& [k, l] : g.metrics) ms.push_back({{"key", k}, {"label", l}});
     model["groups"][g.id] = {{"metrics", ms}, {"unit", g.unit}};
   }
+  return model;
+}
 
+// Every number of the page, readable without JavaScript.
+std::string variants_table(const SweepSummary& s, const std::vector<Group>& groups) {
   std::vector<html::Column> cols = {{"Variant"}, {"Exit", true}, {"Dir"}};
   for (const auto& g : groups)
-    for (const auto& [k, l] : g.metrics) cols.push_back({g.id == "p99" ? l : l, true, k});
+    for (const auto& [k, l] : g.metrics) cols.push_back({l, true, k});
   std::vector<std::vector<html::Cell>> rows;
   for (const auto& v : s.variants) {
     std::vector<html::Cell> row = {
@@ -190,7 +196,10 @@ std::string render_sweep_html(const SweepSummary& s) {
     }
     rows.push_back(std::move(row));
   }
+  return html::table(cols, rows, html::TableOptions("variants-rows", "compact"));
+}
 
+std::string figures_html(const std::vector<Group>& groups, const json& mrc) {
   std::string figures;
   for (const auto& g : groups) {
     if (g.metrics.empty()) continue;
@@ -202,21 +211,23 @@ std::string render_sweep_html(const SweepSummary& s) {
         "<p class=\"how\">" +
         html::escape(g.how) + "</p></figure>";
   }
-  if (!mrc_model(s).is_null()) {
-    std::string knees;
-    for (const auto& k : mrc_model(s).value("knees", json::array())) {
-      char b[48];
-      std::snprintf(b, sizeof b, "%.3g GiB", k.get<double>());
-      knees += (knees.empty() ? "" : ", ") + std::string(b);
-    }
-    figures +=
-        "<figure class=\"chart wide\"><figcaption class=\"chart-title\">L1 miss-ratio curve vs "
-        "measured</figcaption><div class=\"chart-box\" style=\"height:320px\"><canvas "
-        "data-mrc=\"1\"></canvas></div><noscript>The curve is in the lct mrc file.</noscript>"
-        "<p class=\"how\">Grey: the trace's exact LRU hit ratio over lookups at each L1 size "
-        "(lct mrc). Green: each variant's measured L1 hit rate. Knees of the curve: " +
-        html::escape(knees.empty() ? "none" : knees) + ".</p></figure>";
+  if (mrc.is_null()) return figures;
+  std::string knees;
+  for (const auto& k : mrc["knees"]) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3g GiB", k.get<double>());
+    knees += (knees.empty() ? "" : ", ") + std::string(b);
   }
+  return figures +
+         "<figure class=\"chart wide\"><figcaption class=\"chart-title\">L1 miss-ratio curve vs "
+         "measured</figcaption><div class=\"chart-box\" style=\"height:320px\"><canvas "
+         "data-mrc=\"1\"></canvas></div><noscript>The curve is in the lct mrc file.</noscript>"
+         "<p class=\"how\">Grey: the trace's exact LRU hit ratio over lookups at each L1 size "
+         "(lct mrc). Green: each variant's measured L1 hit rate. Knees of the curve: " +
+         html::escape(knees.empty() ? "none" : knees) + ".</p></figure>";
+}
+
+std::string intro_text(const SweepSummary& s) {
   std::string intro = std::to_string(s.variants.size()) + " variants of ";
   for (size_t i = 0; i < s.axes.size(); ++i) intro += (i ? " × " : "") + s.axes[i].name;
   intro += s.concurrent
@@ -227,6 +238,14 @@ std::string render_sweep_html(const SweepSummary& s) {
     intro += ". Best by " + s.goal->metric + " (" + (s.goal->maximize ? "max" : "min") +
              "): " + (s.best.empty() ? "none" : s.best);
   }
+  return intro + ".";
+}
+
+}  // namespace
+
+std::string render_sweep_html(const SweepSummary& s) {
+  const std::vector<Group> groups = groups_of(s);
+  const json mrc = mrc_model(s);
   std::string page =
       "<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\"><head><meta charset=\"utf-8\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"" +
@@ -234,13 +253,12 @@ std::string render_sweep_html(const SweepSummary& s) {
       html::inline_safe(report::html::assets::report_css(), "style") +
       "</style></head><body><div class=\"page\"><header class=\"page-head\"><h1>Fleet Replay "
       "sweep</h1></header><main>";
-  page += html::section("variants", "Variants", intro + ".",
-                        html::table(cols, rows, html::TableOptions("variants-rows", "compact")));
+  page += html::section("variants", "Variants", intro_text(s), variants_table(s, groups));
   page += html::section("curves", "Against the swept value", "x: the variants in grid order.",
-                        html::chart_grid(figures));
+                        html::chart_grid(figures_html(groups, mrc)));
   page += "</main></div><pre id=\"report-errors\" hidden></pre>";
-  page += "<script type=\"application/json\" id=\"sweep-model\">" + html::json_for_script(model) +
-          "</script>";
+  page += "<script type=\"application/json\" id=\"sweep-model\">" +
+          html::json_for_script(page_model(s, groups, mrc)) + "</script>";
   page += "<script>" + html::inline_safe(report::html::assets::chart_js(), "script") +
           "</script><script>" + html::inline_safe(kSweepJs, "script") + "</script>";
   return page + "</body></html>\n";

@@ -17,6 +17,7 @@
 
 #include "fleet/session/worker_addresses.h"
 #include "fleet/sweep/sweep_summary.h"
+#include "fleet/util/json_file.h"
 
 namespace fleet::sweep {
 
@@ -141,6 +142,94 @@ int worst(const std::vector<Child>& children) {
 
 }  // namespace
 
+namespace {
+
+using Groups = std::vector<std::vector<session::WorkerAddress>>;
+
+// One wave's shape: how many variants at once, who gets which workers, and their shared T0.
+struct Wave {
+  size_t index = 0, first = 0, size = 0, pool = 0;
+  Groups groups;   // --workers: one group per variant
+  int64_t t0 = 0;  // CLOCK_MONOTONIC; 0 = embedded, no shared T0
+};
+
+// The child's command line: the user's flags, the variant's values, its directory, its share of
+// the workers, the wave's T0 and its L2 key namespace.
+std::vector<std::string> variant_argv(const SweepRequest& r, const Variant& v,
+                                      const std::string& dir, const Wave& w, size_t k) {
+  std::vector<std::string> argv = {r.self};
+  argv.insert(argv.end(), r.base_args.begin(), r.base_args.end());
+  for (const auto& [name, value] : v.values) argv.push_back("--" + name + "=" + value);
+  argv.push_back("--output-dir=" + dir);
+  if (r.local > 0) {
+    const size_t share = w.pool / w.size + (k < w.pool % w.size ? 1 : 0);
+    argv.push_back("--local=" + std::to_string(share));
+  } else if (!w.groups.empty()) {
+    argv.push_back("--workers=" + hosts_file_for(w.groups[k], dir + "/workers.txt"));
+  }
+  if (w.t0) argv.push_back("--start-at-mono-ns=" + std::to_string(w.t0));
+  if (!r.shared_l2) {
+    argv.push_back("--l2-key-namespace=" + key_namespace(v));
+  } else if (!r.shared_namespace.empty()) {
+    argv.push_back("--l2-key-namespace=" + r.shared_namespace);  // the user's, for all
+  }
+  return argv;
+}
+
+// Starts the wave's variants together and waits for all of them. False: interrupted.
+bool run_wave(const SweepRequest& r, const std::vector<Variant>& variants, const Wave& w,
+              std::vector<Child>& children) {
+  std::error_code ec;
+  const size_t begin = children.size();
+  for (size_t k = 0; k < w.size; ++k) {
+    const Variant& v = variants[w.first + k];
+    Child c{&v, (fs::path(r.output_dir) / v.label).string()};
+    c.wave = w.index;
+    fs::create_directories(c.dir, ec);
+    c.pid = spawn(variant_argv(r, v, c.dir, w, k), c.dir);
+    if (c.pid > 0 && k < std::size(g_running)) g_running[k].store(c.pid);
+    if (c.pid < 0) {
+      spdlog::error("sweep: cannot start variant {}: {}", v.label, std::strerror(errno));
+      c.code = static_cast<int>(ExitCode::kBadInput);
+    }
+    spdlog::info("sweep: variant {} started ({})", v.label, c.dir);
+    children.push_back(std::move(c));
+  }
+  bool interrupted = false;
+  for (size_t i = begin; i < children.size(); ++i) {
+    Child& c = children[i];
+    if (c.pid > 0) c.code = wait_code(c.pid);
+    interrupted = interrupted || c.code == 130;
+    spdlog::info("sweep: variant {} exit {}", c.variant->label, c.code);
+  }
+  for (auto& p : g_running) p.store(0);
+  return !interrupted;
+}
+
+// sweep.json, sweep.html and the table, from what the variants left in their directories.
+void report_sweep(const SweepRequest& r, const std::vector<Child>& children, bool concurrent) {
+  std::vector<VariantRun> runs;
+  for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code, c.wave});
+  SweepSummary summary = summarize(r.axes, runs, r.goal, concurrent);
+  if (!r.mrc_path.empty()) {
+    try {
+      summary.mrc = util::read_json_file(r.mrc_path);  // checked before the sweep started
+    } catch (const std::exception& e) {
+      spdlog::warn("--sweep-mrc {}: not an `lct mrc --json` file ({}); no curve drawn", r.mrc_path,
+                   e.what());
+    }
+  }
+  try {
+    write_sweep_outputs(summary, r.output_dir);
+  } catch (const std::exception& e) {  // the variants' own outputs stand
+    spdlog::warn("sweep.json / sweep.html not written: {}", e.what());
+  }
+  std::fputs(render_sweep_table(summary).c_str(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
 ExitCode run_sweep(const SweepRequest& r) {
   const std::vector<Variant> variants = expand_grid(r.axes);
   std::vector<session::WorkerAddress> workers;
@@ -170,78 +259,23 @@ ExitCode run_sweep(const SweepRequest& r) {
   std::vector<Child> children;
   ForwardSignals forward;
   for (size_t first = 0; first < variants.size(); first += slots) {
-    const size_t wave = std::min(slots, variants.size() - first);
-    const auto groups =
-        workers.empty() ? std::vector<std::vector<session::WorkerAddress>>() : split(workers, wave);
+    Wave w;
+    w.index = first / slots;
+    w.first = first;
+    w.size = std::min(slots, variants.size() - first);
+    w.pool = pool;
+    if (!workers.empty()) w.groups = split(workers, w.size);
     // One T0 for the wave: far enough ahead for every child to start its workers and connect.
-    const int64_t t0 =
-        pool ? mono_now_ns() + static_cast<int64_t>((std::max(r.start_delay_s, 1.0) + 2.0) * 1e9)
-             : 0;
-    const size_t wave_begin = children.size();
-    for (size_t k = 0; k < wave; ++k) {
-      const Variant& v = variants[first + k];
-      Child c{&v, (fs::path(r.output_dir) / v.label).string()};
-      fs::create_directories(c.dir, ec);
-      std::vector<std::string> argv = {r.self};
-      argv.insert(argv.end(), r.base_args.begin(), r.base_args.end());
-      for (const auto& [name, value] : v.values) argv.push_back("--" + name + "=" + value);
-      argv.push_back("--output-dir=" + c.dir);
-      if (r.local > 0) {
-        const size_t share = pool / wave + (k < pool % wave ? 1 : 0);
-        argv.push_back("--local=" + std::to_string(share));
-      } else if (!groups.empty()) {
-        argv.push_back("--workers=" + hosts_file_for(groups[k], c.dir + "/workers.txt"));
-      }
-      if (t0) argv.push_back("--start-at-mono-ns=" + std::to_string(t0));
-      if (!r.shared_l2) {
-        argv.push_back("--l2-key-namespace=" + key_namespace(v));
-      } else if (!r.shared_namespace.empty()) {
-        argv.push_back("--l2-key-namespace=" + r.shared_namespace);  // the user's, for all
-      }
-      c.pid = spawn(argv, c.dir);
-      if (c.pid > 0 && k < std::size(g_running)) g_running[k].store(c.pid);
-      c.wave = first / slots;
-      if (c.pid < 0) {
-        spdlog::error("sweep: cannot start variant {}: {}", v.label, std::strerror(errno));
-        c.code = static_cast<int>(ExitCode::kBadInput);
-      }
-      spdlog::info("sweep: variant {} started ({})", v.label, c.dir);
-      children.push_back(std::move(c));
+    if (pool) {
+      w.t0 = mono_now_ns() + static_cast<int64_t>((std::max(r.start_delay_s, 1.0) + 2.0) * 1e9);
     }
-    for (size_t i = wave_begin; i < children.size(); ++i) {
-      Child& c = children[i];
-      if (c.pid > 0) c.code = wait_code(c.pid);
-      spdlog::info("sweep: variant {} exit {}", c.variant->label, c.code);
-    }
-    for (auto& p : g_running) p.store(0);
-    if (std::any_of(children.begin() + static_cast<std::ptrdiff_t>(wave_begin), children.end(),
-                    [](const Child& c) { return c.code == 130; })) {
+    if (!run_wave(r, variants, w, children)) {
       spdlog::warn("sweep: interrupted; the variants not started yet are skipped");
       break;
     }
   }
-
-  std::vector<VariantRun> runs;
-  for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code, c.wave});
-  SweepSummary summary = summarize(r.axes, runs, r.goal, slots > 1);
-  if (!r.mrc_path.empty()) {
-    std::ifstream in(r.mrc_path);
-    try {
-      summary.mrc = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      spdlog::warn("--sweep-mrc {}: not an `lct mrc --json` file ({}); no curve drawn", r.mrc_path,
-                   e.what());
-    }
-  }
-  try {
-    write_sweep_outputs(summary, r.output_dir);
-  } catch (const std::exception& e) {  // the variants' own outputs stand
-    spdlog::warn("sweep.json / sweep.html not written: {}", e.what());
-  }
-  std::fputs(render_sweep_table(summary).c_str(), stdout);
-  std::fflush(stdout);
-  const int code = worst(children);
-  return static_cast<ExitCode>(code);
+  report_sweep(r, children, slots > 1);
+  return static_cast<ExitCode>(worst(children));
 }
 
 }  // namespace fleet::sweep

@@ -8,20 +8,14 @@
 #include <set>
 #include <sstream>
 
+#include "fleet/stats/replay_result.h"
+#include "fleet/util/json_file.h"
+
 namespace fleet::sweep {
 
 namespace {
 
 using json = nlohmann::json;
-
-std::string short_name(const std::string& q) {
-  std::string s = q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1);
-  if (s == "__enter__" || s == "__exit__") {
-    const std::string head = q.substr(0, q.rfind('.'));
-    s = head.substr(head.rfind('.') + 1) + (s == "__enter__" ? ".enter" : ".exit");
-  }
-  return s;
-}
 
 double num(const json& j, const char* k) {
   return j.is_object() && j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
@@ -30,12 +24,11 @@ double num(const json& j, const char* k) {
 VariantResult read_variant(const VariantRun& run) {
   VariantResult r;
   r.run = run;
-  std::ifstream in(std::filesystem::path(run.dir) / "fleet_summary.json");
-  if (!in) return r;
   json s;
   try {
-    s = json::parse(in);
-  } catch (const json::exception&) {
+    s = util::read_json_file((std::filesystem::path(run.dir) / "fleet_summary.json").string());
+  } catch (const std::runtime_error& e) {  // the variant left no usable summary: partial
+    spdlog::warn("sweep: {}", e.what());
     return r;
   }
   r.has_summary = true;
@@ -69,8 +62,8 @@ VariantResult read_variant(const VariantRun& run) {
   m["l2.ops_per_s"] = l2_rate;
   const json ops = s.value("ops", json::object());
   for (const auto& [q, op] : ops.items()) {
-    m[short_name(q) + ".p99"] = num(op, "p99_ms");
-    m[short_name(q) + ".p50"] = num(op, "p50_ms");
+    m[stats::short_op_name(q) + ".p99"] = num(op, "p99_ms");
+    m[stats::short_op_name(q) + ".p50"] = num(op, "p50_ms");
   }
   if (s.contains("coordinator")) r.t0_mono_ns = s["coordinator"].value("t0_mono_ns", int64_t{0});
   return r;

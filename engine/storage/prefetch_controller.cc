@@ -31,16 +31,19 @@ namespace {
 uint64_t task_key(size_t adapter, uint64_t task) { return (uint64_t(adapter) << 48) | task; }
 }  // namespace
 
-PrefetchKeyBytes::PrefetchKeyBytes(const trace::PrefetchSpec& spec) {
-  by_group_.reserve(spec.group_layouts.size());
-  for (const auto& [gid, layout] : spec.group_layouts)
-    by_group_.emplace_back(gid, layout.object_bytes());
+PrefetchKeyBytes::PrefetchKeyBytes(const trace::PrefetchSpec& spec) : spec_(spec) {
+  for (const auto& [gid, layout] : spec.group_layouts) {
+    if (groups_ == kInline) break;
+    by_group_[groups_++] = {gid, layout.object_bytes()};
+  }
 }
 
 uint64_t PrefetchKeyBytes::operator()(const trace::ObjectKey& key) const {
-  for (const auto& [gid, bytes] : by_group_)
-    if (gid == key.object_group_id) return bytes;
-  return by_group_.size() == 1 ? by_group_[0].second : 0;
+  for (size_t i = 0; i < groups_; ++i)
+    if (by_group_[i].first == key.object_group_id) return by_group_[i].second;
+  if (spec_.group_layouts.size() == 1) return by_group_[0].second;
+  auto it = spec_.group_layouts.find(key.object_group_id);  // beyond the inline groups
+  return it == spec_.group_layouts.end() ? 0 : it->second.object_bytes();
 }
 
 PrefetchController::PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters,

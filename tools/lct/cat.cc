@@ -240,15 +240,8 @@ void put_raw(std::string& out, const trace::RecordView& rec) {
 }  // namespace
 
 ExitCode run_cat(const CatArgs& a) {
-  trace::ReaderOptions ro;
-  ro.max_frame_bytes = a.max_frame_mb << 20;
-  std::unique_ptr<trace::FrameReader> reader;
-  try {
-    reader = std::make_unique<trace::FrameReader>(a.file, ro);
-  } catch (const trace::TraceError& e) {
-    print_error("cat", e.what());
-    return ExitCode::kBadInput;
-  }
+  std::unique_ptr<trace::FrameReader> reader = open_trace("cat", a.file, a.max_frame_mb);
+  if (!reader) return ExitCode::kBadInput;
   std::string buf;
   buf.reserve(1 << 21);
   trace::RecordView rec;

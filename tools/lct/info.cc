@@ -174,16 +174,21 @@ void print_error(const char* cmd, const std::string& msg) {
   std::fprintf(stderr, "lct %s: error: %s\n", cmd, msg.c_str());
 }
 
-ExitCode run_info(const std::string& file, uint32_t max_frame_mb) {
+std::unique_ptr<trace::FrameReader> open_trace(const char* cmd, const std::string& file,
+                                               uint32_t max_frame_mb) {
   trace::ReaderOptions ro;
   ro.max_frame_bytes = max_frame_mb << 20;
-  std::unique_ptr<trace::FrameReader> reader;
   try {
-    reader = std::make_unique<trace::FrameReader>(file, ro);
+    return std::make_unique<trace::FrameReader>(file, ro);
   } catch (const trace::TraceError& e) {
-    print_error("info", e.what());
-    return ExitCode::kBadInput;
+    print_error(cmd, e.what());
+    return nullptr;
   }
+}
+
+ExitCode run_info(const std::string& file, uint32_t max_frame_mb) {
+  std::unique_ptr<trace::FrameReader> reader = open_trace("info", file, max_frame_mb);
+  if (!reader) return ExitCode::kBadInput;
   const trace::Header& h = reader->header();
   bool events = h.level == trace::kLevelEvents;
   std::map<std::string, uint64_t> ops;  // byte order == code-point order for UTF-8

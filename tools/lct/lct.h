@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "fleet/trace/frame_reader.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/util/exit_codes.h"
 
@@ -39,5 +41,10 @@ ExitCode run_gen(const GenArgs& a);
 
 // Prints "lct <cmd>: error: <msg>" to stderr.
 void print_error(const char* cmd, const std::string& msg);
+
+// The trace with frames up to `max_frame_mb`, or nullptr after print_error (the reader's message
+// names the file and offset): what every subcommand that reads a trace starts with.
+std::unique_ptr<trace::FrameReader> open_trace(const char* cmd, const std::string& file,
+                                               uint32_t max_frame_mb);
 
 }  // namespace fleet::lct

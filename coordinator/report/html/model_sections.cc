@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+
+#include "fleet/stats/replay_result.h"
 
 namespace fleet::report::html {
 
@@ -103,82 +106,96 @@ PartialState partial_state(const json& summary, const RunFiles& f) {
   return p;
 }
 
-json verdict_json(const json& summary, const RunFiles& f) {
-  json items = json::array();
+namespace {
+
+json records_item(const json& summary) {
   const json& rec = at(summary, "records");
   const double total = num(rec, "total"), failed = num(rec, "failed"),
                skipped = num(rec, "skipped");
-  if (f.summary) {
-    if (failed > 0) {
-      items.push_back(item("fail", "Failed records",
-                           fmt("%.0f", failed) + " of " + fmt("%.0f", total) + " records failed (" +
-                               percent(failed, total) +
-                               "): the engine raised where LMCache would."));
-    } else {
-      items.push_back(
-          item("ok", "Records",
-               "All " + fmt("%.0f", total) + " records were replayed" +
-                   (skipped > 0 ? " (" + fmt("%.0f", skipped) + " skipped, as LMCache skips them)"
-                                : std::string()) +
-                   "; none failed."));
-    }
-    const json& late = at(summary, "lateness_us");
-    const double paced = num(late, "records");
-    if (num(summary, "speed", 1.0) == 0.0 || paced == 0) {
-      items.push_back(item("ok", "Pacing",
-                           "Unpaced (--speed 0): records were issued as fast as possible, so "
-                           "lateness does not apply."));
-    } else {
-      const double over = num(late, "late_over_1ms"), p99 = num(late, "p99");
-      const bool behind = p99 > 1000.0 || over > 0.01 * paced;
-      items.push_back(item(
-          behind ? "warn" : "ok", behind ? "Fell behind" : "Kept pace",
-          behind
-              ? "The replay fell behind the recording: p99 lateness " + micros(p99) + ", " +
+  if (failed > 0) {
+    return item("fail", "Failed records",
+                fmt("%.0f", failed) + " of " + fmt("%.0f", total) + " records failed (" +
+                    percent(failed, total) + "): the engine raised where LMCache would.");
+  }
+  return item("ok", "Records",
+              "All " + fmt("%.0f", total) + " records were replayed" +
+                  (skipped > 0 ? " (" + fmt("%.0f", skipped) + " skipped, as LMCache skips them)"
+                               : std::string()) +
+                  "; none failed.");
+}
+
+json pacing_item(const json& summary) {
+  const json& late = at(summary, "lateness_us");
+  const double paced = num(late, "records");
+  if (num(summary, "speed", 1.0) == 0.0 || paced == 0) {
+    return item("ok", "Pacing",
+                "Unpaced (--speed 0): records were issued as fast as possible, so lateness "
+                "does not apply.");
+  }
+  const double over = num(late, "late_over_1ms"), p99 = num(late, "p99");
+  if (p99 > 1000.0 || over > 0.01 * paced) {
+    return item("warn", "Fell behind",
+                "The replay fell behind the recording: p99 lateness " + micros(p99) + ", " +
                     fmt("%.0f", over) + " records (" + percent(over, paced) +
                     ") issued more than 1 ms late (" + fmt("%.0f", num(late, "feed_late")) +
-                    " fed late, " + fmt("%.0f", num(late, "engine_late")) + " behind the engine)."
-              : "The replay kept the recorded pace: p99 lateness " + micros(p99) + ", max " +
-                    micros(num(late, "max")) + " over " + fmt("%.0f", paced) + " paced records."));
-    }
+                    " fed late, " + fmt("%.0f", num(late, "engine_late")) + " behind the engine).");
   }
-  for (const auto& n : nodes_of(summary)) {
-    const std::string status = str(n, "status");
-    if (status == "ok") continue;
-    const json& c = at(at(n, "engine"), "counters");
-    std::string text = "Node " + str(n, "name") + " " + status;
-    if (!str(c, "lost_reason").empty()) text += ": " + str(c, "lost_reason");
-    if (at(c, "records_confirmed_finished").is_number()) {
-      text += "; " + fmt("%.0f", num(c, "records_confirmed_finished")) + " of " +
-              fmt("%.0f", num(n, "records_received")) + " records sent to it were confirmed";
-    }
-    items.push_back(item(status == "lost" ? "fail" : "warn",
-                         status == "lost" ? "Node lost" : "Node stopped", text + "."));
+  return item("ok", "Kept pace",
+              "The replay kept the recorded pace: p99 lateness " + micros(p99) + ", max " +
+                  micros(num(late, "max")) + " over " + fmt("%.0f", paced) + " paced records.");
+}
+
+// A node that did not finish: lost (with what it was confirmed to have done) or stopped.
+json node_item(const json& n) {
+  const std::string status = str(n, "status");
+  const json& c = at(at(n, "engine"), "counters");
+  std::string text = "Node " + str(n, "name") + " " + status;
+  if (!str(c, "lost_reason").empty()) text += ": " + str(c, "lost_reason");
+  if (at(c, "records_confirmed_finished").is_number()) {
+    text += "; " + fmt("%.0f", num(c, "records_confirmed_finished")) + " of " +
+            fmt("%.0f", num(n, "records_received")) + " records sent to it were confirmed";
   }
-  const std::string digest = str(summary, "digest_comparison");
+  return item(status == "lost" ? "fail" : "warn", status == "lost" ? "Node lost" : "Node stopped",
+              text + ".");
+}
+
+std::optional<json> digest_item(const std::string& digest) {
   if (digest.rfind("MISMATCH", 0) == 0 || digest.rfind("nodes disagree", 0) == 0) {
     // Deliberate in a what-if run (other L1 size, another L2), so a warning, not a failure.
-    items.push_back(item("warn", "Config digest",
-                         "Config digest mismatch: " + digest +
-                             ". The replay's StorageManager config is not the recorded one."));
-  } else if (digest.rfind("match", 0) == 0) {
-    items.push_back(item("ok", "Config digest",
-                         "The replay's config digest matches the trace's: " + digest + "."));
-  } else if (!digest.empty()) {
-    items.push_back(item("ok", "Config digest",
-                         "The trace records no config digest, so there is nothing to compare."));
+    return item("warn", "Config digest",
+                "Config digest mismatch: " + digest +
+                    ". The replay's StorageManager config is not the recorded one.");
   }
-  const json& tr = at(summary, "trace");
-  if (num(tr, "malformed_frames_dropped") > 0 ||
-      (at(tr, "truncated_tail").is_boolean() && tr["truncated_tail"].get<bool>())) {
-    items.push_back(
-        item("warn", "Trace damaged",
-             "The trace is damaged: " + fmt("%.0f", num(tr, "malformed_frames_dropped")) +
-                 " malformed frame(s) dropped" +
-                 (at(tr, "truncated_tail").is_boolean() && tr["truncated_tail"].get<bool>()
-                      ? ", and its tail is truncated."
-                      : ".")));
+  if (digest.rfind("match", 0) == 0) {
+    return item("ok", "Config digest",
+                "The replay's config digest matches the trace's: " + digest + ".");
   }
+  if (digest.empty()) return std::nullopt;
+  return item("ok", "Config digest",
+              "The trace records no config digest, so there is nothing to compare.");
+}
+
+std::optional<json> trace_item(const json& tr) {
+  const bool truncated = at(tr, "truncated_tail").is_boolean() && tr["truncated_tail"].get<bool>();
+  const double dropped = num(tr, "malformed_frames_dropped");
+  if (dropped <= 0 && !truncated) return std::nullopt;
+  return item("warn", "Trace damaged",
+              "The trace is damaged: " + fmt("%.0f", dropped) + " malformed frame(s) dropped" +
+                  (truncated ? ", and its tail is truncated." : "."));
+}
+
+}  // namespace
+
+json verdict_json(const json& summary, const RunFiles& f) {
+  json items = json::array();
+  if (f.summary) {
+    items.push_back(records_item(summary));
+    items.push_back(pacing_item(summary));
+  }
+  for (const auto& n : nodes_of(summary))
+    if (str(n, "status") != "ok") items.push_back(node_item(n));
+  if (auto d = digest_item(str(summary, "digest_comparison"))) items.push_back(*d);
+  if (auto t = trace_item(at(summary, "trace"))) items.push_back(*t);
   for (const auto& p : f.problems) items.push_back(item("warn", "Files", p + "."));
   std::string status = "ok";
   for (const auto& i : items) {
@@ -263,15 +280,9 @@ json ops_json(const json& summary) {
   if (!ops.is_object()) return out;
   for (auto it = ops.begin(); it != ops.end(); ++it) {
     const std::string q = it.key();
-    std::string shortname = q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1);
-    if (shortname == "__enter__" || shortname == "__exit__") {
-      const std::string head = q.substr(0, q.rfind('.'));
-      shortname =
-          head.substr(head.rfind('.') + 1) + (shortname == "__enter__" ? ".enter" : ".exit");
-    }
     json op = it.value();
     op["qualname"] = q;
-    op["short"] = shortname;
+    op["short"] = stats::short_op_name(q);
     op["cdf"] = cdfs.is_object() && cdfs.contains(q) ? round_points(cdfs[q]) : json::array();
     out.push_back(op);
   }

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "fleet/util/build_info.h"
+#include "fleet/util/json_file.h"
+#include "fleet/util/utc_time.h"
 #include "model_sections.h"
 
 namespace fleet::report::html {
@@ -24,13 +26,10 @@ RunFiles load_run_files(const std::string& dir) {
   const fs::path series = fs::path(dir) / "fleet_timeseries.csv";
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": not a directory");
   if (fs::exists(summary)) {
-    std::ifstream in(summary);
-    std::stringstream ss;
-    ss << in.rdbuf();
     try {
-      f.summary = json::parse(ss.str());
-    } catch (const json::exception& e) {
-      f.problems.push_back(summary.string() + " does not parse (" + e.what() + ")");
+      f.summary = util::read_json_file(summary.string());
+    } catch (const std::runtime_error& e) {
+      f.problems.push_back(e.what());
     }
   } else {
     f.problems.push_back("no fleet_summary.json: the run did not finish writing its results");
@@ -80,15 +79,6 @@ json points_json(const Points& p) {
   json a = json::array();
   for (const auto& [x, y] : downsample_min_max(p)) a.push_back({x, round4(y)});  // x: seconds
   return a;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return b;
 }
 
 // Per node, its windows in time order.
@@ -275,7 +265,7 @@ json build_report_model(const RunFiles& f) {
                                 ? summary["trace"]["path"].get<std::string>()
                                 : std::string();
   m["title"] = "Fleet Replay — " + (trace.empty() ? f.dir : fs::path(trace).filename().string());
-  m["generated_at"] = utc_now();
+  m["generated_at"] = util::utc_iso8601_now();
   m["build_id"] = util::build_id();
   const PartialState partial = partial_state(summary, f);
   m["partial"] = partial.partial;

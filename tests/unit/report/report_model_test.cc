@@ -152,6 +152,21 @@ TEST(ReportModel, ALostNodeFailsTheVerdictWithItsReason) {
   EXPECT_TRUE(found);
 }
 
+// A hostile summary (a million nested arrays would overflow the parser's stack) is refused
+// with the file's name; the page is still built from the time series.
+TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
+  TempDir dir;
+  write_run(dir.path, 1, 3, /*with_summary=*/false);
+  std::ofstream(dir.path / "fleet_summary.json") << std::string(1'000'000, '[');
+  const RunFiles f = load_run_files(dir.path.string());
+  EXPECT_FALSE(f.summary.has_value());
+  ASSERT_FALSE(f.problems.empty());
+  EXPECT_NE(f.problems[0].find("fleet_summary.json: JSON nested deeper than 64"),
+            std::string::npos)
+      << f.problems[0];
+  EXPECT_TRUE(build_report_model(f)["partial"].get<bool>());
+}
+
 TEST(ReportModel, NotARunDirectoryIsAClearError) {
   TempDir dir;
   try {

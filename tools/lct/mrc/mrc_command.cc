@@ -89,15 +89,8 @@ ExitCode run_mrc(const MrcArgs& a) {
   std::optional<std::vector<uint64_t>> sizes;
   if (!a.sizes.empty() && !(sizes = parse_sizes(a.sizes))) return ExitCode::kBadInput;
 
-  trace::ReaderOptions ro;
-  ro.max_frame_bytes = a.max_frame_mb << 20;
-  std::unique_ptr<trace::FrameReader> reader;
-  try {
-    reader = std::make_unique<trace::FrameReader>(a.file, ro);
-  } catch (const trace::TraceError& e) {
-    print_error("mrc", e.what());
-    return ExitCode::kBadInput;
-  }
+  std::unique_ptr<trace::FrameReader> reader = open_trace("mrc", a.file, a.max_frame_mb);
+  if (!reader) return ExitCode::kBadInput;
   if (reader->header().level != trace::kLevelStorage) {
     print_error("mrc", a.file + ": level \"" + reader->header().level +
                            "\" has no StorageManager calls; lct mrc reads storage-level traces");

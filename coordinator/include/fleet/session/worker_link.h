@@ -4,6 +4,7 @@
 // main thread (ZeroMQ sockets are not shared across threads).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -101,7 +102,14 @@ class WorkerLink {
   const wire::Welcome& welcome() const { return welcome_; }
   int64_t clock_offset_ns() const { return clock_offset_ns_; }            // worker - coordinator
   int64_t clock_uncertainty_ns() const { return clock_uncertainty_ns_; }  // half the best RTT
-  const wire::Progress& progress() const { return progress_; }
+  const wire::Progress& progress() const { return progress_; }  // the run loop's thread only
+  // The same numbers for another thread (the live line), written as PROGRESS arrives.
+  struct LiveProgress {
+    std::atomic<uint64_t> records{0}, failed{0}, sent{0};
+    std::atomic<int64_t> last_lateness_ns{0};
+    std::atomic<double> trace_time_s{0.0};
+  };
+  const LiveProgress& live() const { return live_; }
   // The name its results carry: the worker's own (WELCOME), else its address.
   std::string node_name() const {
     return welcome_.hostname.empty() ? address_.name() : welcome_.hostname;
@@ -148,6 +156,7 @@ class WorkerLink {
   int64_t clock_offset_ns_ = 0;
   int64_t clock_uncertainty_ns_ = 0;
   wire::Progress progress_;
+  LiveProgress live_;
   std::vector<stats::RunWindow> windows_;
   std::deque<zmq::message_t> unsent_;  // before WELCOME (retry_unsent)
   uint64_t windows_dropped_ = 0;

@@ -5,6 +5,7 @@
 // touches the retained keys.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -28,13 +29,18 @@ struct L2Completion;
 
 // Object bytes of a prefetched key, from the layout of its object group (a spec with a single
 // layout applies it to every key): the byte side of the cache accounting.
+// Built on every prefetch call, so it keeps the first few groups inline (no allocation) and
+// looks the others up in the spec.
 class PrefetchKeyBytes {
  public:
   explicit PrefetchKeyBytes(const trace::PrefetchSpec& spec);
   uint64_t operator()(const trace::ObjectKey& key) const;
 
  private:
-  std::vector<std::pair<int64_t, uint64_t>> by_group_;  // object_group_id, bytes (few groups)
+  static constexpr size_t kInline = 8;
+  const trace::PrefetchSpec& spec_;
+  std::array<std::pair<int64_t, uint64_t>, kInline> by_group_{};  // object_group_id, bytes
+  size_t groups_ = 0;
 };
 
 struct PrefetchResult {
