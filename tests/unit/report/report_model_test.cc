@@ -161,8 +161,7 @@ TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
   const RunFiles f = load_run_files(dir.path.string());
   EXPECT_FALSE(f.summary.has_value());
   ASSERT_FALSE(f.problems.empty());
-  EXPECT_NE(f.problems[0].find("fleet_summary.json: JSON nested deeper than 64"),
-            std::string::npos)
+  EXPECT_NE(f.problems[0].find("fleet_summary.json: JSON nested deeper than 64"), std::string::npos)
       << f.problems[0];
   EXPECT_TRUE(build_report_model(f)["partial"].get<bool>());
 }
