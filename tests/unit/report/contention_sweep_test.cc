@@ -178,10 +178,10 @@ TEST_F(ContentionSweep, JsonHasOneObjectPerRunWithTheScriptsKeys) {
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(j[0]["latency_source"], "contention");
   EXPECT_TRUE(j[0]["load_p50_us"].is_null());
-  EXPECT_EQ(j[0]["redis"]["set"], json::parse("[30, 10.0]"));
+  EXPECT_EQ(j[0]["redis"]["set"], nlohmann::ordered_json::parse("[30, 10.0]"));
   EXPECT_EQ(j[0]["l1_l2_hit_rate"], 0.75);
   EXPECT_TRUE(j[1]["l1_hit_rate"].is_null());
-  EXPECT_EQ(j[1]["node_ops"], json::parse("[40.0, 20.0]"));
+  EXPECT_EQ(j[1]["node_ops"], nlohmann::ordered_json::parse("[40.0, 20.0]"));
   EXPECT_TRUE(j[1]["redis"].is_object() && j[1]["redis"].empty());
 }
 

@@ -12,7 +12,6 @@ namespace {
 using namespace testing;
 using S = L1Status;
 using trace::TrimPolicy;
-constexpr int64_t kSec = 1'000'000'000;
 
 // Puts the keys at `present` positions into L1 (resident, non-temporary).
 void PutAt(StorageManager& sm, const KeyList& keys, std::initializer_list<size_t> present) {

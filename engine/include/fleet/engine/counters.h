@@ -42,8 +42,10 @@ class Counters {
   const std::vector<Entry>& entries() const { return entries_; }
   // The entry named `name`, or nullptr.
   const Entry* find(std::string_view name) const;
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
+  // Defined after Entry: clang instantiates vector<Entry>'s constexpr members where they are
+  // used, and Entry is incomplete inside the class.
+  bool empty() const;
+  size_t size() const;
 
  private:
   template <class V>
@@ -77,6 +79,9 @@ inline void Counters::add(std::string name, Counters group) {
 inline void Counters::add(std::string name, List groups) {
   put(std::move(name), std::move(groups));
 }
+
+inline bool Counters::empty() const { return entries_.empty(); }
+inline size_t Counters::size() const { return entries_.size(); }
 
 inline const Counters::Entry* Counters::find(std::string_view name) const {
   for (const auto& e : entries_)
