@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
         throw std::runtime_error(fleet.replay.trace_path +
                                  ": --config-from-trace: the header has no sm_config_json");
       }
-      from_trace = storage::engine_config_from_lmcache_json(nlohmann::json::parse(text));
+      from_trace = storage::engine_config_from_lmcache_json(
+          storage::parse_engine_config_json(text, fleet.replay.trace_path + ": sm_config_json"));
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       return exit_status(ExitCode::kBadInput);

@@ -147,10 +147,13 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   dispatcher.close_dangling();
   // LMCache marks the end after closing dangling contexts and before closing the manager.
   res.duration_s = std::max(0.0, static_cast<double>(clock_.now_ns() - wall_start) / 1e9);
-  if (clock_.is_virtual() && options_.drain_on_close) {
+  // A stopped run (its coordinator is gone, an ABORT, Ctrl-C) does not drain its L2 stores: that
+  // would be load on a shared L2 that nobody asked for any more, for as long as the queue lasts.
+  const bool drain = options_.drain_on_close && !res.stopped_early;
+  if (clock_.is_virtual() && drain) {
     run_engine_events_until(clock_.now_ns() + options_.virtual_drain_ns);
   }
-  engine_.close(options_.drain_on_close);
+  engine_.close(drain);
   res.dispatch = dispatcher.counters();
   res.engine_name = std::string(engine_.name());
   res.engine_digest = engine_.config_digest();

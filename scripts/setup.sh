@@ -9,6 +9,7 @@ PACKAGES=(
   libzstd-dev libgtest-dev libgmock-dev nlohmann-json3-dev libssl-dev libhiredis-dev
   libbenchmark-dev redis-server redis-tools python3 python3-msgpack python3-yaml
   iproute2 docker-compose clang-format
+  clang-14 libclang-rt-14-dev
   libjs-chart.js chromium fonts-liberation
 )
 

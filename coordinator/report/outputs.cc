@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fleet/report/accounting.h"
 #include "fleet/report/cache_summary.h"
 #include "fleet/report/contention.h"
 #include "fleet/report/html/report_writer.h"
@@ -120,6 +121,10 @@ std::string render_fleet_block(const RunReport& r) {
   }
   if (r.trace.truncated_tail)
     run.rows.push_back({"truncated", "Truncated tail", std::string("yes")});
+  // Only when it does not add up: then some record vanished, which is a bug (accounting.h).
+  if (!accounting_balances(r)) {
+    run.rows.push_back({"accounting", "ACCOUNTING UNBALANCED", accounting_problem(r)});
+  }
   sections.push_back(run);
   if (auto cache = run_cache(r)) sections.push_back(cache_section(*cache));
   if (r.lateness.count()) {
@@ -219,6 +224,7 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   }
   j["latency_histograms_ns"] = std::move(hist);
   j["lateness_cdf_us"] = lateness_cdf_json(r.lateness);
+  if (r.accounting.is_object()) j["accounting"] = r.accounting;
   for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }

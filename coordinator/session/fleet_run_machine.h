@@ -11,6 +11,7 @@
 #include <zmq.hpp>
 
 #include "fleet/plan/shard_router.h"
+#include "fleet/report/run_report.h"
 #include "fleet/report/timeseries_sink.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/session/fleet_run.h"
@@ -55,6 +56,7 @@ class FleetRun {
   void wait_for_credit();
   void drain();
   ExitCode report();
+  nlohmann::ordered_json record_accounting(const report::RunReport& rep);  // the report's
   // The run's exit code: an interrupt, a worker's refusal or damaged stream, a loss, else the
   // outputs' own (some record failed or not).
   ExitCode final_status(ExitCode outputs_status) const;

@@ -3,9 +3,12 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include "fleet/report/accounting.h"
 #include "fleet/report/outputs.h"
 #include "fleet/report/run_report.h"
 #include "fleet/session/local_workers.h"
+#include "fleet/trace/errors.h"
+#include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"
 #include "fleet_run_machine.h"
 
@@ -96,6 +99,7 @@ ExitCode FleetRun::report() {
   }
   report::add_nodes(rep, std::move(nodes));
   if (aborted_) rep.stopped_early = true;
+  rep.accounting = record_accounting(rep);
   auto& c = rep.extra["coordinator"];
   c = coordinator_usage(static_cast<double>(clock_.now_ns() - t0_ns_) / 1e9, records_sent);
   // Where the coordinator's wall time went (writing the outputs comes after and is not here).
@@ -115,6 +119,46 @@ ExitCode FleetRun::report() {
   }
   if (local_) local_->stop();
   return final_status(outputs_status);
+}
+
+// Where every record of the trace went (docs/outputs.md § Record accounting). A run cut short
+// has not read the rest of the trace: it is counted here by a frame scan, after the report's
+// trace section was taken (so that section describes what the run read, as before).
+nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep) {
+  report::AccountingInput in;
+  in.shard = plan::shard_mode_name(o_.router.mode);
+  in.records_routed = router_->records();
+  uint64_t read = reader_->counters().records;
+  if (have_record_) {  // read, but the run stopped before routing it
+    try {
+      trace::check_deferred_args(rec_);
+    } catch (const trace::MalformedRecord&) {
+      --read;
+    }
+  }
+  in.trace_records = read + report::count_remaining_records(*reader_, in.remainder_error);
+  uint64_t split_parts = 0;
+  const std::vector<plan::WorkerPlan> rows = router_->plan();
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const WorkerLink& l = links_[i];
+    report::NodeDelivery d;
+    d.routed = i < rows.size() ? rows[i].records : 0;
+    split_parts += i < rows.size() ? rows[i].split_parts : 0;
+    d.sent = l.counters().records_sent;
+    d.confirmed = l.counters().records_confirmed;
+    d.lost = rep.nodes[i].status == "lost";
+    if (d.lost) {
+      d.reason = "lost: " + l.lost_reason();
+    } else if (rep.nodes[i].status == "aborted") {
+      d.reason = "stopped: " + (abort_reason_.empty() ? std::string("aborted") : abort_reason_);
+    }
+    in.nodes.push_back(std::move(d));
+  }
+  in.split_extra_parts = split_parts - std::min(split_parts, router_->split_calls());
+  nlohmann::ordered_json a = report::accounting_json(rep, in);
+  if (!a["balanced"].get<bool>())
+    spdlog::error("record accounting does not balance (a bug): {}", a.dump());
+  return a;
 }
 
 ExitCode FleetRun::final_status(ExitCode outputs_status) const {

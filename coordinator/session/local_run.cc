@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "fleet/replay/replay_session.h"
+#include "fleet/report/accounting.h"
 #include "fleet/report/run_report.h"
 #include "fleet/report/timeseries_sink.h"
 #include "fleet/stats/record_lines.h"
@@ -165,7 +166,7 @@ Result<replay::SessionResult> replay_trace(const ReplayOptions& o, trace::FrameR
   return result;
 }
 
-ExitCode write_report(const ReplayOptions& o, const trace::FrameReader& reader,
+ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
                       replay::SessionResult result) {
   report::RunReport rep;
   rep.mode = "embedded";
@@ -175,6 +176,17 @@ ExitCode write_report(const ReplayOptions& o, const trace::FrameReader& reader,
   rep.duration_s = result.duration_s;
   const uint64_t records = result.total;
   report::add_node(rep, replay::to_node_result(std::move(result), "local"));
+  // Every record the session read was its own to replay; an interrupted run counts the rest of
+  // the trace by a frame scan, after the trace section above was taken (accounting.h).
+  report::AccountingInput in;
+  in.records_routed = reader.counters().records;
+  in.trace_records =
+      in.records_routed + report::count_remaining_records(reader, in.remainder_error);
+  report::NodeDelivery local;
+  local.routed = local.sent = in.records_routed;
+  if (g_interrupted.load()) local.reason = "stopped: interrupted";
+  in.nodes.push_back(local);
+  rep.accounting = report::accounting_json(rep, in);
   ExitCode status;
   try {
     status = report::write_outputs(rep, o.output);

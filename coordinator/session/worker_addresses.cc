@@ -146,7 +146,10 @@ std::vector<WorkerAddress> resolve_workers(const std::string& spec) {
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.host < b.host; });
     return out;
   }
-  if (std::filesystem::is_regular_file(spec)) return parse_hosts_file(spec);
+  // The error_code form: a spec that cannot name a file (a component over NAME_MAX, as a long
+  // inline list has) is a list, not a std::filesystem::filesystem_error.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec, ec)) return parse_hosts_file(spec);
   std::vector<WorkerAddress> out;
   size_t start = 0;
   while (start <= spec.size()) {

@@ -9,6 +9,7 @@
 
 #include "fleet/storage/engine_config_json.h"
 #include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/util/json_file.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
 
@@ -70,6 +71,14 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 }  // namespace
+
+json parse_engine_config_json(const std::string& text, const std::string& what) {
+  try {
+    return util::parse_json_bounded(text, what);
+  } catch (const std::runtime_error& e) {
+    bad(e.what());
+  }
+}
 
 EngineConfig engine_config_from_lmcache_json(const json& j) {
   if (!j.is_object()) bad("sm_config_json: expected a JSON object");
@@ -153,8 +162,9 @@ void apply_flag_json(EngineConfig& cfg, const json& j) {
       else if (k == "l2-adapter" || k == "l2-adapters") {
         cfg.l2_adapters.clear();
         for (const auto& a : v)
-          add_l2_adapter(cfg, normalize_l2_adapter_json(
-                                  a.is_string() ? json::parse(a.get<std::string>()) : a));
+          add_l2_adapter(
+              cfg, normalize_l2_adapter_json(
+                       a.is_string() ? parse_engine_config_json(a.get<std::string>(), "spec") : a));
       } else if (k == "l2-store-policy")
         cfg.l2_store_policy = v.get<std::string>();
       else if (k == "l2-prefetch-policy")
@@ -285,14 +295,9 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
   app.add_option_function<std::string>(
          "--config-file",
          [&cfg](const std::string& path) {
-           json j;
            try {
-             j = json::parse(read_file(path));
-           } catch (const json::exception& e) {
-             throw CLI::ValidationError("--config-file", path + ": " + e.what());
-           }
-           try {
-             cfg = engine_config_from_config_file_json(j);
+             cfg = engine_config_from_config_file_json(
+                 parse_engine_config_json(read_file(path), path));
            } catch (const std::invalid_argument& e) {
              throw CLI::ValidationError("--config-file", e.what());
            }
@@ -333,7 +338,7 @@ void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
            for (size_t i = 0; i < specs.size(); ++i) {
              json j;
              try {
-               j = normalize_l2_adapter_json(json::parse(specs[i]));
+               j = normalize_l2_adapter_json(parse_engine_config_json(specs[i], "JSON"));
              } catch (const std::exception& e) {
                throw CLI::ValidationError(
                    "--l2-adapter", "#" + std::to_string(i) + " " + specs[i] + ": " + e.what());

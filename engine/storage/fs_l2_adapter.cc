@@ -110,7 +110,10 @@ void FsL2Adapter::attach(L2AdapterContext ctx) {
   if (!ctx_.synchronous) pool_ = std::make_unique<IoWorkerPool>(io_threads_);
 }
 
+// Queued I/O is dropped, not run: the engine has closed and abandoned its requests, and a stopped
+// run must not keep writing to a shared L2 (the fault tests' orphan-load check).
 void FsL2Adapter::close() {
+  if (pool_) pool_->cancel_queued();
   if (pool_) pool_->shutdown();
 }
 

@@ -34,6 +34,13 @@ void IoWorkerPool::shutdown() {
   threads_.clear();
 }
 
+size_t IoWorkerPool::cancel_queued() {
+  std::lock_guard<std::mutex> g(mu_);
+  const size_t n = queue_.size();
+  queue_.clear();
+  return n;
+}
+
 void IoWorkerPool::run(size_t index) {
   for (;;) {
     Task t;

@@ -2,6 +2,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -107,6 +108,14 @@ std::string resp_key_name(const trace::ObjectKey& k) {
 
 RespL2Adapter::RespL2Adapter(const RespL2Config& cfg)
     : cfg_(cfg), capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)) {
+  // hiredis writes with write(2): a Redis that dies while a pipelined window is being sent would
+  // kill the whole process with SIGPIPE instead of failing the call (seen in the fault tests:
+  // Redis killed mid-run took the worker with it). With the signal ignored the write fails with
+  // EPIPE, the call is counted as failed and the connection is made again on next use.
+  struct sigaction old {};
+  if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+    std::signal(SIGPIPE, SIG_IGN);
+  }
   for (int i = 0; i < cfg_.num_workers; ++i) conns_.push_back(std::make_unique<Conn>());
   check_credentials();
 }
@@ -157,7 +166,12 @@ void RespL2Adapter::attach(L2AdapterContext ctx) {
   if (!ctx_.synchronous) pool_ = std::make_unique<IoWorkerPool>(conns_.size());
 }
 
+// Queued commands are dropped and a running task stops at its next pipelined window: the engine
+// has closed and abandoned its requests, and load on a shared Redis after a run stopped (its
+// coordinator killed) is load nobody asked for (the fault tests' orphan-load check).
 void RespL2Adapter::close() {
+  closing_.store(true);
+  if (pool_) pool_->cancel_queued();
   if (pool_) pool_->shutdown();
 }
 
@@ -231,6 +245,7 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
   bool ok = true;
   uint64_t stored = 0;
   for (size_t w = begin; w < end;) {
+    if (closing_.load(std::memory_order_relaxed)) return false;
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
       std::string k = key_name(keys[i]);
@@ -300,6 +315,7 @@ bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
   if (!ensure_connected(c)) return false;
   uint64_t loaded = 0;
   for (size_t w = begin; w < end;) {
+    if (closing_.load(std::memory_order_relaxed)) return false;
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
       std::string k = key_name(keys[i]);

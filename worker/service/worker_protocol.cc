@@ -215,8 +215,8 @@ void WorkerProtocol::on_start(const Incoming& in) {
   const bool from_run = !s.engine_config_json.empty();
   try {
     if (from_run) {
-      storage::EngineConfig over =
-          storage::engine_config_from_config_file_json(nlohmann::json::parse(s.engine_config_json));
+      storage::EngineConfig over = storage::engine_config_from_config_file_json(
+          storage::parse_engine_config_json(s.engine_config_json, "engine_config_json"));
       over.eviction_tick_ms = cfg.eviction_tick_ms;
       over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
       over.drain_on_close = cfg.drain_on_close;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "fleet/trace/errors.h"
@@ -97,8 +98,10 @@ bool FrameReader::fill(size_t need) {
     len_ -= pos_;
     pos_ = 0;
   }
-  if (need > buf_.size()) buf_.resize(need);
   while (len_ < need && !eof_) {
+    // Grown as the file delivers, not to `need` at once: a corrupt length prefix below the
+    // frame limit must not allocate (and zero) its declared size before the bytes exist.
+    if (len_ == buf_.size()) buf_.resize(std::min(need, 2 * buf_.size()));
     ssize_t n = ::read(fd_, buf_.data() + len_, buf_.size() - len_);
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -111,7 +111,8 @@ RawBatch decode_batch(std::string_view payload, std::string_view codec,
                         " bytes declares " + std::to_string(declared_raw_bytes));
   }
   RawBatch raw(payload.size());
-  std::memcpy(raw.data(), payload.data(), payload.size());
+  // An empty batch has no buffer: memcpy from or to null is undefined even for 0 bytes.
+  if (!payload.empty()) std::memcpy(raw.data(), payload.data(), payload.size());
   return raw;
 }
 

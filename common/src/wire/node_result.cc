@@ -11,6 +11,7 @@
 
 #include "fleet/stats/fsum.h"
 #include "fleet/stats/radix_sort.h"
+#include "fleet/trace/msgpack_reader.h"
 #include "fleet/util/big_endian.h"
 #include "fleet/wire/protocol.h"
 
@@ -200,6 +201,10 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     if (meta_size > bytes.size() - 4) throw ProtocolError("node result ends inside its header map");
     const std::string_view meta = bytes.substr(4, meta_size);
     const std::string_view samples = bytes.substr(4 + meta_size);
+    // nlohmann's msgpack reader recurses once per nesting level: arrays nested some 50 000
+    // deep (as many bytes of 0x91) overflow the stack. Ours nest a few levels; the bounded,
+    // iterative skip refuses anything deeper than MsgpackLimits' 64 first.
+    trace::MsgpackReader(reinterpret_cast<const uint8_t*>(meta.data()), meta.size()).skip();
     nlohmann::json j = nlohmann::json::from_msgpack(meta.begin(), meta.end());
     NodeResult r;
     r.name = j.at("name").get<std::string>();

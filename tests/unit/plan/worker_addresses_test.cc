@@ -104,5 +104,15 @@ TEST(ResolveWorkers, DnsNameGivesEveryAddressWithThePort) {
   EXPECT_THROW(resolve_workers("dns:no-such-host.invalid:5555"), std::invalid_argument);
 }
 
+// Fuzzing (workers_spec_fuzz): a spec that cannot name a file (a component longer than
+// NAME_MAX) threw std::filesystem::filesystem_error from the is-it-a-hosts-file check.
+TEST(ResolveWorkers, ALongInlineSpecIsAListNotAFilesystemError) {
+  const std::string host(300, 'h');
+  auto w = resolve_workers(host + ":5555");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].host, host);
+  EXPECT_THROW(resolve_workers(std::string(300, 'x')), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace fleet::session

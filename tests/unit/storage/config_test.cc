@@ -280,5 +280,27 @@ TEST(AdapterOptions, BadValuesNameAdapterAndField) {
                                              {"use_odirect", false}}));
 }
 
+// Fuzzing (engine_config_fuzz): nlohmann copies and dumps a value recursively, so a config
+// nesting 100 000 arrays (a START's engine_config_json, a --config-file) overflowed the stack
+// in engine_config_from_lmcache_json and add_l2_adapter. The text is refused as it is parsed.
+TEST(EngineConfigJson, DeepNestingIsRefusedWhenParsed) {
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  const std::string recorded = kRecorded;
+  const std::string lmcache =
+      recorded.substr(0, recorded.size() - 1) + R"(, "extra": )" + deep + "}";
+  const std::string quoted = std::string(200000, '[');  // inside a string: parsed later
+  for (const std::string& text : {deep, lmcache, R"({"l2-adapter": [")" + quoted + R"("]})"}) {
+    try {
+      engine_config_from_config_file_json(parse_engine_config_json(text, "START"));
+      ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("nested deeper"), std::string::npos) << e.what();
+    }
+  }
+  // What a config nests is well within the bound.
+  EXPECT_EQ(engine_config_from_lmcache_json(parse_engine_config_json(recorded, "header")).digest(),
+            engine_config_from_lmcache_json(nlohmann::json::parse(recorded)).digest());
+}
+
 }  // namespace
 }  // namespace fleet::storage

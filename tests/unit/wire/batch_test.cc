@@ -89,6 +89,13 @@ TEST(Batch, UncompressedBatchesAndUnknownCodecsAreChecked) {
   EXPECT_FALSE(parse_codec("ZSTD").has_value());
 }
 
+// Fuzzing (batch_fuzz, wire_message_fuzz): an empty "none" batch memcpy'd from a null buffer
+// (undefined behaviour, reported by UBSan).
+TEST(Batch, AnEmptyUncompressedBatchDecodesEmpty) {
+  EXPECT_TRUE(decode_batch(std::string_view(), "none", 0).empty());
+  EXPECT_TRUE(split_frames(decode_batch(std::string_view(), "none", 0)).frames.empty());
+}
+
 TEST(Batch, CorruptOrOversizedBatchesAreRefused) {
   BatchBuilder b;
   for (const auto& f : some_frames(50, 1)) b.add(f);

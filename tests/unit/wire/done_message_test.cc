@@ -78,5 +78,18 @@ TEST(DoneMessage, AnEmptyResultIsStillAWholeMessage) {
   EXPECT_TRUE(back.stats.empty());
 }
 
+// Fuzzing (node_result_fuzz): nlohmann's msgpack reader recursed once per nesting level, so a
+// result whose map nested ~50 000 arrays overflowed the coordinator's stack.
+TEST(DoneMessage, ADeeplyNestedResultIsAProtocolError) {
+  std::string meta(200000, '\x91');  // [[[[...nil...]]]]
+  meta += '\xc0';
+  std::string bytes(4, '\0');
+  bytes[1] = static_cast<char>((meta.size() >> 16) & 0xff);
+  bytes[2] = static_cast<char>((meta.size() >> 8) & 0xff);
+  bytes[3] = static_cast<char>(meta.size() & 0xff);
+  bytes += meta;
+  EXPECT_THROW(decode_node_result(bytes), ProtocolError);
+}
+
 }  // namespace
 }  // namespace fleet::wire

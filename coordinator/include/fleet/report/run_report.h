@@ -40,6 +40,8 @@ struct RunReport {
   std::vector<NodeReport> nodes;
   nlohmann::json plan = nlohmann::json::object();
   nlohmann::json extra = nlohmann::json::object();  // contention windows, etc.
+  // Where every record went (report/accounting.h); null when the run did not count it.
+  nlohmann::ordered_json accounting;
 
   // The replay-side digest LMCache's terminal shows: the (single) node's, or "" when nodes
   // disagree (the digest comparison then explains it).

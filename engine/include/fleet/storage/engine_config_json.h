@@ -5,10 +5,18 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fleet/storage/engine_config.h"
 
 namespace fleet::storage {
+
+// Engine config JSON text from outside (--config-file, --l2-adapter, a START's
+// engine_config_json, a trace header's sm_config_json), nesting bounded as
+// util::parse_json_bounded bounds it: nlohmann recurses per level when it copies or dumps a
+// value, so a deeply nested text would overflow the stack. Throws std::invalid_argument naming
+// `what` when the text is not JSON or nests too deep.
+nlohmann::json parse_engine_config_json(const std::string& text, const std::string& what);
 
 // Rebuild from a header's sm_config_json (the StorageManagerConfig dict). Throws
 // std::invalid_argument naming the field on malformed input.

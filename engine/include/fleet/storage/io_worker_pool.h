@@ -23,6 +23,9 @@ class IoWorkerPool {
   void submit(Task t);
   // Runs what is queued, then joins. Idempotent.
   void shutdown();
+  // Drops the tasks no thread has started (an adapter closing: their results would be
+  // abandoned anyway); returns how many.
+  size_t cancel_queued();
   size_t size() const { return threads_.size(); }
 
  private:

@@ -3,6 +3,7 @@
 // DEL, optional AUTH, client-side lookup lock counts and byte accounting.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -84,6 +85,7 @@ class RespL2Adapter final : public L2Adapter {
   uint64_t next_task_ = 0;
   uint64_t used_ = 0;
   uint64_t conn_errors_ = 0;
+  std::atomic<bool> closing_{false};  // close(): running tasks stop at their next window
   std::unordered_map<std::string, int64_t> locks_;
   std::unordered_map<std::string, uint64_t> sizes_;  // bounded adapters only: bytes per key
 };
