@@ -200,7 +200,12 @@ TEST(Fault, RedisKilledMidRunAndRestartedIsCountedAndReconnected) {
   std::this_thread::sleep_for(1500ms);
   ASSERT_TRUE(coord.running()) << "the replay goes on without Redis: " << coord.err();
   redis.start();  // empty (no persistence): whatever is stored now came after the reconnect
-  ASSERT_TRUE(redis.ok());
+  if (!redis.ok()) {
+    // Seen once in CI: the restarted server did not come up on the same port in time.
+    coord.signal(SIGINT);
+    coord.wait_exit(30s);
+    GTEST_SKIP() << "could not restart redis-server on its port; the reconnect was not staged";
+  }
   auto code = coord.wait_exit(30s);
   ASSERT_TRUE(code) << coord.err();
   EXPECT_TRUE(*code == 0 || *code == 1) << coord.err();  // L2 failures fail no record
