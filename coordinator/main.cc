@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -188,6 +189,9 @@ int announce_report(const fleet::report::OutputOptions& o, int code) {
 
 int main(int argc, char** argv) {
   using namespace fleet;
+  // A peer that closes its socket (Redis killed mid-write: hiredis uses write(2)) must fail
+  // the call, counted, not kill the process: the binary, not a library, owns this signal.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc >= 2 && std::string(argv[1]) == "report") {
     spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");

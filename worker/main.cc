@@ -123,6 +123,9 @@ int keygen(const std::string& name, const std::string& dir, bool force) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that closes its socket (Redis killed mid-write: hiredis uses write(2)) must fail
+  // the call, counted, not kill the process: the binary, not a library, owns this signal.
+  std::signal(SIGPIPE, SIG_IGN);
   util::tune_malloc_for_streaming();
   CLI::App app{"Fleet Replay worker: replays the shards a coordinator streams to it"};
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());

@@ -2,7 +2,6 @@
 
 #include <hiredis/hiredis.h>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -108,14 +107,6 @@ std::string resp_key_name(const trace::ObjectKey& k) {
 
 RespL2Adapter::RespL2Adapter(const RespL2Config& cfg)
     : cfg_(cfg), capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)) {
-  // hiredis writes with write(2): a Redis that dies while a pipelined window is being sent would
-  // kill the whole process with SIGPIPE instead of failing the call (seen in the fault tests:
-  // Redis killed mid-run took the worker with it). With the signal ignored the write fails with
-  // EPIPE, the call is counted as failed and the connection is made again on next use.
-  struct sigaction old {};
-  if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
-    std::signal(SIGPIPE, SIG_IGN);
-  }
   for (int i = 0; i < cfg_.num_workers; ++i) conns_.push_back(std::make_unique<Conn>());
   check_credentials();
 }
