@@ -4,6 +4,7 @@
 #include <map>
 
 #include "fleet/stats/log_linear_histogram.h"
+#include "fleet/util/json_number.h"
 
 namespace fleet::report {
 
@@ -26,7 +27,7 @@ std::map<int64_t, std::vector<double>> ops_per_window(const RunReport& r) {
     const auto& l2 = r.nodes[i].l2_windows;
     if (!l2.contains("windows")) continue;
     for (const auto& w : l2["windows"]) {
-      auto& row = out[w.value("t", int64_t{0})];
+      auto& row = out[util::json_integer_or<int64_t>(w, "t", int64_t{0}, "t")];
       row.resize(r.nodes.size(), 0.0);
       for (auto it = w["ops"].begin(); it != w["ops"].end(); ++it) {
         row[i] += it.value().value("n", 0.0);
@@ -58,8 +59,8 @@ nlohmann::ordered_json contention_json(const RunReport& r) {
       for (auto it = n.l2_windows["totals"].begin(); it != n.l2_windows["totals"].end(); ++it) {
         any = true;
         auto& t = totals[it.key()];
-        t.first += it.value().value("n", uint64_t{0});
-        t.second += it.value().value("bytes", uint64_t{0});
+        t.first += util::json_integer_or<uint64_t>(it.value(), "n", uint64_t{0}, "n");
+        t.second += util::json_integer_or<uint64_t>(it.value(), "bytes", uint64_t{0}, "bytes");
         ops += it.value().value("n", 0.0);
         latency[it.key()].merge(stats::LogLinearHistogram::from_json(it.value()["latency_ns"]));
       }
@@ -95,7 +96,7 @@ nlohmann::ordered_json contention_json(const RunReport& r) {
       const auto& l2 = r.nodes[i].l2_windows;
       if (l2.contains("windows")) {
         for (const auto& nw : l2["windows"]) {
-          if (nw.value("t", int64_t{0}) != t) continue;
+          if (util::json_integer_or<int64_t>(nw, "t", int64_t{0}, "t") != t) continue;
           for (auto it = nw["ops"].begin(); it != nw["ops"].end(); ++it) {
             kinds[it.key()] = {{"n", it.value()["n"]}, {"p99_us", it.value()["p99_us"]}};
           }
@@ -116,14 +117,16 @@ std::string render_l2_windows_csv(const RunReport& r) {
   for (const auto& n : r.nodes) {
     if (!n.l2_windows.contains("windows")) continue;
     for (const auto& w : n.l2_windows["windows"]) {
-      int64_t t = w.value("t", int64_t{0});
+      int64_t t = util::json_integer_or<int64_t>(w, "t", int64_t{0}, "t");
       double f = jain_index(fairness[t]);
       for (auto it = w["ops"].begin(); it != w["ops"].end(); ++it) {
         out += std::to_string(t) + "," + n.name + "," + it.key() + "," +
-               std::to_string(it.value().value("n", uint64_t{0})) + "," +
-               std::to_string(it.value().value("bytes", uint64_t{0})) + "," +
-               f3(it.value().value("p50_us", 0.0)) + "," + f3(it.value().value("p99_us", 0.0)) +
-               "," + (f < 0 ? std::string() : f3(f)) + "\r\n";
+               std::to_string(util::json_integer_or<uint64_t>(it.value(), "n", uint64_t{0}, "n")) +
+               "," +
+               std::to_string(
+                   util::json_integer_or<uint64_t>(it.value(), "bytes", uint64_t{0}, "bytes")) +
+               "," + f3(it.value().value("p50_us", 0.0)) + "," +
+               f3(it.value().value("p99_us", 0.0)) + "," + (f < 0 ? std::string() : f3(f)) + "\r\n";
       }
     }
   }

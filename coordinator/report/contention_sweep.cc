@@ -38,7 +38,7 @@ std::optional<double> number(const json& j) {
   return j.get<double>();
 }
 
-int64_t count(const json& j) { return j.is_number() ? j.get<int64_t>() : 0; }
+int64_t count(const json& j) { return j.is_number_integer() ? j.get<int64_t>() : 0; }
 
 int64_t summed_counter(const json& nodes, const char* key) {
   int64_t sum = 0;

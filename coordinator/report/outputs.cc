@@ -13,6 +13,7 @@
 #include "fleet/report/html/report_writer.h"
 #include "fleet/report/latency_cdf.h"
 #include "fleet/stats/lmcache_output.h"
+#include "fleet/util/json_number.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -157,7 +158,7 @@ std::string render_fleet_block(const RunReport& r) {
       for (const auto& a : adapters) {
         if (!a.value("eviction_enabled", false)) continue;
         evicting = true;
-        evicted += a.value("evicted_keys", int64_t{0});
+        evicted += util::json_integer_or<int64_t>(a, "evicted_keys", int64_t{0}, "evicted_keys");
       }
     }
     if (evicting) l2.rows.push_back({"evicted", "evicted keys (L2 eviction)", evicted});

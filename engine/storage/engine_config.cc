@@ -10,6 +10,7 @@
 #include "fleet/storage/engine_config_json.h"
 #include "fleet/storage/l2_adapter_factory.h"
 #include "fleet/util/json_file.h"
+#include "fleet/util/json_number.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
 
@@ -21,6 +22,14 @@ using json = nlohmann::json;
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
+// A size given in GiB, which must fit in 64 bits of bytes (no wrap, no negative).
+uint64_t gib_to_bytes(double gib) {
+  const double bytes = gib * kGiB;
+  if (!(bytes >= 0) || bytes >= 18446744073709551616.0)
+    bad("a size of " + std::to_string(gib) + " GiB is out of range");
+  return static_cast<uint64_t>(bytes);
+}
+
 const json& field(const json& obj, const char* name, const char* where) {
   if (!obj.is_object() || !obj.contains(name))
     bad(std::string("sm_config_json: missing '") + where + name + "'");
@@ -30,7 +39,12 @@ const json& field(const json& obj, const char* name, const char* where) {
 template <class T>
 T get_as(const json& v, const std::string& where) {
   try {
-    return v.get<T>();
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>)
+      return v.get<T>();
+    else if constexpr (std::is_integral_v<T>)
+      return util::json_integer<T>(v, "value");
+    else
+      return util::json_real(v, "value");
   } catch (const std::exception& e) {
     bad("sm_config_json: bad value for '" + where + "': " + e.what());
   }
@@ -142,23 +156,23 @@ void apply_flag_json(EngineConfig& cfg, const json& j) {
       if (k == "engine")
         cfg.engine_name = v.get<std::string>();
       else if (k == "l1-size-gb")
-        cfg.l1_size_in_bytes = static_cast<uint64_t>(v.get<double>() * kGiB);
+        cfg.l1_size_in_bytes = gib_to_bytes(util::json_real(v, "GiB"));
       else if (k == "l1-use-lazy")
         cfg.l1_use_lazy = v.get<bool>();
       else if (k == "l1-init-size-gb")
-        cfg.l1_init_size_in_bytes = static_cast<uint64_t>(v.get<int64_t>()) << 30;
+        cfg.l1_init_size_in_bytes = gib_to_bytes(util::json_integer<uint32_t>(v, "GiB"));
       else if (k == "l1-align-bytes")
-        cfg.l1_align_bytes = v.get<uint64_t>();
+        cfg.l1_align_bytes = util::json_integer<uint64_t>(v, "bytes");
       else if (k == "l1-write-ttl-seconds")
-        cfg.l1_write_ttl_seconds = v.get<int64_t>();
+        cfg.l1_write_ttl_seconds = util::json_integer<int64_t>(v, "seconds");
       else if (k == "l1-read-ttl-seconds")
-        cfg.l1_read_ttl_seconds = v.get<int64_t>();
+        cfg.l1_read_ttl_seconds = util::json_integer<int64_t>(v, "seconds");
       else if (k == "eviction-policy")
         cfg.eviction_policy = v.get<std::string>();
       else if (k == "eviction-trigger-watermark")
-        cfg.eviction_trigger_watermark = v.get<double>();
+        cfg.eviction_trigger_watermark = util::json_real(v, "ratio");
       else if (k == "eviction-ratio")
-        cfg.eviction_ratio = v.get<double>();
+        cfg.eviction_ratio = util::json_real(v, "ratio");
       else if (k == "l2-adapter" || k == "l2-adapters") {
         cfg.l2_adapters.clear();
         for (const auto& a : v)
@@ -170,9 +184,9 @@ void apply_flag_json(EngineConfig& cfg, const json& j) {
       else if (k == "l2-prefetch-policy")
         cfg.l2_prefetch_policy = v.get<std::string>();
       else if (k == "l2-prefetch-max-in-flight")
-        cfg.l2_prefetch_max_in_flight = v.get<int64_t>();
+        cfg.l2_prefetch_max_in_flight = util::json_integer<int64_t>(v, "count");
       else if (k == "eviction-tick-ms")
-        cfg.eviction_tick_ms = v.get<int64_t>();
+        cfg.eviction_tick_ms = util::json_integer<int64_t>(v, "ms");
       else if (k == "no-drain")
         cfg.drain_on_close = !v.get<bool>();
       else if (k == "drain")

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "fleet/util/json_number.h"
+
 namespace fleet::stats {
 
 void LatenessStats::merge(const LatenessStats& o) {
@@ -27,10 +29,10 @@ LatenessStats LatenessStats::from_json(const nlohmann::json& j) {
   LatenessStats s;
   s.hist_ = LogLinearHistogram::from_json(j["histogram"]);
   try {
-    s.early_ = j["early"].get<uint64_t>();
-    s.late_over_1ms_ = j["late_over_1ms"].get<uint64_t>();
-    s.max_ = j["max_ns"].get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
+    s.early_ = util::json_integer<uint64_t>(j["early"], "early");
+    s.late_over_1ms_ = util::json_integer<uint64_t>(j["late_over_1ms"], "late_over_1ms");
+    s.max_ = util::json_integer<int64_t>(j["max_ns"], "max_ns");
+  } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("LatenessStats JSON: ") + e.what());
   }
   if (s.early_ > s.count() || s.late_over_1ms_ > s.count())

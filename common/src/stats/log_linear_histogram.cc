@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fleet/stats/percentile_rank.h"
+#include "fleet/util/json_number.h"
 
 namespace fleet::stats {
 
@@ -196,11 +197,11 @@ LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
     total += pairs[k + 1];
   }
   try {
-    h.count_ = j["count"].get<uint64_t>();
-    h.sum_ = j["sum"].get<uint64_t>();
-    h.min_ = j["min"].get<int64_t>();
-    h.max_ = j["max"].get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
+    h.count_ = util::json_integer<uint64_t>(j["count"], "count");
+    h.sum_ = util::json_integer<uint64_t>(j["sum"], "sum");
+    h.min_ = util::json_integer<int64_t>(j["min"], "min");
+    h.max_ = util::json_integer<int64_t>(j["max"], "max");
+  } catch (const std::exception& e) {
     fail(e.what());
   }
   if (total != h.count_) fail("bucket counts add up to " + std::to_string(total) + ", not count");

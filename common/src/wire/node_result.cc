@@ -13,6 +13,7 @@
 #include "fleet/stats/radix_sort.h"
 #include "fleet/trace/msgpack_reader.h"
 #include "fleet/util/big_endian.h"
+#include "fleet/util/json_number.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -86,7 +87,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
                        stats::StatsCollector& c, const std::shared_ptr<const void>& owner) {
   size_t pos = 0;
   for (auto it = meta.begin(); it != meta.end(); ++it) {
-    const uint64_t n = it.value().at("count").get<uint64_t>();
+    const uint64_t n = util::json_integer<uint64_t>(it.value().at("count"), "count");
     if (n > (samples.size() - pos) / sizeof(double)) {
       throw ProtocolError("samples of " + it.key() + ": " + std::to_string(n) +
                           " announced, the message ends first");
@@ -104,7 +105,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
       for (double p : partials) have_partials = have_partials && std::isfinite(p);
     }
     const char* at = samples.data() + pos;
-    const uint64_t errors = it.value().at("errors").get<uint64_t>();
+    const uint64_t errors = util::json_integer<uint64_t>(it.value().at("errors"), "errors");
     if (owner && reinterpret_cast<std::uintptr_t>(at) % alignof(double) == 0) {
       c.op(it.key()).merge_encoded_shared(owner, reinterpret_cast<const double*>(at), n, errors,
                                           histogram, have_partials ? &partials : nullptr);
@@ -210,28 +211,34 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.name = j.at("name").get<std::string>();
     r.address = j.value("address", "");
     r.status = j.at("status").get<std::string>();
-    r.total = j.at("total").get<uint64_t>();
-    r.replayed = j.at("replayed").get<uint64_t>();
-    r.skipped = j.at("skipped").get<uint64_t>();
-    r.failed = j.at("failed").get<uint64_t>();
+    r.total = util::json_integer<uint64_t>(j.at("total"), "total");
+    r.replayed = util::json_integer<uint64_t>(j.at("replayed"), "replayed");
+    r.skipped = util::json_integer<uint64_t>(j.at("skipped"), "skipped");
+    r.failed = util::json_integer<uint64_t>(j.at("failed"), "failed");
     r.duration_s = j.at("duration_s").get<double>();
     if (stats_from_meta(j.at("stats"), samples, r.stats, owner) != samples.size()) {
       throw ProtocolError("node result has bytes after its samples");
     }
     r.lateness = stats::LatenessStats::from_json(j.at("lateness"));
-    r.feed_late = j.value("feed_late", uint64_t{0});
-    r.engine_late = j.value("engine_late", uint64_t{0});
+    r.feed_late = util::json_integer_or<uint64_t>(j, "feed_late", uint64_t{0}, "feed_late");
+    r.engine_late = util::json_integer_or<uint64_t>(j, "engine_late", uint64_t{0}, "engine_late");
     r.engine_name = j.value("engine_name", "");
     r.config_digest = j.value("config_digest", "");
     r.engine_config = j.value("engine_config", nlohmann::json::object());
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
     r.l2_windows = j.value("l2_windows", nlohmann::json::object());
-    r.clock_offset_ns = j.value("clock_offset_ns", int64_t{0});
-    r.clock_uncertainty_ns = j.value("clock_uncertainty_ns", int64_t{0});
-    r.start_skew_ns = j.value("start_skew_ns", int64_t{0});
-    r.dispatch_exits_without_enter = j.value("dispatch_exits_without_enter", uint64_t{0});
-    r.dangling_contexts_closed = j.value("dangling_contexts_closed", uint64_t{0});
-    r.records_received = j.value("records_received", uint64_t{0});
+    r.clock_offset_ns =
+        util::json_integer_or<int64_t>(j, "clock_offset_ns", int64_t{0}, "clock_offset_ns");
+    r.clock_uncertainty_ns = util::json_integer_or<int64_t>(j, "clock_uncertainty_ns", int64_t{0},
+                                                            "clock_uncertainty_ns");
+    r.start_skew_ns =
+        util::json_integer_or<int64_t>(j, "start_skew_ns", int64_t{0}, "start_skew_ns");
+    r.dispatch_exits_without_enter = util::json_integer_or<uint64_t>(
+        j, "dispatch_exits_without_enter", uint64_t{0}, "dispatch_exits_without_enter");
+    r.dangling_contexts_closed = util::json_integer_or<uint64_t>(
+        j, "dangling_contexts_closed", uint64_t{0}, "dangling_contexts_closed");
+    r.records_received =
+        util::json_integer_or<uint64_t>(j, "records_received", uint64_t{0}, "records_received");
     return r;
   } catch (const std::exception& e) {
     throw ProtocolError(std::string("malformed node result: ") + e.what());
