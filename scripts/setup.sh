@@ -1,17 +1,36 @@
 #!/usr/bin/env bash
-# Installs every Debian package Fleet Replay needs to build, test, benchmark and run its demo.
-# Idempotent: when everything is present it installs nothing and touches no package list.
+# Installs the Debian packages Fleet Replay needs. Idempotent: when everything is present it
+# installs nothing and touches no package list.
+#   scripts/setup.sh               build, test, benchmark and run the demo (the default)
+#   scripts/setup.sh --build-only  only what compiles coordinator, worker and lct (the image's
+#                                  build stage, deploy/Dockerfile)
+#   scripts/setup.sh --containers  the default set plus podman, podman-compose and debootstrap
+#                                  (scripts/image.sh, scripts/compose-test.sh)
 set -euo pipefail
 
-PACKAGES=(
+BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libspdlog-dev libfmt-dev libcli11-dev
-  libzstd-dev libgtest-dev libgmock-dev nlohmann-json3-dev libssl-dev libhiredis-dev
-  libbenchmark-dev redis-server redis-tools python3 python3-msgpack python3-yaml
+  libzstd-dev nlohmann-json3-dev libssl-dev libhiredis-dev
+  libjs-chart.js
+)
+TEST_PACKAGES=(
+  libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools
+  python3 python3-msgpack python3-yaml
   iproute2 docker-compose clang-format
   clang-14 libclang-rt-14-dev
-  libjs-chart.js chromium fonts-liberation
+  chromium fonts-liberation
 )
+CONTAINER_PACKAGES=(
+  podman netavark aardvark-dns iptables runc conmon catatonit podman-compose debootstrap
+)
+
+case "${1:-}" in
+  "") PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  --build-only) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  --containers) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CONTAINER_PACKAGES[@]}") ;;
+  *) echo "setup.sh: unknown option '$1' (--build-only | --containers)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

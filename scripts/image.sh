@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Builds the one image everything runs from, fleet-replay:local (deploy/Dockerfile, docs/compose.md):
+# coordinator, worker, lct, redis-server and tini, from Debian packages alone, no registry.
+#
+#   scripts/image.sh [--tag NAME] [--no-cache] [--print-runtime]
+#
+# Runtime: podman where present (preferred), else docker with a running engine; FLEET_RUNTIME
+# forces one. Exit 3 (with the reason) when neither can run containers here.
+# Base: FLEET_BASE_IMAGE if set; else debian:bookworm-slim or debian:bookworm if the runtime
+# already has it; else fleet-base:bookworm, made once with debootstrap --variant=minbase from
+# the mirror the host's apt uses, slimmed (no docs, man pages, locales, apt lists) and imported.
+# Podman reads the containers.conf this script writes under build-containers/ (CONTAINERS_CONF;
+# never /etc): default_ulimits = [], because a sandbox may forbid raising RLIMIT_NOFILE, and
+# the runc runtime.
+# Layers, the base image and the debootstrap tarball stay cached between runs on one machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tag="fleet-replay:local"
+no_cache=()
+print_runtime=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tag) tag="$2"; shift 2 ;;
+    --no-cache) no_cache=(--no-cache); shift ;;
+    --print-runtime) print_runtime=1; shift ;;
+    *) echo "image.sh: unknown argument '$1' (--tag NAME | --no-cache | --print-runtime)" >&2; exit 2 ;;
+  esac
+done
+
+state="${FLEET_CONTAINER_DIR:-$root/build-containers}"
+mkdir -p "$state"
+say() { echo "image: $*" >&2; }
+
+# --- the runtime --------------------------------------------------------------------------
+pick_runtime() {
+  local want="${FLEET_RUNTIME:-}"
+  if [ -z "$want" ] || [ "$want" = podman ]; then
+    if command -v podman >/dev/null; then
+      if [ -z "${CONTAINERS_CONF:-}" ]; then
+        # runc, not crun: crun refuses a host with cgroups v1 and v2 mounted side by side
+        # ("cgroups in hybrid mode not supported"), as on these sandboxes.
+        printf '# written by scripts/image.sh\n[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' \
+          >"$state/containers.conf"
+        export CONTAINERS_CONF="$state/containers.conf"
+      fi
+      if podman info >/dev/null 2>"$state/podman-info.err"; then
+        echo podman
+        return
+      fi
+      say "podman is installed but cannot run here: $(tail -1 "$state/podman-info.err")"
+    fi
+    [ "$want" = podman ] && return 1
+  fi
+  if command -v docker >/dev/null; then
+    if docker info >/dev/null 2>"$state/docker-info.err"; then
+      echo docker
+      return
+    fi
+    say "docker is installed but has no engine: $(tail -1 "$state/docker-info.err")"
+  fi
+  return 1
+}
+if ! rt=$(pick_runtime); then
+  say "no container runtime can run here (install one: scripts/setup.sh --containers)"
+  exit 3
+fi
+if [ "$print_runtime" = 1 ]; then
+  echo "$rt"
+  [ -n "${CONTAINERS_CONF:-}" ] && echo "CONTAINERS_CONF=$CONTAINERS_CONF"
+  exit 0
+fi
+say "runtime $rt${CONTAINERS_CONF:+ (CONTAINERS_CONF=$CONTAINERS_CONF)}"
+
+has_image() { "$rt" image inspect "$1" >/dev/null 2>&1; }
+
+# --- the base ----------------------------------------------------------------------------
+# The host apt's Debian mirror (deb822 sources or a classic sources.list), never a fixed host.
+host_mirror() {
+  local uri
+  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && u && $0 ~ / bookworm( |$)/ {print u; exit}' \
+    /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  [ -z "$uri" ] && uri=$(awk '$1=="deb" && $3=="bookworm" {print $2; exit}' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
+  echo "$uri"
+}
+host_security_mirror() {
+  local uri
+  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && u && /bookworm-security/ {print u; exit}' \
+    /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  [ -z "$uri" ] && uri=$(awk '$1=="deb" && $3=="bookworm-security" {print $2; exit}' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
+  echo "$uri"
+}
+
+make_base() {
+  local tarball="$state/bookworm-minbase.tar"
+  if [ ! -s "$tarball" ]; then
+    command -v debootstrap >/dev/null || {
+      say "no Debian base image and no debootstrap (scripts/setup.sh --containers)"
+      exit 3
+    }
+    local mirror security dir
+    mirror=$(host_mirror)
+    security=$(host_security_mirror)
+    [ -n "$mirror" ] || { say "cannot find a bookworm mirror in the host's apt sources"; exit 1; }
+    dir="$state/rootfs"
+    rm -rf "$dir"
+    say "debootstrap --variant=minbase bookworm from $mirror (once; cached in $tarball)"
+    local t0=$SECONDS
+    debootstrap --variant=minbase bookworm "$dir" "$mirror" >"$state/debootstrap.log" 2>&1 || {
+      tail -5 "$state/debootstrap.log" >&2
+      exit 1
+    }
+    {
+      echo "deb $mirror bookworm main"
+      echo "deb $mirror bookworm-updates main"
+      [ -n "$security" ] && echo "deb $security bookworm-security main"
+    } >"$dir/etc/apt/sources.list"
+    # As Debian's slim images: no docs, man pages or locales, now or in later installs.
+    cat >"$dir/etc/dpkg/dpkg.cfg.d/90-fleet-slim" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+EOF
+    printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' \
+      >"$dir/etc/apt/apt.conf.d/90-fleet-no-recommends"
+    find "$dir/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+    rm -rf "$dir"/usr/share/{man,info,locale,lintian}/* "$dir"/var/cache/apt/archives/*.deb \
+      "$dir"/var/lib/apt/lists/* "$dir"/var/log/* "$dir"/tmp/*
+    tar -C "$dir" --numeric-owner -cf "$tarball.part" .
+    mv "$tarball.part" "$tarball"
+    rm -rf "$dir"
+    say "base root file system: $(du -m "$tarball" | cut -f1) MB in $((SECONDS - t0)) s"
+  fi
+  "$rt" import --change 'CMD ["/bin/bash"]' "$tarball" fleet-base:bookworm >/dev/null
+}
+
+base="${FLEET_BASE_IMAGE:-}"
+if [ -z "$base" ]; then
+  for candidate in debian:bookworm-slim debian:bookworm fleet-base:bookworm; do
+    if has_image "$candidate"; then base="$candidate"; break; fi
+  done
+fi
+if [ -z "$base" ]; then
+  make_base
+  base=fleet-base:bookworm
+fi
+say "base $base"
+
+# --- the image ---------------------------------------------------------------------------
+t0=$SECONDS
+build_flags=()
+# podman build's RUN steps do not follow containers.conf's engine runtime: name it.
+[ "$rt" = podman ] && build_flags=(--runtime runc)
+"$rt" build "${build_flags[@]}" "${no_cache[@]}" -f deploy/Dockerfile --build-arg "BASE=$base" -t "$tag" . \
+  >"$state/build.log" 2>&1 || {
+  tail -30 "$state/build.log" >&2
+  say "build failed (log $state/build.log)"
+  exit 1
+}
+size=$("$rt" image inspect --format '{{.Size}}' "$tag")
+say "built $tag in $((SECONDS - t0)) s: $((size / 1000000)) MB (log $state/build.log)"
