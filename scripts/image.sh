@@ -33,17 +33,18 @@ mkdir -p "$state"
 say() { echo "image: $*" >&2; }
 
 # --- the runtime --------------------------------------------------------------------------
+if command -v podman >/dev/null && [ -z "${CONTAINERS_CONF:-}" ] &&
+  { [ -z "${FLEET_RUNTIME:-}" ] || [ "${FLEET_RUNTIME:-}" = podman ]; }; then
+  # runc, not crun: crun refuses a host with cgroups v1 and v2 mounted side by side
+  # ("cgroups in hybrid mode not supported"), as on these sandboxes.
+  printf '# written by scripts/image.sh\n[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' \
+    >"$state/containers.conf"
+  export CONTAINERS_CONF="$state/containers.conf"
+fi
 pick_runtime() {
   local want="${FLEET_RUNTIME:-}"
   if [ -z "$want" ] || [ "$want" = podman ]; then
     if command -v podman >/dev/null; then
-      if [ -z "${CONTAINERS_CONF:-}" ]; then
-        # runc, not crun: crun refuses a host with cgroups v1 and v2 mounted side by side
-        # ("cgroups in hybrid mode not supported"), as on these sandboxes.
-        printf '# written by scripts/image.sh\n[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' \
-          >"$state/containers.conf"
-        export CONTAINERS_CONF="$state/containers.conf"
-      fi
       if podman info >/dev/null 2>"$state/podman-info.err"; then
         echo podman
         return

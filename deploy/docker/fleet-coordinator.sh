@@ -7,7 +7,7 @@
 # Environment (defaults in brackets):
 #   FLEET_WORKERS          worker address spec for --workers            [dns:worker:5555]
 #   FLEET_EXPECT_WORKERS   --expect-workers                             [2]
-#   FLEET_TRACE            trace to replay; else the first /traces/*.lct; else one generated
+#   FLEET_TRACE            trace to replay ("" or auto: the first /traces/*.lct; else one generated)
 #   FLEET_GEN_ARGS         lct gen flags for the generated trace
 #                          [--seed 7 --duration 20 --rate 20 --era 3 --tp 1 --layout 2x4x8x128:bfloat16]
 #   FLEET_OUT              --output-dir                                  [/out]
@@ -25,6 +25,7 @@ gen_args="${FLEET_GEN_ARGS:---seed 7 --duration 20 --rate 20 --era 3 --tp 1 --la
 mkdir -p "$out"
 
 trace="${FLEET_TRACE:-}"
+[[ "$trace" == auto ]] && trace=""  # compose's default: pick or generate
 if [[ -z "$trace" ]]; then
   trace=$(ls /traces/*.lct 2>/dev/null | head -1 || true)
 fi

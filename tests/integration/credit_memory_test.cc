@@ -5,15 +5,7 @@
 
 #include "fleet_fixture.h"
 
-// ASan and TSan builds map shadow memory and quarantine freed blocks: their RSS says nothing
-// about the coordinator's own bound.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
-#else
-constexpr bool kSanitized = false;
-#endif
+// (kSanitized, fleet_fixture.h: ASan/TSan RSS includes shadow memory and quarantine.)
 
 namespace fleet::test {
 namespace {

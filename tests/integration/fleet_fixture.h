@@ -16,6 +16,16 @@
 #include "fleet/trace/synthetic_trace.h"
 #include "process_util.h"
 
+// ASan and TSan builds run several times slower and map shadow memory: RSS bounds say nothing
+// there, and a wait sized for a worker's cadence (PROGRESS every 500 ms) needs more slack.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+constexpr bool kSanitized = false;
+#endif
+
 namespace fleet::test {
 
 // One directory for the whole test binary's cached traces.
