@@ -257,16 +257,21 @@ TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   ASSERT_TRUE(w0.proc().wait_stderr("ended: coordinator lost", 5s)) << w0.proc().err();
   ASSERT_TRUE(w1.proc().wait_stderr("ended: coordinator lost", 5s)) << w1.proc().err();
   const double stopped_s = seconds_since(killed);
-  std::this_thread::sleep_until(killed + 2s);
-  const uint64_t at_2s = redis.commands_processed();
+  // The 2-s bound is the product's, asserted in the normal build. A sanitizer build runs the
+  // workers several times slower (their in-flight L2 tasks finish later), so there the quiet
+  // second is looked for from +4 s: it checks that load stops, not how fast.
+  const auto quiet_from = kSanitized ? 4s : 2s;
+  std::this_thread::sleep_until(killed + quiet_from);
+  const uint64_t at_start = redis.commands_processed();
   std::this_thread::sleep_for(1000ms);
-  const uint64_t at_3s = redis.commands_processed();
+  const uint64_t at_end = redis.commands_processed();
   std::cout << "[ measured ] workers stopped " << stopped_s << " s after the kill; Redis "
-            << "commands: " << before << " before, " << at_2s << " at +2 s, " << at_3s
-            << " at +3 s\n";
-  EXPECT_LT(stopped_s, 2.0);
+            << "commands: " << before << " before, " << at_start << " at +" << quiet_from.count()
+            << " s, " << at_end << " one second later\n";
+  EXPECT_LT(stopped_s, kSanitized ? 4.0 : 2.0);
   EXPECT_GT(before, 10u) << "the run was loading Redis";
-  EXPECT_LE(at_3s - at_2s, 1u) << "only our own INFO: no orphan load after 2 s";
+  EXPECT_LE(at_end - at_start, 1u)
+      << "only our own INFO: no orphan load after " << quiet_from.count() << " s";
   expect_ready_for_next_run(w0, dir / "next0");
   expect_ready_for_next_run(w1, dir / "next1");
 }
