@@ -130,6 +130,11 @@ step "trace: $records records"
 summary_field() {  # summary_field FILE PYTHON-EXPR-ON-s
   python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print($2)" "$1"
 }
+expect_balanced() {  # expect_balanced RUN: its fleet_summary.json exists and its accounting adds up
+  [ -s "$work/out/fleet_summary.json" ] || fail "$1 wrote no fleet_summary.json"
+  [ "$(summary_field "$work/out/fleet_summary.json" 's["accounting"]["balanced"]')" = True ] ||
+    fail "$1: record accounting does not balance"
+}
 
 # --- run 1: the whole stack to a correct report ----------------------------------------------
 container_of() {  # the project's container of a service (the last replica)
@@ -149,16 +154,14 @@ FLEET_SPEED=0 dc up -d --scale worker=3 >"$work/run1-up.log" 2>&1 ||
   fail "run 1 up: $(tail -5 "$work/run1-up.log")"
 rc=$(wait_coordinator run1)
 [ "$rc" = 0 ] || fail "run 1: coordinator exited $rc, expected 0: $(tail -5 "$work/run1-coordinator.log")"
+expect_balanced "run 1"
 s="$work/out/fleet_summary.json"
-[ -s "$s" ] || fail "run 1 wrote no fleet_summary.json"
 nodes=$(summary_field "$s" 'len(s["nodes"])')
 [ "$nodes" = 3 ] || fail "fleet_summary.json has $nodes nodes, expected 3"
 traced=$(summary_field "$s" 's["accounting"]["trace_records"]')
 [ "$traced" = "$records" ] || fail "summary counts $traced trace records, lct info $records"
 merged=$(summary_field "$s" 's["records"]["total"] - s["accounting"].get("split_extra_parts", 0)')
 [ "$merged" = "$records" ] || fail "merged records $merged (less split parts) != trace's $records"
-balanced=$(summary_field "$s" 's["accounting"]["balanced"]')
-[ "$balanced" = True ] || fail "record accounting does not balance"
 step "run 1: exit 0, 3 nodes, $merged of $records records, accounting balanced"
 
 keys=$("$rt" exec "$(container_of redis)" redis-cli --scan 2>/dev/null | head -1000 || true)
@@ -193,11 +196,9 @@ step "run 2: kill $victim"
 "$rt" kill "$victim" >/dev/null
 code=$(wait_coordinator run2)
 [ "$code" = 3 ] || fail "run 2: coordinator exited $code, expected 3 (a lost worker): $(tail -5 "$work/run2-coordinator.log")"
-s="$work/out/fleet_summary.json"
-[ -s "$s" ] || fail "run 2 wrote no partial fleet_summary.json"
-lost=$(summary_field "$s" 'sum(1 for n in s["nodes"] if n.get("status") == "lost")')
+expect_balanced "run 2"
+lost=$(summary_field "$work/out/fleet_summary.json" \
+  'sum(1 for n in s["nodes"] if n.get("status") == "lost")')
 [ "$lost" = 1 ] || fail "run 2: $lost nodes reported lost, expected 1"
-balanced=$(summary_field "$s" 's["accounting"]["balanced"]')
-[ "$balanced" = True ] || fail "run 2: record accounting does not balance"
 step "run 2: exit 3, 1 node lost, partial report with balanced accounting"
 step "ok in $((SECONDS - t_start)) s"

@@ -76,20 +76,14 @@ say "runtime $rt${CONTAINERS_CONF:+ (CONTAINERS_CONF=$CONTAINERS_CONF)}"
 has_image() { "$rt" image inspect "$1" >/dev/null 2>&1; }
 
 # --- the base ----------------------------------------------------------------------------
-# The host apt's Debian mirror (deb822 sources or a classic sources.list), never a fixed host.
+# The host apt's Debian mirror for SUITE (deb822 sources or a classic sources.list), never a
+# fixed host; "" when it has none.
 host_mirror() {
-  local uri
-  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && u && $0 ~ / bookworm( |$)/ {print u; exit}' \
+  local suite="$1" uri
+  uri=$(awk -v s="$suite" '/^URIs:/ {u=$2}
+    /^Suites:/ && u { for (i = 2; i <= NF; i++) if ($i == s) { print u; exit } }' \
     /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-  [ -z "$uri" ] && uri=$(awk '$1=="deb" && $3=="bookworm" {print $2; exit}' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-  echo "$uri"
-}
-host_security_mirror() {
-  local uri
-  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && u && /bookworm-security/ {print u; exit}' \
-    /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-  [ -z "$uri" ] && uri=$(awk '$1=="deb" && $3=="bookworm-security" {print $2; exit}' \
+  [ -z "$uri" ] && uri=$(awk -v s="$suite" '$1=="deb" && $3==s {print $2; exit}' \
     /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
   echo "$uri"
 }
@@ -102,8 +96,8 @@ make_base() {
       exit 3
     }
     local mirror security dir
-    mirror=$(host_mirror)
-    security=$(host_security_mirror)
+    mirror=$(host_mirror bookworm)
+    security=$(host_mirror bookworm-security)
     [ -n "$mirror" ] || { say "cannot find a bookworm mirror in the host's apt sources"; exit 1; }
     dir="$state/rootfs"
     rm -rf "$dir"
