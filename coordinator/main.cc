@@ -114,7 +114,9 @@ void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
   app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
                  "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
       ->group("");
-  app.add_option("--start-delay", fleet.start_delay_s, "Seconds from the last handshake to T0")
+  app.add_option("--start-delay", fleet.start_delay_s,
+                 "Least seconds from the last handshake to T0 (T0 otherwise follows as soon as "
+                 "every worker's engine is built and its first batches are queued)")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   app.add_option("--on-worker-loss", x.on_worker_loss,

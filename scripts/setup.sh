@@ -11,7 +11,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libspdlog-dev libfmt-dev libcli11-dev
-  libzstd-dev nlohmann-json3-dev libssl-dev libhiredis-dev
+  libzstd-dev nlohmann-json3-dev libhiredis-dev
   libjs-chart.js
 )
 TEST_PACKAGES=(

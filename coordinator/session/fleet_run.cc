@@ -305,7 +305,7 @@ void FleetRun::sync_clocks() {
   }
 }
 
-// T0 on the coordinator's clock, START to every worker with T0 on its own clock.
+// START to every worker; T0 comes later, in GO (send_go_when_ready).
 void FleetRun::start_workers() {
   const ReplayOptions& r = o_.replay;
   router_ = std::make_unique<plan::ShardRouter>(o_.router);
@@ -326,19 +326,10 @@ void FleetRun::start_workers() {
   }
   t_origin_ = have_record_ ? rec_.t_mono : 0.0;
   connected_ns_ = clock_.now_ns();
-  t0_ns_ = connected_ns_ + static_cast<int64_t>(o_.start_delay_s * 1e9);
-  if (o_.start_at_mono_ns > 0) {
-    // 50 ms to send START: a T0 already past would make every worker start late.
-    t0_ns_ = std::max(o_.start_at_mono_ns, connected_ns_ + 50'000'000);
-    if (t0_ns_ != o_.start_at_mono_ns) {
-      spdlog::warn("--start-at: the handshake ended {:.0f} ms too late; T0 moved",
-                   (t0_ns_ - o_.start_at_mono_ns) / 1e6);
-    }
-  }
-  streamed_ns_ = t0_ns_;
+  t0_ns_ = connected_ns_;
+  streamed_ns_ = connected_ns_;
   for (size_t i = 0; i < links_.size(); ++i) {
     wire::Start s;
-    s.t0_worker_ns = t0_ns_ + links_[i].clock_offset_ns();
     s.speed = r.speed;
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
     s.clock = r.virtual_clock ? "virtual" : "real";
@@ -353,9 +344,40 @@ void FleetRun::start_workers() {
     links_[i].send(wire::encode(s));
     links_[i].mark_running(clock_.now_ns());
   }
-  spdlog::info("start: T0 in {:.1f} s; streaming {} to {} worker(s), shard={}",
-               static_cast<double>(t0_ns_ - connected_ns_) / 1e9, r.trace_path, links_.size(),
-               plan::shard_mode_name(o_.router.mode));
+  spdlog::info("start: streaming {} to {} worker(s), shard={}; T0 once every engine is ready",
+               r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
+}
+
+void FleetRun::send_go_when_ready() {
+  if (t0_ || phase_ < Phase::Stream) return;
+  std::vector<NodeReadiness> nodes;
+  for (const auto& l : links_) {
+    nodes.push_back({l->node_name(), l->finished(), l->ready(), l->ready_ns(), l->engine_build_ns(),
+                     l->clock_uncertainty_ns()});
+  }
+  T0Inputs in;
+  in.handshake_end_ns = connected_ns_;
+  in.now_ns = clock_.now_ns();
+  in.queued_ns = queued_ns_;
+  in.start_delay_ns = static_cast<int64_t>(o_.start_delay_s * 1e9);
+  in.start_at_ns = o_.start_at_mono_ns;
+  t0_ = decide_t0(nodes, in);
+  if (!t0_) return;
+  t0_ns_ = t0_->t0_ns;
+  for (auto& l : links_) {
+    if (l->finished()) continue;
+    wire::Go go;
+    go.t0_worker_ns = t0_ns_ + l->clock_offset_ns();
+    l->send(wire::encode(go));
+  }
+  if (t0_->start_at_missed_ns > 0) {
+    spdlog::warn("--start-at: the workers were ready {:.0f} ms too late; T0 moved",
+                 static_cast<double>(t0_->start_at_missed_ns) / 1e6);
+  }
+  spdlog::info(
+      "start: T0 {:.1f} ms after the handshake (waited for {}; slowest engine {} {:.1f} ms)",
+      static_cast<double>(t0_ns_ - connected_ns_) / 1e6, t0_->waited_for, t0_->slowest_node,
+      static_cast<double>(t0_->slowest_engine_build_ns) / 1e6);
 }
 
 bool FleetRun::interrupted() { return g_interrupt.load(); }
@@ -400,6 +422,7 @@ void FleetRun::service_links(int timeout_ms) {
   links_.poll(timeout_ms, on_msg);
   links_.tick(on_msg);
   collect_windows();
+  send_go_when_ready();
 }
 
 void FleetRun::collect_windows() {
@@ -426,6 +449,7 @@ void FleetRun::stream() {
   if (fanout_) fanout_->flush();
   for (auto& l : links_) l->send_end_when_drained();
   streamed_ns_ = clock_.now_ns();
+  if (queued_ns_ == 0) queued_ns_ = streamed_ns_;  // all of it fit before the first wait
 }
 
 bool FleetRun::route_one() {
@@ -455,6 +479,7 @@ bool FleetRun::route_one() {
 
 void FleetRun::wait_for_credit() {
   bool blocked = links_.pump(o_.credit_window, o_.max_pending_batches);
+  if (blocked && queued_ns_ == 0) queued_ns_ = clock_.now_ns();
   while (blocked && !should_stop()) {
     service_links(20);
     blocked = links_.pump(o_.credit_window, o_.max_pending_batches);

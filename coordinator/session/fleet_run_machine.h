@@ -15,6 +15,7 @@
 #include "fleet/report/timeseries_sink.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/session/fleet_run.h"
+#include "fleet/session/t0_decision.h"
 #include "fleet/session/worker_addresses.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/status.h"
@@ -31,8 +32,9 @@ class FleetRun {
     Prepare,     // open the trace, resolve the workers, prepare the output directory
     Connect,     // start --local workers; HELLO/WELCOME; which workers read the trace itself
     SyncClocks,  // PING/PONG: each worker's clock offset
-    Start,       // T0, and START to every worker
-    Stream,      // route, batch and send every record under credit; heartbeats; loss
+    Start,       // START to every worker (each builds its engine and answers READY)
+    Stream,      // route, batch and send every record under credit; heartbeats; loss; GO
+                 // with T0 once every worker is READY and the first batches are queued
     Drain,       // the last batches and END, then every DONE (or the abort deadline)
     Report,      // merge the nodes' results and write the outputs
     Finished,
@@ -51,6 +53,7 @@ class FleetRun {
   Status connect();
   void sync_clocks();
   void start_workers();
+  void send_go_when_ready();  // T0 from readiness (t0_decision.h), GO to every live worker
   void stream();
   bool route_one();  // the current record to its workers; false: the reader failed
   void wait_for_credit();
@@ -87,8 +90,11 @@ class FleetRun {
   double t_origin_ = 0.0;
   bool aborted_ = false;
   std::string abort_reason_;
-  // Where the coordinator's wall time went (fleet_summary.json coordinator.phase_s).
+  // Where the coordinator's wall time went (fleet_summary.json coordinator.phase_s). t0_ns_ is
+  // connected_ns_ until GO decides it.
   int64_t began_ns_ = 0, connected_ns_ = 0, t0_ns_ = 0, streamed_ns_ = 0, collected_ns_ = 0;
+  int64_t queued_ns_ = 0;         // the stream first waited for credit, or sent everything
+  std::optional<T0Decision> t0_;  // set when GO went out
 };
 
 }  // namespace fleet::session

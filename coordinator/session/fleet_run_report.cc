@@ -57,8 +57,14 @@ nlohmann::json coordinator_usage(double wall_since_t0_s, uint64_t records_sent) 
 // "stream" (the records themselves).
 void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
   uint64_t raw_bytes = 0, wire_bytes = 0, by_reference = 0;
+  uint64_t sent = 0, received = 0, received_bytes = 0;
   nlohmann::json codecs = nlohmann::json::array(), access = nlohmann::json::array();
+  nlohmann::json done_bytes = nlohmann::json::array();
   for (const auto& l : links) {
+    sent += l->counters().messages_sent;
+    received += l->counters().messages_received;
+    received_bytes += l->counters().bytes_received;
+    done_bytes.push_back(l->counters().done_bytes);
     raw_bytes += l->counters().raw_bytes_sent;
     wire_bytes += l->counters().batch_bytes_sent;
     by_reference += l->counters().records_by_reference;
@@ -71,6 +77,9 @@ void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
   c["batch_codecs"] = codecs;
   c["batch_raw_bytes"] = raw_bytes;
   c["batch_wire_bytes"] = wire_bytes;
+  // The control plane: every message either way, and each node's DONE (docs/scaling.md).
+  c["messages"] = {{"sent", sent}, {"received", received}, {"received_bytes", received_bytes}};
+  c["done_bytes"] = done_bytes;
 }
 
 }  // namespace
@@ -105,12 +114,14 @@ ExitCode FleetRun::report() {
   // Where the coordinator's wall time went (writing the outputs comes after and is not here).
   auto secs = [](int64_t a, int64_t b) { return static_cast<double>(b - a) / 1e9; };
   c["phase_s"] = {{"connect", secs(began_ns_, connected_ns_)},       // workers, handshake, clocks
-                  {"stream", secs(connected_ns_, streamed_ns_)},     // start delay, routing
+                  {"stream", secs(connected_ns_, streamed_ns_)},     // readiness, routing
                   {"collect", secs(streamed_ns_, collected_ns_)},    // last batches, every DONE
                   {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
   add_batch_costs(c, links_, fanout_ != nullptr);
   // T0 on this host's CLOCK_MONOTONIC: the variants of a --sweep compare theirs.
   c["t0_mono_ns"] = clock_.is_virtual() ? 0 : t0_ns_;
+  // What T0 waited for (null: the run ended before every worker was ready).
+  c["start"] = t0_ ? t0_->to_json(connected_ns_) : nlohmann::json(nullptr);
   ExitCode outputs_status;
   try {
     outputs_status = report::write_outputs(rep, o_.replay.output);

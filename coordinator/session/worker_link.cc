@@ -78,7 +78,10 @@ Status WorkerLink::handshake_status() {
 // left, i.e. the connection ended in a protocol error (a failed handshake, an oversized
 // message) and will not come back. A blocking send would then wait forever.
 bool WorkerLink::try_send(zmq::message_t& m) {
-  if (sock_.send(m, zmq::send_flags::dontwait)) return true;
+  if (sock_.send(m, zmq::send_flags::dontwait)) {
+    ++counters_.messages_sent;
+    return true;
+  }
   if (state_ != State::Connecting) {
     mark_lost("its connection was closed after a protocol error; a message could not be sent");
   }
@@ -105,6 +108,8 @@ void WorkerLink::send_last(std::string payload) {
 std::optional<wire::Envelope> WorkerLink::receive_one() {
   zmq::message_t m;
   if (!sock_.recv(m, zmq::recv_flags::dontwait)) return std::nullopt;
+  ++counters_.messages_received;
+  counters_.bytes_received += m.size();
   rx_ = std::move(m);
   try {
     return wire::decode(static_cast<const char*>(rx_.data()), rx_.size());
@@ -117,6 +122,8 @@ std::optional<wire::Envelope> WorkerLink::receive_one() {
 void WorkerLink::handle(const wire::Envelope& env) {
   try {
     switch (env.kind) {
+      case wire::MessageType::Ready:
+        return on_ready(env);
       case wire::MessageType::Credit:
         return on_credit(env);
       case wire::MessageType::Progress:
@@ -177,6 +184,7 @@ std::vector<stats::RunWindow> WorkerLink::take_windows() {
 
 void WorkerLink::on_done(const wire::Envelope& env) {
   auto d = env.as<wire::Done>();
+  counters_.done_bytes = rx_.size();
   const auto t = std::chrono::steady_clock::now();
   // The node's samples stay in the received message (kept alive by its stats) instead of
   // being copied; moving a large ZeroMQ message keeps its buffer where it is (checked).
@@ -210,6 +218,14 @@ void WorkerLink::accept_welcome(wire::Welcome w) {
   welcome_ = std::move(w);
   state_ = State::Ready;
   monitor_.reset();
+}
+
+void WorkerLink::on_ready(const wire::Envelope& env) {
+  const auto r = env.as<wire::Ready>();
+  if (ready_) return;
+  ready_ = true;
+  ready_ns_ = last_heard_ns_;  // set by the loop that received it
+  engine_build_ns_ = std::max<int64_t>(0, r.engine_build_ns);
 }
 
 void WorkerLink::mark_running(int64_t now_ns) {

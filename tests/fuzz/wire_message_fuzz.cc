@@ -49,6 +49,12 @@ void convert(const Envelope& env) {
     case MessageType::Start:
       env.as<Start>();
       break;
+    case MessageType::Ready:
+      env.as<Ready>();
+      break;
+    case MessageType::Go:
+      env.as<Go>();
+      break;
     case MessageType::Batch:
       on_batch(env);
       break;

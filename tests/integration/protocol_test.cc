@@ -213,19 +213,22 @@ zmq::socket_t dealer_to(zmq::context_t& ctx, WorkerProcess& w) {
   return dealer;
 }
 
-// Plays a coordinator's opening: HELLO, the WELCOME, then START of a noop run at full speed.
+// Plays a coordinator's opening: HELLO, the WELCOME, then START of a noop run at full speed
+// and its GO with T0 = now.
 void start_noop_run(zmq::socket_t& dealer, WorkerProcess& w) {
   dealer.send(zmq::buffer(wire::encode(wire::Hello{})));
   auto welcome = recv_within(dealer, 5s);
   ASSERT_TRUE(welcome) << w.proc().err();
   ASSERT_EQ(wire::decode(welcome->data(), welcome->size()).type, "welcome");
   wire::Start s;
-  s.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::steady_clock::now().time_since_epoch())
-                       .count();
   s.speed = 0;
   s.engine_name = "noop";
   dealer.send(zmq::buffer(wire::encode(s)));
+  wire::Go go;
+  go.t0_worker_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count();
+  dealer.send(zmq::buffer(wire::encode(go)));
 }
 
 // Plays a coordinator through a whole (empty) run against a --max-runs 1 worker and returns

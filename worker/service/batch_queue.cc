@@ -21,6 +21,11 @@ void BatchQueue::drain_wakeups() {
   [[maybe_unused]] const auto r = ::read(wake_fd_, &n, sizeof n);
 }
 
+void BatchQueue::wake_network() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const auto w = ::write(wake_fd_, &one, sizeof one);
+}
+
 void BatchQueue::push(wire::RawBatch raw, wire::SplitBatch split, double t_shift, int64_t seq) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -103,8 +108,7 @@ bool BatchQueue::next(trace::RecordView& out) {
       // Wake the network thread once consumed_ counts this batch, outside the lock it pushes
       // batches under.
       lock.unlock();
-      const uint64_t one = 1;
-      [[maybe_unused]] const auto w = ::write(wake_fd_, &one, sizeof one);
+      wake_network();
       lock.lock();
     }
     cv_.wait(lock, [&] { return aborted_ || closed_ || !queue_.empty(); });

@@ -10,7 +10,8 @@
 namespace fleet::service {
 
 ReplayRun::ReplayRun(RunSetup setup) : setup_(std::move(setup)) {
-  if (setup_.virtual_clock) vclock_ = std::make_unique<util::VirtualClock>(setup_.session.t0_ns);
+  if (setup_.virtual_clock)
+    vclock_ = std::make_unique<util::VirtualClock>(setup_.real_clock->now_ns());
   setup_.session.on_window = [this](const stats::RunWindow& w) {
     std::lock_guard<std::mutex> lock(mu_);
     windows_.push_back(w);
@@ -25,15 +26,22 @@ ReplayRun::~ReplayRun() {
 
 void ReplayRun::run_thread() {
   util::Clock& clock = vclock_ ? *vclock_ : *setup_.real_clock;
+  const int64_t began_ns = setup_.real_clock->now_ns();
   try {
     setup_.engine.validate();
     engine_ = storage::make_engine(setup_.engine, clock);
-    session_ = std::make_unique<replay::ReplaySession>(*engine_, clock, setup_.session);
   } catch (const std::exception& e) {  // an invalid config or an unreachable L2: the run's end
     std::lock_guard<std::mutex> lock(mu_);
     outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + e.what();
     return;
   }
+  engine_build_ns_.store(setup_.real_clock->now_ns() - began_ns);
+  queue_.wake_network();  // READY goes now, not at the next poll timeout
+  const bool go = wait_for_go();
+  // Virtual time is the run's own: it starts where the engine was built, whatever GO said.
+  if (vclock_) setup_.session.t0_ns = vclock_->now_ns();
+  session_ = std::make_unique<replay::ReplaySession>(*engine_, clock, setup_.session);
+  if (!go) session_->request_stop();  // ABORT before GO: an empty, partial DONE
   session_ready_.store(true);
   replay::SessionResult res = session_->run(queue_);
   wire::NodeResult node = replay::to_node_result(std::move(res), setup_.node_name);
@@ -41,6 +49,30 @@ void ReplayRun::run_thread() {
   util::HugeString payload = wire::encode_done_message(node);
   std::lock_guard<std::mutex> lock(mu_);
   outcome_.done = std::move(payload);
+}
+
+bool ReplayRun::wait_for_go() {
+  std::unique_lock<std::mutex> lock(mu_);
+  go_cv_.wait(lock, [&] { return go_t0_ns_.has_value() || stop_requested_; });
+  if (stop_requested_) return false;
+  setup_.session.t0_ns = *go_t0_ns_;
+  return true;
+}
+
+std::optional<int64_t> ReplayRun::take_ready() {
+  const int64_t build = engine_build_ns_.load();
+  if (ready_taken_ || build < 0) return std::nullopt;
+  ready_taken_ = true;
+  return build;
+}
+
+void ReplayRun::start(int64_t t0_ns) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (go_t0_ns_) return;
+    go_t0_ns_ = t0_ns;
+  }
+  go_cv_.notify_all();
 }
 
 uint64_t ReplayRun::take_credit() {
@@ -70,6 +102,11 @@ std::optional<wire::Progress> ReplayRun::progress() {
 }
 
 void ReplayRun::request_stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_requested_ = true;
+  }
+  go_cv_.notify_all();
   if (session_ready_.load()) session_->request_stop();
   queue_.abort();
 }

@@ -1,11 +1,12 @@
 // One replay run of a worker: its own thread builds the engine (connecting to a remote L2 may
-// take seconds, and heartbeats must keep flowing meanwhile), then replays what the network
-// thread queues, and leaves the node's DONE message (or why the engine could not be built) for
-// the network thread to send. The network thread owns the object; the thread is joined on
-// destruction after being asked to stop.
+// take seconds, and heartbeats must keep flowing meanwhile), reports it ready, waits for the
+// coordinator's T0 (GO) while the network thread queues batches, then replays them, and leaves the
+// node's DONE message (or why the engine could not be built) for the network thread to send. The
+// network thread owns the object; the thread is joined on destruction after being asked to stop.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -32,9 +33,11 @@ namespace fleet::service {
 struct RunSetup {
   std::string node_name;
   storage::EngineConfig engine;
-  replay::SessionOptions session;
-  bool virtual_clock = false;         // a run-private VirtualClock starting at session.t0_ns
-  util::Clock* real_clock = nullptr;  // otherwise: the worker's clock
+  replay::SessionOptions session;  // t0_ns: set by GO (start())
+  // A run-private VirtualClock: it starts at the real clock's instant of START, and GO's T0
+  // does not move it (virtual time is the run's own; the replay starts at once).
+  bool virtual_clock = false;
+  util::Clock* real_clock = nullptr;                // otherwise: the worker's clock
   std::shared_ptr<const trace::SharedTrace> trace;  // what record references are read from
   int credit_window = 8;
 };
@@ -60,6 +63,12 @@ class ReplayRun {
   // Batches consumed since the last call: what the next CREDIT returns.
   uint64_t take_credit();
 
+  // How long building the engine took, once, the first time it is asked after the engine was
+  // built (the network thread then sends READY; the queue's wakeup fd signals the moment).
+  std::optional<int64_t> take_ready();
+  // GO: replay from T0 on the worker's clock (a second GO is ignored).
+  void start(int64_t t0_ns);
+
   // Live numbers for PROGRESS, with the run windows finished since the last call; nullopt
   // until the engine is built.
   std::optional<wire::Progress> progress();
@@ -77,6 +86,7 @@ class ReplayRun {
 
  private:
   void run_thread();
+  bool wait_for_go();  // false: stopped first
 
   RunSetup setup_;
   BatchQueue queue_;
@@ -84,6 +94,11 @@ class ReplayRun {
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<replay::ReplaySession> session_;
   std::atomic<bool> session_ready_{false};
+  std::atomic<int64_t> engine_build_ns_{-1};  // -1 until the engine is built
+  bool ready_taken_ = false;                  // the network thread's
+  std::condition_variable go_cv_;
+  std::optional<int64_t> go_t0_ns_;  // guarded by mu_
+  bool stop_requested_ = false;      // guarded by mu_
   uint64_t credits_sent_ = 0;
   uint64_t batches_received_ = 0;
   std::atomic<uint64_t> records_received_{0};

@@ -156,6 +156,8 @@ void WorkerProtocol::dispatch(const Incoming& in) {
       return on_start(in);
     case MessageType::Batch:
       return on_batch(in);
+    case MessageType::Go:
+      return on_go(in);
     case MessageType::End:
       return on_end(in);
     case MessageType::Abort:
@@ -241,7 +243,6 @@ void WorkerProtocol::on_start(const Incoming& in) {
   RunSetup setup;
   setup.node_name = options_.name;
   setup.session.speed = s.speed;
-  setup.session.t0_ns = s.t0_worker_ns;
   setup.session.t_origin = s.t_origin;
   setup.session.drain_on_close = cfg.drain_on_close;
   setup.virtual_clock = s.clock == "virtual";
@@ -296,6 +297,14 @@ void WorkerProtocol::on_batch(const Incoming& in) {
   run_->queue().push(std::move(raw), std::move(frames), b.t_shift, b.seq);
 }
 
+void WorkerProtocol::on_go(const Incoming& in) {
+  if (!run_) throw wire::ProtocolError("go before start");
+  const auto g = in.env.as<wire::Go>();
+  run_->start(g.t0_worker_ns);
+  const int64_t lead = g.t0_worker_ns - clock_.now_ns();
+  spdlog::info("go: T0 in {:.2f} ms", static_cast<double>(lead) / 1e6);
+}
+
 void WorkerProtocol::on_end(const Incoming& in) {
   if (!run_) return;
   auto e = in.env.as<wire::End>();
@@ -344,6 +353,11 @@ void WorkerProtocol::tick() {
 }
 
 void WorkerProtocol::send_credit_and_result() {
+  if (const auto build_ns = run_->take_ready()) {
+    wire::Ready r;
+    r.engine_build_ns = *build_ns;
+    send_to(peer_, wire::encode(r));
+  }
   if (const uint64_t due = run_->take_credit(); due > 0) {
     wire::Credit c;
     c.batches = static_cast<int64_t>(due);

@@ -51,6 +51,7 @@ class WorkerProtocol {
   void on_ping(const Incoming& in);
   void on_start(const Incoming& in);
   void on_batch(const Incoming& in);
+  void on_go(const Incoming& in);
   void on_end(const Incoming& in);
   void on_abort(const Incoming& in);
   void tick();  // the periodic duties, after every poll

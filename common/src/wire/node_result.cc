@@ -14,6 +14,7 @@
 #include "fleet/trace/msgpack_reader.h"
 #include "fleet/util/big_endian.h"
 #include "fleet/util/json_number.h"
+#include "fleet/wire/l2_windows_shape.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -227,6 +228,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.engine_config = j.value("engine_config", nlohmann::json::object());
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
     r.l2_windows = j.value("l2_windows", nlohmann::json::object());
+    check_l2_windows_shape(r.l2_windows);
     r.clock_offset_ns =
         util::json_integer_or<int64_t>(j, "clock_offset_ns", int64_t{0}, "clock_offset_ns");
     r.clock_uncertainty_ns = util::json_integer_or<int64_t>(j, "clock_uncertainty_ns", int64_t{0},

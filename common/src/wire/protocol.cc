@@ -6,13 +6,21 @@ namespace fleet::wire {
 
 namespace {
 constexpr std::pair<MessageType, std::string_view> kMessageNames[] = {
-    {MessageType::Hello, "hello"},       {MessageType::Welcome, "welcome"},
-    {MessageType::Ping, "ping"},         {MessageType::Pong, "pong"},
-    {MessageType::Start, "start"},       {MessageType::Batch, "batch"},
-    {MessageType::End, "end"},           {MessageType::Credit, "credit"},
-    {MessageType::Progress, "progress"}, {MessageType::Done, "done"},
-    {MessageType::DoneAck, "done_ack"},  {MessageType::Heartbeat, "heartbeat"},
+    {MessageType::Hello, "hello"},
+    {MessageType::Welcome, "welcome"},
+    {MessageType::Ping, "ping"},
+    {MessageType::Pong, "pong"},
+    {MessageType::Start, "start"},
+    {MessageType::Batch, "batch"},
+    {MessageType::End, "end"},
+    {MessageType::Credit, "credit"},
+    {MessageType::Progress, "progress"},
+    {MessageType::Done, "done"},
+    {MessageType::DoneAck, "done_ack"},
+    {MessageType::Heartbeat, "heartbeat"},
     {MessageType::Abort, "abort"},
+    {MessageType::Ready, "ready"},
+    {MessageType::Go, "go"},
 };
 }  // namespace
 

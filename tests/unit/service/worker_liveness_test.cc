@@ -163,7 +163,6 @@ TEST(WorkerLiveness, ACoordinatorSilentForLongerThanTheBudgetIsDropped) {
   FakeCoordinator a(ctx, w.endpoint(), "coord-a");
   ASSERT_TRUE(a.hello().reject.empty());
   wire::Start s;
-  s.t0_worker_ns = kStart;
   s.speed = 0;
   s.engine_name = "noop";
   a.send(s);

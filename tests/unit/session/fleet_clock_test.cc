@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "fleet/session/fleet_run.h"
+#include "fleet/session/t0_decision.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/clock.h"
@@ -75,6 +77,7 @@ class FakeWorker {
     auto env = wire::decode(body->data(), body->size());
     if (env.kind == MessageType::Batch) ++batches;
     if (env.kind == MessageType::Heartbeat) ++heartbeats;
+    if (on_message) on_message(env);
     return env;
   }
   template <class Msg>
@@ -116,6 +119,7 @@ class FakeWorker {
 
   int batches = 0;
   int heartbeats = 0;
+  std::function<void(const wire::Envelope&)> on_message;  // sees every message read
 
  private:
   zmq::socket_t sock_;
@@ -158,27 +162,73 @@ struct VirtualRun {
   std::future<ExitCode> result;
 };
 
-// T0 = the instant the handshake ended + --start-delay, on the coordinator's clock, and each
-// worker's START carries it on the worker's own clock (offset from the min-RTT ping).
-TEST(FleetClock, StartCarriesT0OnTheWorkersClock) {
+// T0 waits for readiness: no GO while the worker has not answered READY, even once the stream
+// is held back by credit; then T0 = READY + the GO margin (the ping RTT was 0: time stood
+// still), carried on the worker's own clock (offset from the min-RTT ping).
+TEST(FleetClock, GoFollowsReadinessAndCarriesT0OnTheWorkersClock) {
   zmq::context_t ctx(1);
   FakeWorker w(ctx);
   VirtualRun run(w.host_port());
-  run.options.start_delay_s = 2.0;
   run.start();
   const wire::Start s = w.handshake();
-  EXPECT_EQ(s.t0_worker_ns, kStart + 2'000'000'000 + kWorkerAhead);
   EXPECT_EQ(s.credit_window, 2);
+  bool go = false;
+  int64_t t0_worker_ns = 0;
+  auto saw_go = [&](const wire::Envelope& env) {
+    if (env.kind != MessageType::Go) return;
+    go = true;
+    t0_worker_ns = env.as<wire::Go>().t0_worker_ns;
+  };
+  w.on_message = saw_go;
+  ASSERT_TRUE(w.read_until([&] { return w.batches >= 2 && w.heartbeats >= 1; }));
+  run.clock.advance_by(kBeat);
+  w.send(wire::Heartbeat{});
+  ASSERT_TRUE(w.read_until([&] { return w.heartbeats >= 2; }));
+  EXPECT_FALSE(go) << "GO before the worker was ready";
+  wire::Ready ready;
+  ready.engine_build_ns = 3'000'000;
+  w.send(ready);
+  ASSERT_TRUE(w.read_until([&] { return go; }));
+  EXPECT_EQ(t0_worker_ns, kStart + kBeat + kGoProcessingNs + kWorkerAhead);
   wire::Abort a;
   a.reason = "the test ends the run";
   w.send(a);
   auto code = run.exit_within(10s);
   ASSERT_TRUE(code);
   EXPECT_EQ(*code, ExitCode::kRunIncomplete);
-  const auto node = run.summary()["nodes"][0];
+  const auto summary = run.summary();
+  const auto node = summary["nodes"][0];
   EXPECT_EQ(node["status"], "lost");
   EXPECT_DOUBLE_EQ(node["clock_offset_us"].get<double>(), kWorkerAhead / 1e3);
   EXPECT_EQ(node["clock_uncertainty_us"].get<double>(), 0.0) << "time stood still: RTT 0";
+  const auto start = summary["coordinator"]["start"];
+  EXPECT_EQ(start["waited_for"], "readiness");
+  EXPECT_DOUBLE_EQ(start["last_ready_after_handshake_ms"].get<double>(), kBeat / 1e6);
+  EXPECT_DOUBLE_EQ(start["slowest_engine_build_ms"].get<double>(), 3.0);
+  EXPECT_EQ(start["slowest_engine_node"], "fake");
+}
+
+// --start-delay stays an explicit floor: T0 = the end of the handshake + the delay when the
+// workers are ready sooner, and the summary says that is what T0 waited for.
+TEST(FleetClock, StartDelayIsAFloorOnT0) {
+  zmq::context_t ctx(1);
+  FakeWorker w(ctx);
+  VirtualRun run(w.host_port());
+  run.options.start_delay_s = 2.0;
+  run.start();
+  w.handshake();
+  int64_t t0_worker_ns = 0;
+  w.on_message = [&](const wire::Envelope& env) {
+    if (env.kind == MessageType::Go) t0_worker_ns = env.as<wire::Go>().t0_worker_ns;
+  };
+  w.send(wire::Ready{});
+  ASSERT_TRUE(w.read_until([&] { return t0_worker_ns != 0; }));
+  EXPECT_EQ(t0_worker_ns, kStart + 2'000'000'000 + kWorkerAhead);
+  wire::Abort a;
+  a.reason = "the test ends the run";
+  w.send(a);
+  ASSERT_TRUE(run.exit_within(10s));
+  EXPECT_EQ(run.summary()["coordinator"]["start"]["waited_for"], "--start-delay");
 }
 
 // At most --credit-window batches are in flight; each CREDIT lets exactly that many more go.
@@ -238,9 +288,11 @@ TEST(FleetClock, AWorkerSilentPastTheBudgetIsLost) {
   const auto node = summary["nodes"][0];
   EXPECT_EQ(node["status"], "lost");
   EXPECT_EQ(node["engine"]["counters"]["lost_reason"], "no heartbeat for 1500 ms");
-  // The report was made at the clock's last reading (T0 is 2 s after kStart).
+  // The worker never answered READY: no T0 was decided, and the run's time counts from the
+  // end of the handshake to the clock's last reading.
+  EXPECT_TRUE(summary["coordinator"]["start"].is_null());
   EXPECT_DOUBLE_EQ(summary["coordinator"]["wall_since_t0_s"].get<double>(),
-                   static_cast<double>(kLost + 1 - 2'000'000'000) / 1e9);
+                   static_cast<double>(kLost + 1) / 1e9);
 }
 
 }  // namespace

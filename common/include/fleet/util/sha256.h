@@ -1,4 +1,4 @@
-// SHA-256 (OpenSSL libcrypto) as lowercase hex: the digest LMCache stores as sm_config_digest.
+// SHA-256 as lowercase hex: the digest LMCache stores as sm_config_digest.
 #pragma once
 
 #include <string>

@@ -18,7 +18,8 @@ namespace fleet::wire {
 
 // 2: Batch.codec, Batch.zstd -> Batch.data. 3: record references and the shared-trace
 // handshake (Hello.trace_*, Welcome.trace_shared/trace_error), samples as raw doubles in DONE.
-inline constexpr int kProtocolVersion = 4;
+// 4: histogram buckets as bytes. 5: T0 from readiness (READY, GO; Start.t0_worker_ns gone).
+inline constexpr int kProtocolVersion = 5;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
@@ -48,6 +49,8 @@ enum class MessageType : uint8_t {
   DoneAck,
   Heartbeat,
   Abort,
+  Ready,
+  Go,
 };
 MessageType message_type_from_name(std::string_view t);
 std::string_view message_type_name(MessageType type);
@@ -112,11 +115,11 @@ struct Pong {
   MSGPACK_DEFINE_MAP(v, t, seq, coord_ns, worker_ns);
 };
 
-// coordinator -> worker: the run's parameters and its start instant on the WORKER's clock.
+// coordinator -> worker: the run's parameters. The worker builds its engine, queues batches
+// as they come, answers READY and waits for GO, which names T0.
 struct Start {
   int v = kProtocolVersion;
   std::string t = "start";
-  int64_t t0_worker_ns = 0;
   double speed = 1.0;
   double t_origin = 0.0;           // trace time mapped to T0
   std::string clock = "real";      // real | virtual
@@ -129,9 +132,25 @@ struct Start {
   int credit_window = 8;  // batches the coordinator may have in flight
   // Fleet-only: the run's --l2-key-namespace (EngineConfig), not part of the config digest.
   std::string l2_key_namespace;
-  MSGPACK_DEFINE_MAP(v, t, t0_worker_ns, speed, t_origin, clock, engine_config_json, engine_name,
-                     node_index, node_count, trace_level, trace_schema, credit_window,
-                     l2_key_namespace);
+  MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
+                     node_count, trace_level, trace_schema, credit_window, l2_key_namespace);
+};
+
+// worker -> coordinator: the engine is built (the replay thread now waits for GO). The
+// coordinator picks T0 once every worker is READY and the first batches are queued.
+struct Ready {
+  int v = kProtocolVersion;
+  std::string t = "ready";
+  int64_t engine_build_ns = 0;  // START received -> engine built, on the worker's clock
+  MSGPACK_DEFINE_MAP(v, t, engine_build_ns);
+};
+
+// coordinator -> worker: the run's start instant on the WORKER's clock.
+struct Go {
+  int v = kProtocolVersion;
+  std::string t = "go";
+  int64_t t0_worker_ns = 0;
+  MSGPACK_DEFINE_MAP(v, t, t0_worker_ns);
 };
 
 // coordinator -> worker: record frames (length-prefixed, as in the file), zstd-compressed or

@@ -40,9 +40,10 @@ struct FleetOptions {
   int local = 0;                    // --local N
   int expect_workers = 0;           // 0 = as many as resolved
   int connect_timeout_ms = 10000;
-  double start_delay_s = 2.0;  // T0 = last handshake + this
-  // When > 0: T0 at this CLOCK_MONOTONIC instant instead (the variants of a --sweep, started
-  // as separate processes on one host, share one T0); later if the handshake ends after it.
+  // T0 follows from readiness (session/t0_decision.h); these are floors on it.
+  double start_delay_s = 0.0;  // T0 >= last handshake + this
+  // When > 0: T0 at this CLOCK_MONOTONIC instant (the variants of a --sweep, started as
+  // separate processes on one host, share one T0); later if the workers are ready after it.
   int64_t start_at_mono_ns = 0;
   OnWorkerLoss on_worker_loss = OnWorkerLoss::Abort;
   int credit_window = 8;

@@ -51,7 +51,7 @@ class WorkerLink {
   // The next message waiting on the socket (non-blocking); one that does not decode comes back
   // with an empty `type` (it still proves the worker alive) after a warning.
   std::optional<wire::Envelope> receive_one();
-  void handle(const wire::Envelope& env);  // credit, progress, done, abort; others ignored
+  void handle(const wire::Envelope& env);  // ready, credit, progress, done, abort; others ignored
 
   // Batching with flow control.
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
@@ -97,6 +97,11 @@ class WorkerLink {
     clock_uncertainty_ns_ = uncertainty_ns;
   }
   void mark_running(int64_t now_ns);
+  // READY: whether and when it arrived (on the run's clock) and how long the worker took to
+  // build its engine (its own measure).
+  bool ready() const { return ready_; }
+  int64_t ready_ns() const { return ready_ns_; }
+  int64_t engine_build_ns() const { return engine_build_ns_; }
 
   // What the run reads.
   const wire::Welcome& welcome() const { return welcome_; }
@@ -135,6 +140,12 @@ class WorkerLink {
     // trace offset of the last confirmed record (-1: none).
     uint64_t records_confirmed = 0;
     int64_t last_confirmed_offset = -1;
+    // Every message either way (batches included), for the control-plane cost at scale
+    // (docs/scaling.md); done_bytes: the DONE message alone.
+    uint64_t messages_sent = 0;
+    uint64_t messages_received = 0;
+    uint64_t bytes_received = 0;
+    uint64_t done_bytes = 0;
   };
   const Counters& counters() const { return counters_; }
   // The trace offset of the first record sent but not confirmed (-1: none).
@@ -143,6 +154,7 @@ class WorkerLink {
   }
 
  private:
+  void on_ready(const wire::Envelope& env);
   void on_credit(const wire::Envelope& env);
   void on_progress(const wire::Envelope& env);
   bool try_send(zmq::message_t& m);
@@ -155,6 +167,9 @@ class WorkerLink {
   wire::Welcome welcome_;
   int64_t clock_offset_ns_ = 0;
   int64_t clock_uncertainty_ns_ = 0;
+  bool ready_ = false;
+  int64_t ready_ns_ = 0;
+  int64_t engine_build_ns_ = 0;
   wire::Progress progress_;
   LiveProgress live_;
   std::vector<stats::RunWindow> windows_;

@@ -23,7 +23,7 @@ struct SweepRequest {
   std::optional<SweepGoal> goal;  // --sweep-goal
   bool shared_l2 = false;         // --sweep-shared-l2: variants share their L2 keys
   std::string shared_namespace;   // the user's own --l2-key-namespace, kept with --sweep-shared-l2
-  double start_delay_s = 2.0;
+  double start_delay_s = 0.0;
   std::string mrc_path;  // --sweep-mrc: `lct mrc --json` output for the sweep page
 };
 
