@@ -449,7 +449,10 @@ void FleetRun::stream() {
   if (fanout_) fanout_->flush();
   for (auto& l : links_) l->send_end_when_drained();
   streamed_ns_ = clock_.now_ns();
-  if (queued_ns_ == 0) queued_ns_ = streamed_ns_;  // all of it fit before the first wait
+  if (queued_ns_ == 0) {  // all of it fit before the first wait
+    queued_ns_ = streamed_ns_;
+    send_go_when_ready();
+  }
 }
 
 bool FleetRun::route_one() {
@@ -479,7 +482,11 @@ bool FleetRun::route_one() {
 
 void FleetRun::wait_for_credit() {
   bool blocked = links_.pump(o_.credit_window, o_.max_pending_batches);
-  if (blocked && queued_ns_ == 0) queued_ns_ = clock_.now_ns();
+  if (blocked && queued_ns_ == 0) {
+    // The workers send nothing while they wait for GO: decide now, not after a poll timeout.
+    queued_ns_ = clock_.now_ns();
+    send_go_when_ready();
+  }
   while (blocked && !should_stop()) {
     service_links(20);
     blocked = links_.pump(o_.credit_window, o_.max_pending_batches);
