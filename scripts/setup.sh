@@ -17,7 +17,7 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev redis-server redis-tools
   python3 python3-msgpack python3-yaml
-  iproute2 docker-compose clang-format
+  iproute2 docker-compose clang-format hyperfine
   clang-14 libclang-rt-14-dev
   chromium fonts-liberation
 )
