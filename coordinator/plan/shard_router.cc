@@ -230,17 +230,18 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   ++split_calls_;
   std::sort(distinct.begin(), distinct.end());
   bodies_.reserve(distinct.size());
+  // Each part is the call with only its node's keys: the key list is swapped in place for the
+  // part's (a copy of the whole Op per part was a third of key routing's time).
+  std::vector<trace::ObjectKey>& slot =
+      op_.kind == trace::OpKind::SubmitPrefetch ? op_.spec.keys : op_.keys;
+  std::vector<trace::ObjectKey> all = std::move(slot);
   for (int w : distinct) {
-    trace::Op sub = op_;
-    std::vector<trace::ObjectKey> subset;
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (owners[i] == w) subset.push_back(keys[i]);
-    if (sub.kind == trace::OpKind::SubmitPrefetch)
-      sub.spec.keys = std::move(subset);
-    else
-      sub.keys = std::move(subset);
-    bodies_.push_back(trace::encode_record_body(sub, trace::Era::Three));
+    slot.clear();
+    for (size_t i = 0; i < all.size(); ++i)
+      if (owners[i] == w) slot.push_back(all[i]);
+    bodies_.push_back(trace::encode_record_body(op_, trace::Era::Three));
   }
+  slot = std::move(all);
   for (size_t i = 0; i < distinct.size(); ++i) {
     routes_.push_back({distinct[i], bodies_[i], 0.0, false});
     account(distinct[i], rec, op_.kind, bodies_[i].size());

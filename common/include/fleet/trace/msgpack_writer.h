@@ -31,7 +31,7 @@ class MsgpackWriter {
   }
 
  private:
-  void put_be(uint64_t v, int bytes);
+  void marker_be(uint8_t marker, uint64_t v, int bytes);
   std::string& out_;
 };
 
