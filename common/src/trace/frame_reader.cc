@@ -40,7 +40,11 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
     file_size_ = static_cast<uint64_t>(st.st_size);
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  buf_.resize(std::max<size_t>(options_.buffer_bytes, 64 * 1024));
+  // No bigger than the file (a small trace's run would zero and fault in a whole megabyte for
+  // nothing); the buffer grows if a frame or a growing file needs more.
+  size_t want = std::max<size_t>(options_.buffer_bytes, 64 * 1024);
+  if (file_size_ > 0) want = std::min<size_t>(want, std::max<uint64_t>(file_size_, 64 * 1024));
+  buf_.resize(want);
 
   uint64_t offset = 0;
   const uint8_t* body = nullptr;
