@@ -74,6 +74,9 @@ TEST(ReportBrowser, ARealTwoNodeRunsReportDrawsEveryChart) {
       dir / "run");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = dir / "run/report.html";
+  // The run table says what T0 waited for (quick_args' --start-delay 0.3 is the floor here).
+  EXPECT_NE(read_file(html).find("ms after the handshake, waited for --start-delay (last ready"),
+            std::string::npos);
   BrowserCheck check = open_in_browser(html);
   if (!check.available) GTEST_SKIP() << check.skip_reason;
   expect_page_drawn(check, 2);

@@ -233,6 +233,10 @@ json run_json(const json& summary) {
   }
   r["digests"] = digests;
   r["plan"] = at(summary, "plan").is_object() ? summary["plan"] : json::object();
+  // A fleet run's T0 decision (protocol.md § 3); null for embedded runs and runs that ended
+  // before every worker was ready.
+  const json& start = at(at(summary, "coordinator"), "start");
+  r["start"] = start.is_object() ? start : json(nullptr);
   return r;
 }
 

@@ -1,5 +1,7 @@
 // The top of the page: the verdict banner and "The run" (what was replayed, how, and whether
 // every node replayed the same trace).
+#include <cstdio>
+
 #include "html_writer.h"
 #include "number_format.h"
 #include "report_sections.h"
@@ -131,7 +133,7 @@ std::string run_section(const Json& model) {
       {"Digest comparison", text_or_missing(str(model, {"run", "digest_comparison"}))},
   });
   Number speed = num(model, {"run", "speed"});
-  const std::string replay = kv_table({
+  std::vector<std::pair<std::string, std::string>> replay_rows = {
       {"Mode", text_or_missing(str(model, {"run", "mode"}))},
       {"Clock", text_or_missing(str(model, {"run", "clock"}))},
       {"Speed", speed ? fmt_count(speed) + "×" : kMissing},
@@ -142,7 +144,25 @@ std::string run_section(const Json& model) {
                       : fmt_exact(total) + " total · " + fmt_exact(replayed) + " replayed · " +
                             fmt_exact(skipped) + " skipped · " + fmt_exact(failed) + " failed"},
       {"Records/s", fmt_rate(num(model, {"run", "records_per_s"}))},
-  });
+  };
+  // What the fleet's T0 waited for: the workers' readiness, or a floor the user set.
+  if (const std::string waited = str(model, {"run", "start", "waited_for"}); !waited.empty()) {
+    auto ms = [&](const char* key) {
+      const Number v = num(model, {"run", "start", key});
+      if (!v) return std::string(kMissing);
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f ms", *v);
+      return std::string(b);
+    };
+    replay_rows.push_back(
+        {"T0", escape(ms("t0_after_handshake_ms")) + " after the handshake, waited for " +
+                   escape(waited) + " (last ready " + escape(ms("last_ready_after_handshake_ms")) +
+                   ", first batches queued " + escape(ms("queued_after_handshake_ms")) +
+                   ", margin " + escape(ms("margin_ms")) + "; slowest engine " +
+                   escape(str(model, {"run", "start", "slowest_engine_node"})) + " " +
+                   escape(ms("slowest_engine_build_ms")) + ")"});
+  }
+  const std::string replay = kv_table(replay_rows);
   std::string body = tiles + "<div class=\"two-col\"><div><h3>Trace</h3>" + trace +
                      "</div><div><h3>Replay</h3>" + replay + "</div></div>";
   // The plan can hold a table per worker: it gets the full width.
