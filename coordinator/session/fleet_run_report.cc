@@ -197,8 +197,9 @@ ExitCode FleetRun::final_status(ExitCode outputs_status) const {
     }
     if (l->abort_kind() == wire::AbortKind::Protocol) {
       spdlog::error(
-          "run stopped: worker {} received a damaged or incomplete batch stream, so "
-          "it could not replay every record sent to it (its reason is above; exit 2)",
+          "run stopped: worker {} received a damaged or incomplete batch stream (or a "
+          "message it cannot act on), so it could not replay every record sent to it (its "
+          "reason is above; exit 2)",
           l->address().name());
       return ExitCode::kBadInput;
     }

@@ -300,8 +300,16 @@ void WorkerProtocol::on_batch(const Incoming& in) {
 void WorkerProtocol::on_go(const Incoming& in) {
   if (!run_) throw wire::ProtocolError("go before start");
   const auto g = in.env.as<wire::Go>();
-  run_->start(g.t0_worker_ns);
   const int64_t lead = g.t0_worker_ns - clock_.now_ns();
+  if (lead > wire::kMaxGoLeadNs) {
+    abort_run(
+        wire::AbortKind::Protocol,
+        fmt::format("worker {}: GO puts T0 {:.0f} s ahead; at most {} s is accepted", options_.name,
+                    static_cast<double>(lead) / 1e9, wire::kMaxGoLeadNs / 1'000'000'000),
+        "T0 too far ahead");
+    return;
+  }
+  run_->start(g.t0_worker_ns);
   spdlog::info("go: T0 in {:.2f} ms", static_cast<double>(lead) / 1e6);
 }
 

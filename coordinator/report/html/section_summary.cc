@@ -109,6 +109,28 @@ std::string verdict_section(const Json& model) {
   return out + "</ul></section>";
 }
 
+namespace {
+
+// What a fleet run's T0 waited for, as one table cell ("" for a run without a T0 decision).
+std::string t0_row(const Json& model) {
+  const std::string waited = str(model, {"run", "start", "waited_for"});
+  if (waited.empty()) return "";
+  auto ms = [&](const char* key) {
+    const Number v = num(model, {"run", "start", key});
+    if (!v) return std::string(kMissing);
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f ms", *v);
+    return std::string(b);
+  };
+  return escape(ms("t0_after_handshake_ms") + " after the handshake, waited for " + waited +
+                " (last ready " + ms("last_ready_after_handshake_ms") + ", first batches queued " +
+                ms("queued_after_handshake_ms") + ", margin " + ms("margin_ms") +
+                "; slowest engine " + str(model, {"run", "start", "slowest_engine_node"}) + " " +
+                ms("slowest_engine_build_ms") + ")");
+}
+
+}  // namespace
+
 std::string run_section(const Json& model) {
   const Number total = num(model, {"run", "records", "total"});
   const Number replayed = num(model, {"run", "records", "replayed"});
@@ -145,23 +167,7 @@ std::string run_section(const Json& model) {
                             fmt_exact(skipped) + " skipped · " + fmt_exact(failed) + " failed"},
       {"Records/s", fmt_rate(num(model, {"run", "records_per_s"}))},
   };
-  // What the fleet's T0 waited for: the workers' readiness, or a floor the user set.
-  if (const std::string waited = str(model, {"run", "start", "waited_for"}); !waited.empty()) {
-    auto ms = [&](const char* key) {
-      const Number v = num(model, {"run", "start", key});
-      if (!v) return std::string(kMissing);
-      char b[32];
-      std::snprintf(b, sizeof b, "%.1f ms", *v);
-      return std::string(b);
-    };
-    replay_rows.push_back(
-        {"T0", escape(ms("t0_after_handshake_ms")) + " after the handshake, waited for " +
-                   escape(waited) + " (last ready " + escape(ms("last_ready_after_handshake_ms")) +
-                   ", first batches queued " + escape(ms("queued_after_handshake_ms")) +
-                   ", margin " + escape(ms("margin_ms")) + "; slowest engine " +
-                   escape(str(model, {"run", "start", "slowest_engine_node"})) + " " +
-                   escape(ms("slowest_engine_build_ms")) + ")"});
-  }
+  if (std::string t0 = t0_row(model); !t0.empty()) replay_rows.push_back({"T0", std::move(t0)});
   const std::string replay = kv_table(replay_rows);
   std::string body = tiles + "<div class=\"two-col\"><div><h3>Trace</h3>" + trace +
                      "</div><div><h3>Replay</h3>" + replay + "</div></div>";

@@ -175,6 +175,33 @@ TEST(WorkerLiveness, ACoordinatorSilentForLongerThanTheBudgetIsDropped) {
   EXPECT_TRUE(w.returned_within(10s)) << "the lost coordinator's run counts against --max-runs";
 }
 
+// A GO whose T0 lies further ahead than any run asks for (--start-delay's limit) is refused
+// with the reason, not waited out (a GO within it starts the run: protocol_test's runs).
+TEST(WorkerLiveness, AGoTooFarAheadIsRefusedWithTheReason) {
+  VirtualWorker w;
+  zmq::context_t ctx(1);
+  FakeCoordinator a(ctx, w.endpoint(), "coord-a");
+  ASSERT_TRUE(a.hello().reject.empty());
+  wire::Start s;
+  s.speed = 0;
+  s.engine_name = "noop";
+  a.send(s);
+  a.until(wire::MessageType::Ready, wire::MessageType::Ready);
+  wire::Go go;
+  go.t0_worker_ns = kStart + wire::kMaxGoLeadNs + 1;
+  a.send(go);
+  while (auto env = a.next()) {
+    if (env->kind != wire::MessageType::Abort) continue;
+    const auto abort = env->as<wire::Abort>();
+    EXPECT_EQ(abort.kind, "protocol");
+    EXPECT_NE(abort.reason.find("GO puts T0 3660 s ahead; at most 3660 s is accepted"),
+              std::string::npos)
+        << abort.reason;
+    return;
+  }
+  FAIL() << "no ABORT for a GO 3660 s ahead";
+}
+
 TEST(WorkerLiveness, ALostCoordinatorFreesTheWorkerForTheNext) {
   VirtualWorker w;
   zmq::context_t ctx(1);

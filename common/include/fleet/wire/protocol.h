@@ -145,6 +145,11 @@ struct Ready {
   MSGPACK_DEFINE_MAP(v, t, engine_build_ns);
 };
 
+// How far ahead of the worker's clock a GO may put T0: --start-delay's limit (3600 s) and a
+// minute for the handshake. A later T0 would park the worker's run for longer than any run
+// asks for; the worker refuses it (abort{protocol}) instead of waiting.
+inline constexpr int64_t kMaxGoLeadNs = 3'660'000'000'000;
+
 // coordinator -> worker: the run's start instant on the WORKER's clock.
 struct Go {
   int v = kProtocolVersion;
