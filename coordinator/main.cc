@@ -1,193 +1,17 @@
 // `coordinator`: replays an LMCache storage trace. With no --workers it replays in this process
-// (the embedded default, a drop-in for `lmcache trace replay FILE`).
+// (the embedded default, a drop-in for `lmcache trace replay FILE`); `report` and `compare` also
+// run here. This binary loads no network stack: a fleet run or a sweep (--workers, --local,
+// --sweep) continues in coordinator-net, which this process becomes (execv, same PID).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <CLI/CLI.hpp>
 #include <csignal>
-#include <cstdio>
-#include <filesystem>
-#include <memory>
 #include <string>
 
+#include "fleet/cli/coordinator_cli.h"
 #include "fleet/compare/compare_command.h"
 #include "fleet/report/html/report_writer.h"
-#include "fleet/session/fleet_run.h"
-#include "fleet/session/local_run.h"
-#include "fleet/storage/engine_config.h"
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/sweep/sweep_cli.h"
-#include "fleet/trace/frame_reader.h"
-#include "fleet/util/build_info.h"
-#include "fleet/util/exit_codes.h"
 #include "fleet/util/malloc_tuning.h"
-
-namespace {
-
-struct CliExtras {
-  std::string shard = "none", timeline = "preserve", clock = "real", progress = "auto";
-  std::string on_worker_loss = "abort", compression = "auto", trace_access = "auto";
-  std::string log_level = "info";
-  double max_frame_mb = 64;
-  fleet::sweep::SweepFlags sweep;  // --sweep* (docs/sweep.md)
-};
-
-// Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
-// given: once to learn the trace, then over the header's config so that engine flags on the
-// command line override it.
-void declare(CLI::App& app, fleet::session::FleetOptions& fleet, CliExtras& x) {
-  using namespace fleet;
-  app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
-  session::ReplayOptions& o = fleet.replay;
-  std::string& clock = x.clock;
-  std::string& progress = x.progress;
-  std::string& log_level = x.log_level;
-  double& max_frame_mb = x.max_frame_mb;
-  std::string& shard = x.shard;
-  std::string& timeline = x.timeline;
-
-  app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
-  app.add_option("--speed", o.speed,
-                 "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--clock", clock, "real, or virtual: a deterministic discrete-event run")
-      ->check(CLI::IsMember({"real", "virtual"}))
-      ->capture_default_str();
-  app.add_flag("--from-zero", o.from_zero,
-               "Also wait out the idle time before the first record, as lmcache trace replay does");
-  app.add_flag("--config-from-trace", o.config_from_trace,
-               "Rebuild the engine config from the trace header's sm_config_json");
-  app.add_option("--engine", o.engine.engine_name, "native (StorageManager) or noop (overhead)")
-      ->check(CLI::IsMember({"native", "noop"}))
-      ->capture_default_str();
-  storage::add_engine_flags(app, o.engine);
-
-  app.add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
-      ->capture_default_str();
-  app.add_flag(
-      "--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
-  app.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
-  app.add_flag(
-      "--no-report", [&](int64_t) { o.output.write_report = false; },
-      "Skip report.html (rebuild it later with `coordinator report DIR`)");
-  app.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
-  app.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
-  app.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
-  app.add_option("--format", o.output.format, "Summary format on stdout")
-      ->check(CLI::IsMember({"terminal", "json"}))
-      ->capture_default_str();
-  app.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
-  app.add_option("--progress", progress, "Live progress line: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->capture_default_str();
-  app.add_option("--max-frame-mb", max_frame_mb, "Largest trace frame accepted (MiB)")
-      ->check(CLI::Range(1.0, 4095.0))
-      ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
-
-  auto* workers = app.add_option(
-      "--workers", fleet.workers_spec,
-      "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
-  auto* local = app.add_option("--local", fleet.local, "Start N worker processes on loopback")
-                    ->check(CLI::Range(1, 256));
-  workers->excludes(local);
-  app.add_option("--expect-workers", fleet.expect_workers,
-                 "Fail unless exactly N workers are found");
-  app.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
-      ->check(CLI::Range(100, 600000))
-      ->capture_default_str();
-  app.add_option("--shard", shard, "none (every worker replays all), time or key")
-      ->check(CLI::IsMember({"none", "time", "key"}))
-      ->capture_default_str();
-  app.add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--timeline", timeline,
-                 "preserve (recorded times) or stack (every shard starts at T0)")
-      ->check(CLI::IsMember({"preserve", "stack"}))
-      ->capture_default_str();
-  app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
-  sweep::add_sweep_flags(app, x.sweep);
-  app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
-                 "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
-      ->group("");
-  app.add_option("--start-delay", fleet.start_delay_s,
-                 "Least seconds from the last handshake to T0 (T0 otherwise follows as soon as "
-                 "every worker's engine is built and its first batches are queued)")
-      ->check(CLI::Range(0.0, 3600.0))
-      ->capture_default_str();
-  app.add_option("--on-worker-loss", x.on_worker_loss,
-                 "abort the run, or continue without the lost worker")
-      ->check(CLI::IsMember({"abort", "continue"}))
-      ->capture_default_str();
-  app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  app.add_option("--compression", x.compression,
-                 "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
-      ->check(CLI::IsMember({"auto", "zstd", "none"}))
-      ->capture_default_str();
-  app.add_option("--compression-level", fleet.compression_level,
-                 "zstd level for batches (negative: zstd's fast modes)")
-      ->check(CLI::Range(-7, 19))
-      ->capture_default_str();
-  app.add_option("--trace-access", x.trace_access,
-                 "How records reach workers: shared (workers read the trace file themselves and "
-                 "get references), stream (records travel in batches), or auto (shared for "
-                 "workers on this host that can read the file, stream for the rest)")
-      ->check(CLI::IsMember({"auto", "shared", "stream"}))
-      ->capture_default_str();
-  app.add_option("--worker-trace-path", fleet.worker_trace_path,
-                 "Where workers find the trace with --trace-access shared (default: FILE as an "
-                 "absolute path, e.g. on a file system every host mounts at the same place)");
-  app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
-      ->check(CLI::Range(10, 60000))
-      ->capture_default_str();
-  app.add_option("--local-worker-arg", fleet.local_worker_args,
-                 "Extra flag passed to every --local worker (repeatable)");
-  const char* security = "Security (docs/security.md)";
-  app.add_option("--curve-cert", fleet.curve_cert_path,
-                 "This coordinator's secret CURVE certificate (worker keygen NAME; mode 0600)")
-      ->group(security);
-  app.add_option("--known-workers", fleet.known_workers_path,
-                 "The workers' public keys: HOST:PORT key=<Z85> lines, or * key=<Z85> for all "
-                 "(a hosts-file line's own key= wins)")
-      ->group(security);
-  app.add_flag("--insecure", fleet.insecure,
-               "--local workers without CURVE (to measure its cost); no warning for "
-               "plaintext workers")
-      ->group(security);
-}
-
-bool engine_flag_given(const CLI::App& app) {
-  for (const auto* opt : app.get_options()) {
-    const std::string& n = opt->get_name();
-    if (n == "--l2-key-namespace") continue;  // travels in START on its own, not in the config
-    if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
-                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
-      return true;
-    }
-  }
-  return false;
-}
-
-std::filesystem::file_time_type g_started;
-
-}  // namespace
-
-// The run's last line: where its page is (when this run wrote one).
-int announce_report(const fleet::report::OutputOptions& o, int code) {
-  namespace fs = std::filesystem;
-  const fs::path page = fs::path(o.output_dir) / "report.html";
-  std::error_code ec;
-  if (o.write_report && fs::exists(page, ec) && fs::last_write_time(page, ec) >= g_started) {
-    std::fprintf(stderr, "report: %s\n", page.string().c_str());
-  }
-  return code;
-}
 
 int main(int argc, char** argv) {
   using namespace fleet;
@@ -202,70 +26,11 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "compare") {
     return compare::compare_command(argc - 1, argv + 1);  // logs to stderr, as report does
   }
-  g_started = std::filesystem::file_time_type::clock::now();
+  cli::mark_start();
+  int code = 0;
+  auto parsed = cli::parse_command_line(argc, argv, code);
+  if (!parsed) return code;
+  if (parsed->wants_fleet()) return cli::exec_coordinator_net(argv);
   util::tune_malloc_for_streaming();
-  session::FleetOptions fleet;
-  CliExtras x;
-  auto app = std::make_unique<CLI::App>(
-      "Fleet Replay coordinator: replays an LMCache storage trace (.lct)");
-  declare(*app, fleet, x);
-  try {
-    app->parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return exit_status(app->exit(e) == 0 ? ExitCode::kOk : ExitCode::kBadInput);
-  }
-  // stdout carries LMCache's byte-exact outputs; logs go to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
-  spdlog::set_level(spdlog::level::from_str(x.log_level));
-  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
-  if (fleet.replay.config_from_trace) {
-    storage::EngineConfig from_trace;
-    try {
-      trace::FrameReader reader(fleet.replay.trace_path);
-      const std::string& text = reader.header().sm_config_json;
-      if (text.empty()) {
-        throw std::runtime_error(fleet.replay.trace_path +
-                                 ": --config-from-trace: the header has no sm_config_json");
-      }
-      from_trace = storage::engine_config_from_lmcache_json(
-          storage::parse_engine_config_json(text, fleet.replay.trace_path + ": sm_config_json"));
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
-      return exit_status(ExitCode::kBadInput);
-    }
-    fleet = session::FleetOptions{};
-    x = CliExtras{};
-    fleet.replay.engine = from_trace;
-    app = std::make_unique<CLI::App>("Fleet Replay coordinator");
-    declare(*app, fleet, x);
-    app->parse(argc, argv);                  // cannot fail: it parsed once already
-    fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
-    fleet.send_engine_config = true;
-  }
-  if (!x.sweep.axes.empty()) return sweep::run_sweep_cli(*app, x.sweep, fleet, argc, argv);
-  session::ReplayOptions& o = fleet.replay;
-  o.virtual_clock = x.clock == "virtual";
-  o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
-  o.progress = x.progress == "always"  ? report::ProgressReporter::Mode::Always
-               : x.progress == "never" ? report::ProgressReporter::Mode::Never
-                                       : report::ProgressReporter::Mode::Auto;
-  if (fleet.workers_spec.empty() && fleet.local == 0) {
-    if (x.shard != "none" || fleet.plan_only) {
-      spdlog::error("--shard/--plan-only need --workers or --local");
-      return exit_status(ExitCode::kBadInput);
-    }
-    const report::OutputOptions out = o.output;
-    return announce_report(out, exit_status(session::run_local(std::move(o))));
-  }
-  fleet.router.mode = plan::parse_shard_mode(x.shard);
-  fleet.router.timeline = plan::parse_timeline(x.timeline);
-  fleet.on_worker_loss = session::parse_on_worker_loss(x.on_worker_loss);
-  fleet.compression = session::parse_compression(x.compression);
-  fleet.trace_access = session::parse_trace_access(x.trace_access);
-  // Engine flags given to the coordinator override every worker's own defaults.
-  if (engine_flag_given(*app)) fleet.send_engine_config = true;
-  // Likewise --engine: without it, a worker started with --engine noop stays noop.
-  fleet.send_engine_name = app->get_option("--engine")->count() > 0;
-  const report::OutputOptions out = fleet.replay.output;
-  return announce_report(out, exit_status(session::run_fleet(std::move(fleet))));
+  return cli::run_embedded(*parsed);
 }

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "fleet/engine/counters_json.h"
+#include "fleet/replay/decoded_stream.h"
 #include "fleet/replay/l2_windows.h"
 #include "fleet/replay/pacer.h"
 #include "fleet/storage/engine_config_json.h"
@@ -35,8 +37,6 @@ void ReplaySession::run_engine_events_until(int64_t t_ns) {
 
 SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_record) {
   SessionResult res;
-  trace::RecordView rec;
-  trace::Op op;
   Dispatcher dispatcher(engine_);
   std::array<stats::OpStats*, trace::kOpKindCount> stats_by_kind{};
 
@@ -59,29 +59,29 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
                         })
                                            : WindowSink());
 
-  while (!stop_.load(std::memory_order_relaxed) && source.next(rec)) {
-    bool decoded = true;
-    try {
-      trace::decode_op(rec, op);
-    } catch (const trace::MalformedRecord& e) {
-      source.reject_malformed(rec, e.what());
-      continue;
-    } catch (const trace::DecodeError& e) {
-      decoded = false;
-      if (res.skipped < 10) {
-        spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec.file_offset,
-                     e.what());
-      }
+  std::unique_ptr<DecodedStream> stream;
+  if (options_.decode_ahead) {
+    stream = std::make_unique<DecodeAhead>(source);
+  } else {
+    stream = std::make_unique<InlineDecoder>(source);
+  }
+  const DecodedRecord* rec;
+  while (!stop_.load(std::memory_order_relaxed) && (rec = stream->next()) != nullptr) {
+    const trace::Op& op = rec->op;
+    const bool decoded = rec->decoded;
+    if (!decoded && res.skipped < 10) {
+      spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec->file_offset,
+                   rec->decode_error);
     }
     ++res.total;
     if (!have_origin) {
-      pacer.set_origin(rec.t_mono);
+      pacer.set_origin(rec->t_mono);
       have_origin = true;
     }
     RecordEvent ev;
     ev.n = res.total;
-    ev.qualname = rec.qualname;
-    const int64_t target = pacer.target_ns(rec.t_mono);
+    ev.qualname = op.qualname();
+    const int64_t target = pacer.target_ns(rec->t_mono);
     if (!decoded || op.kind == trace::OpKind::Unknown) {
       // LMCache waits for the record's time before it decodes; pacing skipped records keeps
       // the replay's duration identical.
@@ -90,7 +90,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
       sampler.count_record(false, true);
       ++res.skipped;
       if (decoded && res.skipped <= 10) {
-        spdlog::warn("no handler for {}; record skipped", rec.qualname);
+        spdlog::warn("no handler for {}; record skipped", op.qualname());
       }
       ev.failed = ev.skipped = true;
       progress_.records.store(res.total, std::memory_order_relaxed);
@@ -139,10 +139,11 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
       op_stats->record_success(ev.latency_ms);
     }
     progress_.records.store(res.total, std::memory_order_relaxed);
-    progress_.trace_time_s.store(rec.t_mono, std::memory_order_relaxed);
+    progress_.trace_time_s.store(rec->t_mono, std::memory_order_relaxed);
     if (on_record) on_record(ev);
   }
   res.stopped_early = stop_.load(std::memory_order_relaxed);
+  stream.reset();  // a decoding thread stops here, before the engine closes
 
   dispatcher.close_dangling();
   // LMCache marks the end after closing dangling contexts and before closing the manager.

@@ -67,7 +67,7 @@ skip() { echo "l2-contention: SKIPPED: $*"; exit 77; }
 
 command -v redis-server >/dev/null 2>&1 || skip "redis-server is not installed (Debian: apt-get install redis-server, or scripts/setup.sh)"
 command -v python3 >/dev/null 2>&1 || { say "python3 is required (free port, RESP helper, trace length)"; exit 2; }
-for b in coordinator/coordinator worker/worker; do
+for b in coordinator/coordinator coordinator/coordinator-net worker/worker; do
   [[ -x "$BIN/$b" ]] || { say "$BIN/$b not built (run scripts/build.sh or set BUILD_DIR)"; exit 2; }
 done
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/report/accounting.h"
@@ -175,6 +176,8 @@ ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
   rep.trace = report::trace_info(reader);
   rep.duration_s = result.duration_s;
   const uint64_t records = result.total;
+  // Sorted and summed once, on both cores, before the run's merged view shares them.
+  result.stats.prepare_for_merge(std::max(1u, std::thread::hardware_concurrency()));
   report::add_node(rep, replay::to_node_result(std::move(result), "local"));
   // Every record the session read was its own to replay; an interrupted run counts the rest of
   // the trace by a frame scan, after the trace section above was taken (accounting.h).
@@ -236,6 +239,7 @@ ExitCode run_local(ReplayOptions o) {
   replay::SessionOptions so;
   so.speed = o.speed;
   so.drain_on_close = o.engine.drain_on_close;
+  so.decode_ahead = o.decode_ahead;
   if (o.from_zero) so.t_origin = 0.0;
   report::TimeseriesSink timeseries(o.output.output_dir);
   so.on_window = [&timeseries](const stats::RunWindow& w) { timeseries.add("local", w); };

@@ -1,6 +1,7 @@
 #include "fleet/storage/resp_l2_adapter.h"
 
 #include <hiredis/hiredis.h>
+#include <sys/socket.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +64,9 @@ std::string error_text(const redisReply& r, const std::string& password) {
 
 struct RespL2Adapter::Conn {
   redisContext* ctx = nullptr;
+  // Held only while `ctx` is replaced (connect, drop), never across a command: close() takes it
+  // to cut the socket of a command in progress without racing a reconnect.
+  std::mutex swap;
   ~Conn() {
     if (ctx) redisFree(ctx);
   }
@@ -157,20 +161,31 @@ void RespL2Adapter::attach(L2AdapterContext ctx) {
   if (!ctx_.synchronous) pool_ = std::make_unique<IoWorkerPool>(conns_.size());
 }
 
-// Queued commands are dropped and a running task stops at its next pipelined window: the engine
-// has closed and abandoned its requests, and load on a shared Redis after a run stopped (its
-// coordinator killed) is load nobody asked for (the fault tests' orphan-load check).
+// Queued commands are dropped, and a command in progress is cut off by shutting its socket down
+// (Redis discards a command whose connection closes before it is whole): the engine has closed
+// and abandoned its requests, and load on a shared Redis after a run stopped (its coordinator
+// killed) is load nobody asked for (the fault tests' orphan-load check). Letting a running task
+// finish instead was seconds of load on a loaded host: one SET of LMCache's objects is tens of
+// MB (the layout [2,32,256,8,128] bf16 is 32 MiB), one in flight per connection. A run that
+// ends normally drains its stores first (StorageManager::close), so nothing of its is cut.
 void RespL2Adapter::close() {
   closing_.store(true);
   if (pool_) pool_->cancel_queued();
+  for (auto& c : conns_) {
+    std::lock_guard<std::mutex> g(c->swap);
+    if (c->ctx && c->ctx->fd >= 0) ::shutdown(c->ctx->fd, SHUT_RDWR);
+  }
   if (pool_) pool_->shutdown();
 }
 
 RespL2Adapter::Conn& RespL2Adapter::conn(size_t worker) { return *conns_[worker % conns_.size()]; }
 
 void RespL2Adapter::drop(Conn& c) {
-  if (c.ctx) redisFree(c.ctx);
-  c.ctx = nullptr;
+  {
+    std::lock_guard<std::mutex> g(c.swap);
+    if (c.ctx) redisFree(c.ctx);
+    c.ctx = nullptr;
+  }
   std::lock_guard<std::mutex> g(mu_);
   conn_errors_++;
 }
@@ -178,8 +193,15 @@ void RespL2Adapter::drop(Conn& c) {
 bool RespL2Adapter::ensure_connected(Conn& c) {
   if (c.ctx && c.ctx->err == 0) return true;
   if (c.ctx) drop(c);
+  if (closing_.load(std::memory_order_relaxed)) return false;  // no new load once closed
   timeval tv{5, 0};
-  c.ctx = redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv);
+  redisContext* fresh = redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv);
+  {
+    std::lock_guard<std::mutex> g(c.swap);
+    c.ctx = fresh;
+    // close() may have looked at this connection before it existed: cut it here instead.
+    if (fresh && fresh->fd >= 0 && closing_.load()) ::shutdown(fresh->fd, SHUT_RDWR);
+  }
   if (!c.ctx || c.ctx->err) {
     drop(c);
     return false;

@@ -151,6 +151,15 @@ void OpStats::sort_samples() const {
   sort_own_samples();
 }
 
+void OpStats::prepare_for_merge() {
+  sort_samples();
+  if (partials_cover_ == count()) return;
+  if (auto partials = fsum_partials(samples_.contiguous())) {
+    sum_partials_ = std::move(*partials);
+    partials_cover_ = count();
+  }
+}
+
 void OpStats::sort_own_samples() const {
   if (in_runs_ && run_ends_.size() <= 1) return;
   const std::span<double> v = samples_.contiguous();

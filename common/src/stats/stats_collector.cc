@@ -1,5 +1,8 @@
 #include "fleet/stats/stats_collector.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace fleet::stats {
 
 OpStats& StatsCollector::op(std::string_view qualname) {
@@ -18,6 +21,29 @@ void StatsCollector::merge_all(std::span<const StatsCollector* const> parts) {
     for (const auto& [name, stats] : c->ops_) by_name[name].push_back(&stats);
   }
   for (const auto& [name, stats] : by_name) op(name).merge_all(stats);
+}
+
+void StatsCollector::prepare_for_merge(unsigned threads) {
+  std::vector<OpStats*> ops;
+  for (auto& [name, stats] : ops_) ops.push_back(&stats);
+  // Largest first, each to the less loaded of two halves: one helper thread at most.
+  std::sort(ops.begin(), ops.end(),
+            [](const OpStats* a, const OpStats* b) { return a->count() > b->count(); });
+  std::vector<OpStats*> mine, theirs;
+  uint64_t load_mine = 0, load_theirs = 0;
+  for (OpStats* s : ops) {
+    const bool to_helper = threads > 1 && load_theirs < load_mine;
+    (to_helper ? theirs : mine).push_back(s);
+    (to_helper ? load_theirs : load_mine) += s->count();
+  }
+  std::thread helper;
+  if (!theirs.empty()) {
+    helper = std::thread([&theirs] {
+      for (OpStats* s : theirs) s->prepare_for_merge();
+    });
+  }
+  for (OpStats* s : mine) s->prepare_for_merge();
+  if (helper.joinable()) helper.join();
 }
 
 std::vector<std::pair<std::string, OpSummary>> StatsCollector::summary() const {

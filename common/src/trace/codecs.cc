@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "fleet/util/fixed_bytes.h"
 #include "fleet/util/utf8.h"
 
 namespace fleet::trace {
@@ -19,6 +20,12 @@ constexpr std::array<std::string_view, 11> kTags = {
 
 // Reads an array, or a tuple/torch.Size/set wrapper around one; returns its length.
 uint32_t read_sequence(MsgpackReader& r) {
+  std::string_view tag;
+  if (r.remaining() > 0 && r.peek() == MsgType::Array) return r.read_array_header();
+  if (enter_wrapper_in_place(r, tag)) {  // canonical: `r` ends past the wrapper with the payload
+    if (tag != "tuple" && tag != "torch.Size" && tag != "set") r.fail("expected a sequence");
+    return r.read_array_header();
+  }
   Wrapped w{{}, r};
   if (read_wrapper(r, w)) {
     if (w.tag != "tuple" && w.tag != "torch.Size" && w.tag != "set") {
@@ -31,6 +38,11 @@ uint32_t read_sequence(MsgpackReader& r) {
 }
 
 std::string_view read_str_or_wrapped(MsgpackReader& r, std::string_view tag) {
+  std::string_view in_place;
+  if (enter_wrapper_in_place(r, in_place)) {
+    if (in_place != tag) r.fail("unexpected codec tag");
+    return r.read_str();
+  }
   Wrapped w{{}, r};
   if (read_wrapper(r, w)) {
     if (w.tag != tag) r.fail("unexpected codec tag");
@@ -44,7 +56,7 @@ std::string_view read_str_or_wrapped(MsgpackReader& r, std::string_view tag) {
 
 bool is_known_codec_tag(std::string_view tag) {
   for (auto t : kTags)
-    if (t == tag) return true;
+    if (t.size() == tag.size() && util::same_bytes(t.data(), tag.data(), t.size())) return true;
   return false;
 }
 
@@ -88,7 +100,7 @@ bool enter_wrapper_in_place(MsgpackReader& r, std::string_view& tag) {
   static constexpr unsigned char kHead[] = {0x82, 0xa5, '_', '_', 't', '_', '_'};
   if (r.remaining() < sizeof kHead + 3) return false;
   const uint8_t* p = r.data() + r.offset();
-  if (std::memcmp(p, kHead, sizeof kHead) != 0) return false;
+  if (!util::fixed_bytes_equal<sizeof kHead>(p, kHead)) return false;
   MsgpackReader q = r.at(r.offset() + sizeof kHead);
   if (q.peek() != MsgType::Str) return false;  // e.g. a nil tag: a plain dict
   std::string_view t = q.read_str();
@@ -122,6 +134,15 @@ ObjectKey decode_object_key(MsgpackReader& r) {
 }
 
 void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
+  // Nearly every key of a trace is canonical and names the model this (reused) key holds.
+  MsgpackReader::CanonicalKey canonical;
+  if (r.try_canonical_key_values(k.model_name, canonical)) {
+    k.chunk_hash.assign(canonical.hash);
+    k.kv_rank = canonical.kv_rank;
+    k.object_group_id = canonical.object_group_id;
+    k.cache_salt = Symbol();
+    return;
+  }
   Wrapped w{{}, r};
   // Keys are most of a trace's bytes: LMCache's canonical wrapper and field names are matched
   // as raw bytes, anything else takes the general path.
@@ -196,13 +217,15 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
   uint32_t n = read_sequence(r);
-  // Keys own no heap memory: the vector's capacity is all that is reused. New keys start as
-  // copies of the first one, whose model name the next key most likely shares.
-  if (out.empty())
-    out.resize(n);
-  else
-    out.resize(n, out.front());
+  // Keys own no heap memory: the vector's capacity is all that is reused. A key the vector did
+  // not hold yet starts with the model name last decoded on this thread, which it most likely
+  // shares: the canonical path (try_canonical_key_values) then takes it too.
+  thread_local Symbol last_model;
+  const size_t held = out.size();
+  out.resize(n);
+  for (size_t i = held; i < n; ++i) out[i].model_name = last_model;
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
+  if (n > 0) last_model = out[n - 1].model_name;
 }
 
 MemoryLayout decode_layout(MsgpackReader& r) {
@@ -211,7 +234,61 @@ MemoryLayout decode_layout(MsgpackReader& r) {
   return l;
 }
 
+namespace {
+
+// The last value one decode site read, kept with its bytes. LMCache writes the same layout and
+// attention descriptor record after record, and a msgpack value is self-delimiting: bytes that
+// repeat a whole earlier encoding are that same value, so they need no second parse. A memo
+// filled while strings were not being checked serves only readers that do not check either.
+template <class T>
+struct ValueMemo {
+  static constexpr size_t kMaxBytes = 1024;
+  std::string bytes;
+  T value{};
+  bool utf8_checked = false;
+
+  bool replay(MsgpackReader& r, T& out) const {
+    if (bytes.empty() || (r.checks_all_strings() && !utf8_checked) || !r.try_bytes(bytes))
+      return false;
+    out = value;
+    return true;
+  }
+  void remember(const MsgpackReader& r, size_t start, const T& v) {
+    const size_t n = r.offset() - start;
+    if (n == 0 || n > kMaxBytes) return;
+    bytes.assign(reinterpret_cast<const char*>(r.data() + start), n);
+    value = v;
+    utf8_checked = r.checks_all_strings();
+  }
+};
+
+// decode(r, out) through the memo of its call site.
+template <class T, class Decode>
+void decode_memoized(ValueMemo<T>& memo, MsgpackReader& r, T& out, Decode decode) {
+  if (memo.replay(r, out)) return;
+  const size_t start = r.offset();
+  decode(r, out);
+  memo.remember(r, start, out);
+}
+
+void decode_layout_fields(MsgpackReader& r, MemoryLayout& l);
+void decode_attn_fields(MsgpackReader& r, AttnWindowDesc& a);
+
+}  // namespace
+
 void decode_layout_into(MsgpackReader& r, MemoryLayout& l) {
+  thread_local ValueMemo<MemoryLayout> memo;
+  decode_memoized(memo, r, l, decode_layout_fields);
+}
+
+void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
+  thread_local ValueMemo<AttnWindowDesc> memo;
+  decode_memoized(memo, r, a, decode_attn_fields);
+}
+
+namespace {
+
+void decode_layout_fields(MsgpackReader& r, MemoryLayout& l) {
   Wrapped w{{}, r};
   MsgpackReader& p = *payload_of(r, w, "MemoryLayoutDesc", "expected a MemoryLayoutDesc");
   uint32_t n = p.read_map_header();
@@ -246,6 +323,8 @@ void decode_layout_into(MsgpackReader& r, MemoryLayout& l) {
   if (l.shapes.size() != l.dtypes.size()) p.fail("MemoryLayoutDesc shapes/dtypes lengths differ");
 }
 
+}  // namespace
+
 TrimPolicy decode_trim_policy(MsgpackReader& r) {
   auto p = parse_trim_policy(read_str_or_wrapped(r, "TrimPolicy"));
   if (!p) r.fail("unknown TrimPolicy member");
@@ -264,7 +343,8 @@ AttnWindowDesc decode_attn(MsgpackReader& r) {
   return a;
 }
 
-void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
+namespace {
+void decode_attn_fields(MsgpackReader& r, AttnWindowDesc& a) {
   Wrapped w{{}, r};
   MsgpackReader* p = &r;
   std::string_view tag;
@@ -296,6 +376,7 @@ void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
     read_windows(*p);  // older encoders wrote the bare array (world_size 1)
   }
 }
+}  // namespace
 
 PrefetchSpec decode_prefetch_spec(MsgpackReader& r) {
   PrefetchSpec s;

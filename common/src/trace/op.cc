@@ -1,6 +1,7 @@
 #include "fleet/trace/op.h"
 
 #include "fleet/trace/format.h"
+#include "fleet/trace/key_parts.h"
 
 namespace fleet::trace {
 
@@ -32,8 +33,13 @@ OpKind op_kind_from_qualname(std::string_view q) {
   if (q.size() <= kQualPrefix.size() || q.substr(0, kQualPrefix.size()) != kQualPrefix) {
     return OpKind::Unknown;
   }
-  for (const auto& i : kKinds)
-    if (i.qualname == q) return i.kind;
+  // The prefix matched: compare only the tails, and only where the lengths agree.
+  const std::string_view tail = q.substr(kQualPrefix.size());
+  for (const auto& i : kKinds) {
+    const std::string_view known = i.qualname.substr(kQualPrefix.size());
+    if (known.size() == tail.size() && same_bytes(known.data(), tail.data(), tail.size()))
+      return i.kind;
+  }
   return OpKind::Unknown;
 }
 

@@ -1,5 +1,6 @@
 #include "model_sections.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,9 +14,13 @@ using json = nlohmann::json;
 
 double round4(double v) {
   if (v == 0 || !std::isfinite(v)) return v;
+  // printf's "%.4g" and back (to_chars with a precision is defined as printf; from_chars as
+  // strtod), without the locale machinery: thousands of CDF points per page.
   char b[32];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return std::strtod(b, nullptr);
+  const auto printed = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 4);
+  double out = v;
+  std::from_chars(b, printed.ptr, out);
+  return out;
 }
 
 json round_points(const json& points) {

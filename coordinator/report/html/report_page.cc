@@ -79,21 +79,30 @@ std::string render_report_html(const nlohmann::json& model) {
       {"counters", "Counters", counters_section(model)},
   };
 
-  std::string page =
+  const std::string model_json = json_for_script(model);
+  std::string page;
+  // One allocation for the whole page: Chart.js alone is 200 KB, and growing the string to
+  // it by doubling copied and faulted in the page several times over.
+  page.reserve(inlined_css().size() + inlined_scripts().size() + model_json.size() + (64 << 10));
+  page +=
       "<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"" +
       std::string(kContentPolicy) + "\"><title>" + escape(title) + "</title>\n<style>" +
       inlined_css() + "</style></head>\n<body><div class=\"page\">" + page_header(model, title) +
       nav(parts) + "<main>";
-  for (const Part& p : parts) page += p.html + "\n";
+  for (const Part& p : parts) {
+    page += p.html;
+    page += '\n';
+  }
   page +=
       "</main><footer class=\"page-foot\">Rendered by Fleet Replay from the run's report model "
       "(embedded below as JSON). Charts are drawn by the inlined Chart.js (MIT licence); the "
       "page uses no network.</footer></div>\n";
   page += "<pre id=\"report-errors\" hidden></pre>\n";
-  page += "<script type=\"application/json\" id=\"fleet-model\">" + json_for_script(model) +
-          "</script>\n";
+  page += "<script type=\"application/json\" id=\"fleet-model\">";
+  page += model_json;
+  page += "</script>\n";
   page += inlined_scripts();
   return page + "</body></html>\n";
 }

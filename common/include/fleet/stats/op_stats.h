@@ -70,6 +70,10 @@ class OpStats {
   // Puts the samples in ascending order (in place, which does not change the multiset, hence
   // const). Not safe concurrently with record_*() or summary().
   void sort_samples() const;
+  // Sorts the samples and keeps their exact-sum partials, so that merging this into another
+  // OpStats (merge_all) takes the sorted-run path and the mean is not a second pass over every
+  // sample. For a node's own stats before they are merged into the run's.
+  void prepare_for_merge();
   // Sorts (see above) and computes LMCache's numbers.
   OpSummary summary() const;
 

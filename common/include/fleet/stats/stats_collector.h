@@ -35,6 +35,10 @@ class StatsCollector {
   // merge() of every part, each qualname's union merged in one pass (OpStats::merge_all).
   void merge_all(std::span<const StatsCollector* const> parts);
 
+  // OpStats::prepare_for_merge for every qualname, on up to `threads` threads (they are
+  // independent): sorting and summing a large run's samples is most of its output time.
+  void prepare_for_merge(unsigned threads);
+
   bool empty() const { return ops_.empty(); }
   const Map& ops() const { return ops_; }
   // (qualname, summary) in qualname order.

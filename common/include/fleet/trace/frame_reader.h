@@ -13,6 +13,7 @@
 #include "fleet/trace/format.h"
 #include "fleet/trace/header.h"
 #include "fleet/trace/record.h"
+#include "fleet/util/uninitialized_buffer.h"
 
 namespace fleet::trace {
 
@@ -36,8 +37,8 @@ class LogReporter final : public Reporter {
 struct ReaderOptions {
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   MsgpackLimits limits;
-  Reporter* reporter = nullptr;  // null: LogReporter for the path
-  size_t buffer_bytes = 1u << 20;
+  Reporter* reporter = nullptr;      // null: LogReporter for the path
+  size_t buffer_bytes = 256u << 10;  // fits L2: a larger buffer copies out of the page cache slower
   // parse_record's defer_args_check: for consumers that decode every record's args (the
   // replay) and report what decode_op finds malformed through reject_malformed().
   bool defer_args_check = false;
@@ -86,7 +87,7 @@ class FrameReader {
   std::unique_ptr<LogReporter> own_reporter_;
   int fd_ = -1;
   uint64_t file_size_ = 0;
-  std::vector<uint8_t> buf_;
+  util::UninitializedBytes buf_;  // read(2) fills it: never zeroed first
   size_t pos_ = 0;                // start of unread data in buf_
   size_t len_ = 0;                // end of valid data in buf_
   uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]

@@ -13,22 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "fleet/util/fixed_bytes.h"
+
 namespace fleet::trace {
 
-// Equality of two short byte ranges without a libc call (model names are ~10–40 bytes).
-inline bool same_bytes(const char* a, const char* b, size_t n) {
-  if (n > 32) return std::memcmp(a, b, n) == 0;
-  uint64_t diff = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    diff |= x ^ y;
-  }
-  for (; i < n; ++i) diff |= static_cast<uint64_t>(static_cast<unsigned char>(a[i] ^ b[i]));
-  return diff == 0;
-}
+using util::same_bytes;
 
 class Symbol {
  public:
@@ -58,7 +47,9 @@ class Symbol {
   const void* id() const { return s_; }
 
   bool operator==(const Symbol& o) const { return s_ == o.s_; }
-  bool operator==(std::string_view o) const { return *s_ == o; }
+  bool operator==(std::string_view o) const {
+    return s_->size() == o.size() && same_bytes(s_->data(), o.data(), o.size());
+  }
   bool operator==(const char* o) const { return *s_ == o; }
   std::strong_ordering operator<=>(const Symbol& o) const {
     if (s_ == o.s_) return std::strong_ordering::equal;

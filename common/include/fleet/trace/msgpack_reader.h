@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "fleet/trace/errors.h"
+#include "fleet/util/fixed_bytes.h"
 
 namespace fleet::trace {
 
@@ -65,7 +66,8 @@ class MsgpackReader {
   template <size_t N>
   bool try_literal(const char (&encoded)[N]) {
     constexpr size_t n = N - 1;
-    if (static_cast<size_t>(end_ - p_) < n || __builtin_memcmp(p_, encoded, n) != 0) return false;
+    if (static_cast<size_t>(end_ - p_) < n || !util::fixed_bytes_equal<n>(p_, encoded))
+      return false;
     p_ += n;
     return true;
   }
@@ -85,6 +87,16 @@ class MsgpackReader {
   bool try_canonical_object_key(std::string_view& hash, std::string_view& model_str) {
     return canonical_object_key(check_utf8_, hash, model_str);
   }
+  // The same canonical ObjectKey with its values, for the decoder: true and consumed only when
+  // the chunk hash is a bin8, the model name's bytes equal `model` (a name the caller already
+  // holds, so already checked), kv_rank and object_group_id are positive fixints and the cache
+  // salt is empty. False, nothing consumed, for anything else (the general path decides).
+  struct CanonicalKey {
+    std::string_view hash;
+    int64_t kv_rank = 0;
+    int64_t object_group_id = 0;
+  };
+  bool try_canonical_key_values(std::string_view model, CanonicalKey& out);
   // True and consumed if the next value is nil.
   bool try_nil();
 

@@ -179,6 +179,56 @@ inline double MsgpackReader::read_double() {
   return static_cast<double>(read_int());
 }
 
+inline bool MsgpackReader::try_canonical_key_values(std::string_view model, CanonicalKey& out) {
+  // {"__t__": "ObjectKey", "v": {"chunk_hash": bin8, "model_name": str, "kv_rank": fixint,
+  //  "object_group_id": fixint, "cache_salt": ""}}, as LMCache writes every key.
+  static constexpr char kHead[] =
+      "\x82\xa5__t__\xa9ObjectKey\xa1v\x85\xaa"
+      "chunk_hash";
+  static constexpr char kModel[] = "\xaamodel_name";
+  static constexpr char kRank[] = "\xa7kv_rank";
+  static constexpr char kGroup[] = "\xafobject_group_id";
+  static constexpr char kSalt[] =
+      "\xaa"
+      "cache_salt\xa0";
+  constexpr size_t kHeadLen = sizeof kHead - 1, kModelLen = sizeof kModel - 1;
+  constexpr size_t kTailLen = (sizeof kRank - 1) + 1 + (sizeof kGroup - 1) + 1 + (sizeof kSalt - 1);
+  const uint8_t* p = p_;
+  if (static_cast<size_t>(end_ - p) < kHeadLen + 2 ||
+      !util::fixed_bytes_equal<kHeadLen>(p, kHead) || p[kHeadLen] != 0xc4)
+    return false;
+  const size_t hash_len = p[kHeadLen + 1];
+  p += kHeadLen + 2;
+  const size_t model_header = model.size() < 32 ? 1 : 2;
+  if (model.size() > 0xff ||
+      static_cast<size_t>(end_ - p) < hash_len + kModelLen + model_header + model.size() + kTailLen)
+    return false;
+  const uint8_t* hash = p;
+  p += hash_len;
+  if (!util::fixed_bytes_equal<kModelLen>(p, kModel)) return false;
+  p += kModelLen;
+  if (model_header == 1 ? p[0] != (0xa0 | model.size()) : (p[0] != 0xd9 || p[1] != model.size()))
+    return false;
+  p += model_header;
+  if (!util::same_bytes(reinterpret_cast<const char*>(p), model.data(), model.size())) return false;
+  p += model.size();
+  if (!util::fixed_bytes_equal<sizeof kRank - 1>(p, kRank) || p[sizeof kRank - 1] > 0x7f)
+    return false;
+  const uint8_t rank = p[sizeof kRank - 1];
+  p += sizeof kRank;
+  if (!util::fixed_bytes_equal<sizeof kGroup - 1>(p, kGroup) || p[sizeof kGroup - 1] > 0x7f)
+    return false;
+  const uint8_t group = p[sizeof kGroup - 1];
+  p += sizeof kGroup;
+  if (!util::fixed_bytes_equal<sizeof kSalt - 1>(p, kSalt)) return false;
+  p += sizeof kSalt - 1;
+  out.hash = {reinterpret_cast<const char*>(hash), hash_len};
+  out.kv_rank = rank;
+  out.object_group_id = group;
+  p_ = p;
+  return true;
+}
+
 inline std::string_view MsgpackReader::read_str_unchecked() {
   uint8_t b = byte();
   uint64_t n;

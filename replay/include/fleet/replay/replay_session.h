@@ -39,6 +39,9 @@ struct SessionOptions {
   // Receives each finished 1-second window of the run (fleet_timeseries.csv), on the replay
   // thread; none: no windows are cut.
   WindowSink on_window;
+  // Read and decode records on a second thread, a bounded ring ahead of the dispatch
+  // (decoded_stream.h). Same records, order and outcomes; worth it when a core is free.
+  bool decode_ahead = false;
 };
 
 // Per-record notification (verbose, jsonl, live progress). Skipped records are reported as

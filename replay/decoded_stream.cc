@@ -1,0 +1,140 @@
+#include "fleet/replay/decoded_stream.h"
+
+#include <bit>
+
+#include "fleet/trace/errors.h"
+#include "fleet/trace/op_decoder.h"
+
+namespace fleet::replay {
+
+bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRecord& out) {
+  out.t_mono = rec.t_mono;
+  out.file_offset = rec.file_offset;
+  out.decoded = true;
+  try {
+    trace::decode_op(rec, out.op);
+  } catch (const trace::MalformedRecord& e) {
+    source.reject_malformed(rec, e.what());
+    return false;
+  } catch (const trace::DecodeError& e) {
+    out.decoded = false;
+    out.decode_error = e.what();
+  }
+  return true;
+}
+
+const DecodedRecord* InlineDecoder::next() {
+  while (source_.next(rec_)) {
+    if (decode_record(source_, rec_, slot_)) return &slot_;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr int kSpins = 256;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins, then sleeps on `bell` until ready() holds. The sleeping flag and the other side's
+// position are both seq_cst, so either the waiter sees the new position or the other side sees
+// the flag and rings: no wake-up is lost.
+template <class Ready>
+void wait_until(Ready ready, std::atomic<uint32_t>& bell, std::atomic<bool>& sleeping) {
+  for (int i = 0; i < kSpins; ++i) {
+    if (ready()) return;
+    cpu_relax();
+  }
+  for (;;) {
+    const uint32_t rung = bell.load(std::memory_order_acquire);
+    sleeping.store(true, std::memory_order_seq_cst);
+    if (ready()) break;
+    bell.wait(rung, std::memory_order_acquire);
+    if (ready()) break;
+  }
+  sleeping.store(false, std::memory_order_relaxed);
+}
+
+void ring(std::atomic<uint32_t>& bell, const std::atomic<bool>& sleeping) {
+  if (!sleeping.load(std::memory_order_seq_cst)) return;
+  bell.fetch_add(1, std::memory_order_release);
+  bell.notify_one();
+}
+
+}  // namespace
+
+DecodeAhead::DecodeAhead(RecordSource& source, size_t slots)
+    : source_(source),
+      ring_(std::bit_ceil(std::max<size_t>(slots, 2))),
+      mask_(ring_.size() - 1),
+      thread_([this] { produce(); }) {}
+
+DecodeAhead::~DecodeAhead() {
+  cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DecodeAhead::cancel() {
+  cancelled_.store(true, std::memory_order_seq_cst);
+  ring(producer_bell_, producer_sleeping_);
+}
+
+void DecodeAhead::produce() {
+  const uint64_t size = ring_.size();
+  uint64_t produced = 0;
+  trace::RecordView rec;
+  try {
+    while (!cancelled_.load(std::memory_order_relaxed)) {
+      if (produced - released_.load(std::memory_order_acquire) == size) {
+        wait_until(
+            [&] {
+              return cancelled_.load(std::memory_order_seq_cst) ||
+                     produced - released_.load(std::memory_order_seq_cst) < size;
+            },
+            producer_bell_, producer_sleeping_);
+        if (cancelled_.load(std::memory_order_relaxed)) break;
+      }
+      DecodedRecord& slot = ring_[produced & mask_];
+      bool got = false;
+      while (source_.next(rec)) {
+        if (decode_record(source_, rec, slot)) {
+          got = true;
+          break;
+        }
+      }
+      if (!got) break;
+      published_.store(++produced, std::memory_order_seq_cst);
+      ring(consumer_bell_, consumer_sleeping_);
+    }
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+  done_.store(true, std::memory_order_seq_cst);
+  ring(consumer_bell_, consumer_sleeping_);
+}
+
+const DecodedRecord* DecodeAhead::next() {
+  // The record handed out last time is done with: its slot may be decoded into again.
+  released_.store(consumed_, std::memory_order_seq_cst);
+  ring(producer_bell_, producer_sleeping_);
+  // done_ before published_: once done_ is seen, the count read after it is final.
+  auto available = [&] {
+    const bool done = done_.load(std::memory_order_seq_cst);
+    return published_.load(std::memory_order_seq_cst) > consumed_ || done;
+  };
+  if (!available()) wait_until(available, consumer_bell_, consumer_sleeping_);
+  if (published_.load(std::memory_order_acquire) > consumed_) {
+    return &ring_[consumed_++ & mask_];
+  }
+  if (error_ && !error_thrown_) {
+    error_thrown_ = true;
+    std::rethrow_exception(error_);
+  }
+  return nullptr;
+}
+
+}  // namespace fleet::replay

@@ -1,0 +1,245 @@
+// The replay's decode stage: DecodeAhead (a second thread, a ring ahead of the dispatch) hands
+// the session exactly what InlineDecoder does — same records, order, skip outcomes, malformed
+// frames handed back to the source — and passes on a source's failure only after every record
+// before it; cancelling a decoder blocked on a full ring returns.
+#include "fleet/replay/decoded_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fleet/replay/replay_session.h"
+#include "fleet/trace/errors.h"
+#include "fleet/trace/msgpack_writer.h"
+#include "fleet/trace/op_encoder.h"
+#include "fleet/trace/trace_writer.h"
+#include "recording_engine.h"
+
+namespace fleet::replay {
+namespace {
+
+using testing::key;
+using testing::RecordingEngine;
+
+trace::Op make(trace::OpKind kind, double t, char k) {
+  trace::Op o;
+  o.kind = kind;
+  o.t_mono = t;
+  o.t_wall = 1e9 + t;
+  o.keys = {key(k)};
+  o.layout.shapes = {{4}};
+  o.layout.dtypes = {trace::DType::Float16};
+  return o;
+}
+
+// finish_write whose key carries an unknown codec tag: decodes with an error (skipped).
+std::string bad_codec_record(double t) {
+  std::string body;
+  trace::MsgpackWriter w(body);
+  w.map(5);
+  w.str("type");
+  w.str("record");
+  w.str("t_mono");
+  w.float64(t);
+  w.str("t_wall");
+  w.float64(1e9 + t);
+  w.str("qualname");
+  w.str("lmcache.v1.distributed.storage_manager.StorageManager.finish_write");
+  w.str("args");
+  w.map(1);
+  w.str("keys");
+  w.array(1);
+  w.wrapper("NoSuchType");
+  w.nil();
+  return body;
+}
+
+// A canonical record whose args hold a str that is not UTF-8: msgspec would refuse the frame.
+std::string malformed_record(double t) {
+  std::string body = trace::encode_record_body(make(trace::OpKind::FinishWrite, t, 'm'),
+                                               trace::Era::Three);
+  const size_t at = body.find("model");
+  EXPECT_NE(at, std::string::npos);
+  body[at] = '\xff';  // a field name inside args: the deferred check finds it
+  return body;
+}
+
+// `n` records cycling through every outcome: replayable ops, a skip, a decode error and a
+// malformed frame.
+std::string write_mixed_trace(const std::string& name, int n) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  trace::TraceWriter w(path, trace::Header{});
+  for (int i = 0; i < n; ++i) {
+    const double t = 0.001 * i;
+    const char k = static_cast<char>('a' + i % 26);
+    switch (i % 7) {
+      case 0:
+        w.write_frame(trace::encode_record_body(make(trace::OpKind::ReserveWrite, t, k),
+                                                trace::Era::Three));
+        break;
+      case 1:
+        w.write_frame(trace::encode_record_body(make(trace::OpKind::FinishWrite, t, k),
+                                                trace::Era::Three));
+        break;
+      case 2: {
+        trace::Op u = make(trace::OpKind::Unknown, t, k);
+        u.unknown_qualname = "lmcache.v1.distributed.storage_manager.StorageManager.nope";
+        w.write_frame(trace::encode_record_body(u, trace::Era::Three));
+        break;
+      }
+      case 3:
+        w.write_frame(bad_codec_record(t));
+        break;
+      case 4:
+        w.write_frame(malformed_record(t));
+        break;
+      default:
+        w.write_frame(trace::encode_record_body(make(trace::OpKind::ReadEnter, t, k),
+                                                trace::Era::Three));
+    }
+  }
+  w.close();
+  return path;
+}
+
+struct Seen {
+  std::string qualname;
+  bool decoded;
+  double t_mono;
+  uint64_t offset;
+  size_t keys;
+  bool operator==(const Seen&) const = default;
+};
+
+void PrintTo(const Seen& s, std::ostream* os) {
+  *os << "{" << s.qualname << " decoded=" << s.decoded << " t=" << s.t_mono
+      << " offset=" << s.offset << " keys=" << s.keys << "}";
+}
+
+std::vector<Seen> drain(DecodedStream& s) {
+  std::vector<Seen> out;
+  while (const DecodedRecord* r = s.next()) {
+    // Keys mean something only for a decoded call (an Unknown or a failed decode leaves the
+    // slot's previous keys behind, as decode_op always did with its one reused Op).
+    const bool call = r->decoded && r->op.kind != trace::OpKind::Unknown;
+    out.push_back({std::string(r->op.qualname()), r->decoded, r->t_mono, r->file_offset,
+                   call ? r->op.op_keys().size() : 0});
+  }
+  return out;
+}
+
+trace::ReaderOptions deferred() {
+  trace::ReaderOptions ro;
+  ro.defer_args_check = true;
+  return ro;
+}
+
+TEST(DecodeAhead, HandsOverWhatTheInlineDecoderDoes) {
+  const std::string path = write_mixed_trace("mixed.lct", 3000);  // many laps of the ring
+  trace::FrameReader inline_reader(path, deferred());
+  FileRecordSource inline_source(inline_reader);
+  InlineDecoder inline_decoder(inline_source);
+  const std::vector<Seen> expected = drain(inline_decoder);
+
+  trace::FrameReader ahead_reader(path, deferred());
+  FileRecordSource ahead_source(ahead_reader);
+  std::vector<Seen> got;
+  {
+    DecodeAhead ahead(ahead_source, 16);
+    got = drain(ahead);
+  }
+  ASSERT_EQ(expected.size(), 3000u - 3000u / 7 - (3000 % 7 > 4 ? 1 : 0));
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected[i]) << "record " << i;
+  EXPECT_EQ(ahead_reader.counters().malformed_skipped, inline_reader.counters().malformed_skipped);
+  EXPECT_EQ(ahead_reader.counters().records, inline_reader.counters().records);
+  EXPECT_GT(ahead_reader.counters().malformed_skipped, 0u);
+}
+
+// Yields `good` records of one canonical frame, then throws as a trace that failed mid-read.
+class FailingSource final : public RecordSource {
+ public:
+  explicit FailingSource(int good)
+      : good_(good),
+        body_(trace::encode_record_body(make(trace::OpKind::FinishWrite, 0.5, 'z'),
+                                        trace::Era::Three)) {}
+  bool next(trace::RecordView& out) override {
+    if (served_ == good_) throw trace::TraceError("t.lct: read error at offset 1234");
+    trace::parse_record(reinterpret_cast<const uint8_t*>(body_.data()), body_.size(), out);
+    out.file_offset = static_cast<uint64_t>(served_++);
+    return true;
+  }
+  void reject_malformed(const trace::RecordView&, const std::string&) override {}
+
+ private:
+  int good_;
+  int served_ = 0;
+  std::string body_;
+};
+
+TEST(DecodeAhead, ASourceFailureComesAfterEveryRecordBeforeIt) {
+  FailingSource source(100);
+  DecodeAhead ahead(source, 8);
+  int seen = 0;
+  try {
+    while (const DecodedRecord* r = ahead.next()) {
+      EXPECT_EQ(r->file_offset, static_cast<uint64_t>(seen));
+      ++seen;
+    }
+    FAIL() << "the source's error was not passed on";
+  } catch (const trace::TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset 1234"), std::string::npos);
+  }
+  EXPECT_EQ(seen, 100);
+  EXPECT_EQ(ahead.next(), nullptr);  // thrown once; the stream then stays ended
+}
+
+// Never ends: the producer fills the ring and waits for the consumer.
+class EndlessSource final : public RecordSource {
+ public:
+  EndlessSource()
+      : body_(trace::encode_record_body(make(trace::OpKind::FinishWrite, 0.5, 'e'),
+                                        trace::Era::Three)) {}
+  bool next(trace::RecordView& out) override {
+    trace::parse_record(reinterpret_cast<const uint8_t*>(body_.data()), body_.size(), out);
+    return true;
+  }
+  void reject_malformed(const trace::RecordView&, const std::string&) override {}
+
+ private:
+  std::string body_;
+};
+
+TEST(DecodeAhead, CancelReleasesAProducerWaitingOnAFullRing) {
+  EndlessSource source;
+  auto ahead = std::make_unique<DecodeAhead>(source, 4);
+  for (int i = 0; i < 3; ++i) ASSERT_NE(ahead->next(), nullptr);
+  ahead.reset();  // cancels and joins: the test would hang here if the producer slept on
+  SUCCEED();
+}
+
+TEST(DecodeAhead, ASessionGivesTheSameResultsEitherWay) {
+  const std::string path = write_mixed_trace("session.lct", 2000);
+  auto run = [&](bool ahead) {
+    trace::FrameReader reader(path, deferred());
+    FileRecordSource source(reader);
+    RecordingEngine engine;
+    SessionOptions so;
+    so.speed = 0;
+    so.decode_ahead = ahead;
+    ReplaySession session(engine, util::RealClock::instance(), so);
+    SessionResult r = session.run(source);
+    return std::make_tuple(engine.calls, r.total, r.replayed, r.skipped, r.failed,
+                           reader.counters().malformed_skipped);
+  };
+  const auto inline_run = run(false);
+  const auto ahead_run = run(true);
+  EXPECT_EQ(ahead_run, inline_run);
+  EXPECT_GT(std::get<3>(inline_run), 0u);  // the skips are in there
+}
+
+}  // namespace
+}  // namespace fleet::replay
