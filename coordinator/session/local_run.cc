@@ -177,7 +177,8 @@ ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
   rep.duration_s = result.duration_s;
   const uint64_t records = result.total;
   // Sorted and summed once, on both cores, before the run's merged view shares them.
-  result.stats.prepare_for_merge(std::max(1u, std::thread::hardware_concurrency()));
+  result.stats.prepare_for_merge(
+      result.total >= 32768 ? std::max(1u, std::thread::hardware_concurrency()) : 1);
   report::add_node(rep, replay::to_node_result(std::move(result), "local"));
   // Every record the session read was its own to replay; an interrupted run counts the rest of
   // the trace by a frame scan, after the trace section above was taken (accounting.h).

@@ -29,6 +29,11 @@ void StatsCollector::prepare_for_merge(unsigned threads) {
   // Largest first, each to the less loaded of two halves: one helper thread at most.
   std::sort(ops.begin(), ops.end(),
             [](const OpStats* a, const OpStats* b) { return a->count() > b->count(); });
+  // A thread costs a few hundred microseconds to start here: worth it for a large run only.
+  constexpr uint64_t kHelperFrom = 32768;
+  uint64_t total = 0;
+  for (const OpStats* s : ops) total += s->count();
+  if (total < kHelperFrom) threads = 1;
   std::vector<OpStats*> mine, theirs;
   uint64_t load_mine = 0, load_theirs = 0;
   for (OpStats* s : ops) {

@@ -40,10 +40,11 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
     file_size_ = static_cast<uint64_t>(st.st_size);
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  // No bigger than the file (a small trace's run would zero and fault in a whole megabyte for
-  // nothing); the buffer grows if a frame or a growing file needs more.
+  // The buffer grows if a frame or a growing file needs more.
+  // A small file gets the 64 KiB floor: every page read(2) fills is a fault on first touch, and
+  // a few more read calls cost less than faulting in the whole file.
   size_t want = std::max<size_t>(options_.buffer_bytes, 64 * 1024);
-  if (file_size_ > 0) want = std::min<size_t>(want, std::max<uint64_t>(file_size_, 64 * 1024));
+  if (file_size_ > 0 && file_size_ < 4 * want) want = 64 * 1024;
   buf_.resize(want);
 
   uint64_t offset = 0;

@@ -31,11 +31,28 @@ const std::string& inlined_css() {
   static const std::string css = inline_safe(assets::report_css(), "style");
   return css;
 }
-const std::string& inlined_scripts() {
-  static const std::string scripts = "<script>" + inline_safe(assets::chart_js(), "script") +
-                                     "</script>\n<script>" +
-                                     inline_safe(assets::report_js(), "script") + "</script>\n";
-  return scripts;
+// "</script>" closes the element: the scripts go in with inline_safe's escape where needed (not
+// for Debian's Chart.js, which has none: it is then written straight from the binary).
+std::string_view safe_view(std::string_view code, std::string& storage) {
+  storage = inline_safe(code, "script");
+  if (storage == code) {
+    storage.clear();
+    return code;
+  }
+  return storage;
+}
+std::string_view inlined_scripts_and_end() {
+  static const std::string joined = [] {
+    std::string chart_storage, report_storage;
+    const std::string_view chart = safe_view(assets::chart_js(), chart_storage);
+    const std::string_view report = safe_view(assets::report_js(), report_storage);
+    std::string out;
+    out.reserve(chart.size() + report.size() + 64);
+    out.append("<script>").append(chart).append("</script>\n<script>");
+    out.append(report).append("</script>\n</body></html>\n");
+    return out;
+  }();
+  return joined;
 }
 
 std::string page_header(const Json& model, const std::string& title) {
@@ -62,7 +79,7 @@ std::string nav(const std::vector<Part>& parts) {
 
 }  // namespace
 
-std::string render_report_html(const nlohmann::json& model) {
+ReportPageParts render_report_parts(const nlohmann::json& model) {
   const SeriesColours colours = series_colours(model);
   std::string title = str(model, {"title"});
   if (title.empty()) title = "Fleet Replay report";
@@ -81,9 +98,8 @@ std::string render_report_html(const nlohmann::json& model) {
 
   const std::string model_json = json_for_script(model);
   std::string page;
-  // One allocation for the whole page: Chart.js alone is 200 KB, and growing the string to
-  // it by doubling copied and faulted in the page several times over.
-  page.reserve(inlined_css().size() + inlined_scripts().size() + model_json.size() + (64 << 10));
+  // One allocation for the page before its scripts.
+  page.reserve(inlined_css().size() + model_json.size() + (64 << 10));
   page +=
       "<!DOCTYPE html>\n<html lang=\"en\" class=\"no-js\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -103,8 +119,13 @@ std::string render_report_html(const nlohmann::json& model) {
   page += "<script type=\"application/json\" id=\"fleet-model\">";
   page += model_json;
   page += "</script>\n";
-  page += inlined_scripts();
-  return page + "</body></html>\n";
+  return {std::move(page), inlined_scripts_and_end()};
+}
+
+std::string render_report_html(const nlohmann::json& model) {
+  ReportPageParts parts = render_report_parts(model);
+  parts.head.append(parts.scripts_and_end);
+  return std::move(parts.head);
 }
 
 }  // namespace fleet::report::html

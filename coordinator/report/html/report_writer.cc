@@ -17,13 +17,13 @@ namespace fleet::report::html {
 
 std::string write_report_page(const std::string& dir, const std::string& out_path) {
   const RunFiles files = load_run_files(dir);
-  const std::string html = render_report_html(build_report_model(files));
+  const ReportPageParts page = render_report_parts(build_report_model(files));
   const std::string path =
       out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << html;
+    out << page.head << page.scripts_and_end;
     out.close();
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }

@@ -59,8 +59,8 @@ std::string bad_codec_record(double t) {
 
 // A canonical record whose args hold a str that is not UTF-8: msgspec would refuse the frame.
 std::string malformed_record(double t) {
-  std::string body = trace::encode_record_body(make(trace::OpKind::FinishWrite, t, 'm'),
-                                               trace::Era::Three);
+  std::string body =
+      trace::encode_record_body(make(trace::OpKind::FinishWrite, t, 'm'), trace::Era::Three);
   const size_t at = body.find("model");
   EXPECT_NE(at, std::string::npos);
   body[at] = '\xff';  // a field name inside args: the deferred check finds it
@@ -77,12 +77,12 @@ std::string write_mixed_trace(const std::string& name, int n) {
     const char k = static_cast<char>('a' + i % 26);
     switch (i % 7) {
       case 0:
-        w.write_frame(trace::encode_record_body(make(trace::OpKind::ReserveWrite, t, k),
-                                                trace::Era::Three));
+        w.write_frame(
+            trace::encode_record_body(make(trace::OpKind::ReserveWrite, t, k), trace::Era::Three));
         break;
       case 1:
-        w.write_frame(trace::encode_record_body(make(trace::OpKind::FinishWrite, t, k),
-                                                trace::Era::Three));
+        w.write_frame(
+            trace::encode_record_body(make(trace::OpKind::FinishWrite, t, k), trace::Era::Three));
         break;
       case 2: {
         trace::Op u = make(trace::OpKind::Unknown, t, k);
@@ -97,8 +97,8 @@ std::string write_mixed_trace(const std::string& name, int n) {
         w.write_frame(malformed_record(t));
         break;
       default:
-        w.write_frame(trace::encode_record_body(make(trace::OpKind::ReadEnter, t, k),
-                                                trace::Era::Three));
+        w.write_frame(
+            trace::encode_record_body(make(trace::OpKind::ReadEnter, t, k), trace::Era::Three));
     }
   }
   w.close();

@@ -34,8 +34,9 @@ struct ParsedCli {
 };
 
 // Parses the command line (twice with --config-from-trace: the trace header's config, then the
-// command line's engine flags over it), applies the replay's own flags and sets up logging. On --help/--version or an unusable
-// command line, returns null with `exit_code` set (0 for help/version, 2 otherwise).
+// command line's engine flags over it), applies the replay's own flags and sets up logging. On
+// --help/--version or an unusable command line, returns null with `exit_code` set (0 for
+// help/version, 2 otherwise).
 std::unique_ptr<ParsedCli> parse_command_line(int argc, char** argv, int& exit_code);
 
 // Replays in this process (no --workers/--local); returns the exit status.

@@ -22,7 +22,7 @@ namespace fleet::replay {
 
 // One record as the session needs it once the source's buffer has moved on.
 struct DecodedRecord {
-  trace::Op op;       // kind Unknown: no handler (skipped); op.qualname() is the recorded name
+  trace::Op op;         // kind Unknown: no handler (skipped); op.qualname() is the recorded name
   bool decoded = true;  // false: the args did not decode (skipped, warned about)
   double t_mono = 0.0;
   uint64_t file_offset = 0;
