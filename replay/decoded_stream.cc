@@ -7,12 +7,36 @@
 
 namespace fleet::replay {
 
+namespace {
+
+// Keeps the keys of a split call's part (RecordView::key_mask). The coordinator built the mask
+// from this very record, so a key count that differs means the batch was damaged on the way.
+void apply_key_mask(const trace::RecordView& rec, trace::Op& op) {
+  auto& keys = op.kind == trace::OpKind::SubmitPrefetch ? op.spec.keys : op.keys;
+  if (keys.size() != rec.key_mask_keys || rec.key_mask.size() != (keys.size() + 7) / 8) {
+    throw trace::MalformedRecord(0, "its key mask covers " + std::to_string(rec.key_mask_keys) +
+                                        " keys, the record has " + std::to_string(keys.size()));
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if ((static_cast<uint8_t>(rec.key_mask[i / 8]) >> (i % 8)) & 1u) {
+      if (kept != i) keys[kept] = keys[i];
+      ++kept;
+    }
+  }
+  if (kept == 0) throw trace::MalformedRecord(0, "its key mask keeps no key");
+  keys.resize(kept);
+}
+
+}  // namespace
+
 bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRecord& out) {
   out.t_mono = rec.t_mono;
   out.file_offset = rec.file_offset;
   out.decoded = true;
   try {
     trace::decode_op(rec, out.op);
+    if (!rec.key_mask.empty() && out.op.kind != trace::OpKind::Unknown) apply_key_mask(rec, out.op);
   } catch (const trace::MalformedRecord& e) {
     source.reject_malformed(rec, e.what());
     return false;

@@ -13,6 +13,9 @@ namespace fleet::plan {
 
 namespace {
 
+// wire::kMaxMaskedKeys, without the planner depending on the wire library.
+constexpr size_t wire_max_masked_keys() { return 0xFFFF; }
+
 uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: a good, stable 64-bit mixer
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ull;
@@ -139,7 +142,7 @@ const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& re
     case ShardMode::None: {
       trace::check_deferred_args(rec);
       auto kind = trace::op_kind_from_qualname(rec.qualname);
-      for (int w = 0; w < workers(); ++w) routes_.push_back({w, body, 0.0, true});
+      for (int w = 0; w < workers(); ++w) routes_.push_back({w, body, 0.0, true, {}, 0});
       account(0, rec, kind, body.size());  // every row alike: see plan()
       break;
     }
@@ -192,7 +195,7 @@ void ShardRouter::route_time(const trace::RecordView& rec) {
     shift = static_cast<double>(window - k) * options_.window_s;
   }
   std::string_view body(reinterpret_cast<const char*>(rec.body), rec.body_size);
-  routes_.push_back({worker, body, shift, true});
+  routes_.push_back({worker, body, shift, true, {}, 0});
   account(worker, rec, scan.kind, body.size());
 }
 
@@ -210,25 +213,50 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
     // Skipped (or keyless) records still count once, on the worker that owns the record's
     // position in the trace.
     int w = static_cast<int>(records_ % static_cast<uint64_t>(workers()));
-    routes_.push_back({w, body, 0.0, true});
+    routes_.push_back({w, body, 0.0, true, {}, 0});
     account(w, rec, decoded ? op_.kind : trace::OpKind::Unknown, body.size());
     return;
   }
   const auto& keys = op_.op_keys();
-  std::vector<int> owners(keys.size());
+  std::vector<int>& owners = owners_;
+  owners.resize(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
-    owners[i] = owner_of(trace::chunk_identity_hash(keys[i].model_name, keys[i].chunk_hash));
+    // chunk_identity_hash, with the model name's part computed once per distinct name.
+    if (keys[i].model_name.id() != model_id_) {
+      model_id_ = keys[i].model_name.id();
+      model_state_ = trace::chunk_identity_model_state(keys[i].model_name);
+    }
+    owners[i] = owner_of(trace::chunk_identity_hash_continue(model_state_, keys[i].chunk_hash));
   }
-  std::vector<int> distinct;
+  std::vector<int>& distinct = distinct_;
+  distinct.clear();
   for (int o : owners)
     if (std::find(distinct.begin(), distinct.end(), o) == distinct.end()) distinct.push_back(o);
   if (distinct.size() == 1) {
-    routes_.push_back({distinct[0], body, 0.0, true});
+    routes_.push_back({distinct[0], body, 0.0, true, {}, 0});
     account(distinct[0], rec, op_.kind, body.size());
     return;
   }
   ++split_calls_;
   std::sort(distinct.begin(), distinct.end());
+  if (!options_.encode_split_parts && keys.size() <= wire_max_masked_keys()) {
+    // Each part is the original frame and the keys it keeps: nothing is re-encoded, and a
+    // worker that reads the trace gets a reference (wire/batch.h, masked reference).
+    masks_.resize(distinct.size());
+    for (auto& m : masks_) m.assign((keys.size() + 7) / 8, '\0');
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const size_t part = static_cast<size_t>(
+          std::find(distinct.begin(), distinct.end(), owners[i]) - distinct.begin());
+      masks_[part][i / 8] = static_cast<char>(masks_[part][i / 8] | (1 << (i % 8)));
+    }
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      routes_.push_back(
+          {distinct[i], body, 0.0, true, masks_[i], static_cast<uint16_t>(keys.size())});
+      account(distinct[i], rec, op_.kind, body.size());
+      ++plan_[static_cast<size_t>(distinct[i])].split_parts;
+    }
+    return;
+  }
   bodies_.reserve(distinct.size());
   // Each part is the call with only its node's keys: the key list is swapped in place for the
   // part's (a copy of the whole Op per part was a third of key routing's time).
@@ -243,7 +271,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   }
   slot = std::move(all);
   for (size_t i = 0; i < distinct.size(); ++i) {
-    routes_.push_back({distinct[i], bodies_[i], 0.0, false});
+    routes_.push_back({distinct[i], bodies_[i], 0.0, false, {}, 0});
     account(distinct[i], rec, op_.kind, bodies_[i].size());
     ++plan_[static_cast<size_t>(distinct[i])].split_parts;
   }

@@ -308,7 +308,12 @@ void FleetRun::sync_clocks() {
 // START to every worker; T0 comes later, in GO (send_go_when_ready).
 void FleetRun::start_workers() {
   const ReplayOptions& r = o_.replay;
-  router_ = std::make_unique<plan::ShardRouter>(o_.router);
+  // Parts of split calls travel as masked references when every worker reads the trace;
+  // re-encoded only if some worker gets its records inline.
+  plan::RouterOptions router = o_.router;
+  router.encode_split_parts = false;
+  for (const auto& l : links_) router.encode_split_parts |= !l->shared_trace();
+  router_ = std::make_unique<plan::ShardRouter>(router);
   if (o_.router.mode == plan::ShardMode::None) {
     std::vector<WorkerLink*> all;
     for (auto& l : links_) all.push_back(l.get());
@@ -464,7 +469,8 @@ bool FleetRun::route_one() {
     for (const auto& route : routes) {
       WorkerLink& link = links_[static_cast<size_t>(route.worker)];
       if (!link.finished())
-        link.add_record(route.body, route.t_shift, rec_.file_offset, route.original);
+        link.add_record(route.body, route.t_shift, rec_.file_offset, route.original, route.key_mask,
+                        route.mask_keys);
     }
   }
   wait_for_credit();

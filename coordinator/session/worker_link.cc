@@ -242,11 +242,13 @@ void WorkerLink::confirm(uint64_t records) {
 }
 
 void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset,
-                            bool original) {
+                            bool original, std::string_view key_mask, uint16_t mask_keys) {
   if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
   builder_shift_ = t_shift;
   const bool by_reference = shared_trace_ && original;
-  if (by_reference) {
+  if (by_reference && !key_mask.empty()) {
+    builder_.add_masked_ref(file_offset, static_cast<uint32_t>(body.size()), key_mask, mask_keys);
+  } else if (by_reference) {
     builder_.add_ref(file_offset, static_cast<uint32_t>(body.size()));
   } else {
     builder_.add(body);

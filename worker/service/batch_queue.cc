@@ -94,6 +94,14 @@ bool BatchQueue::next(trace::RecordView& out) {
                             /*defer_args_check=*/true);
         out.file_offset = 0;
         out.t_mono -= current_.t_shift;
+        const auto& masks = current_.split.masks;
+        if (pos_ - 1 < masks.size()) {
+          out.key_mask = masks[pos_ - 1].bits;
+          out.key_mask_keys = masks[pos_ - 1].keys;
+        } else {
+          out.key_mask = {};
+          out.key_mask_keys = 0;
+        }
         return true;
       } catch (const trace::DecodeError& e) {
         stop_on_corruption("batch " + std::to_string(current_.seq) + ", record " +

@@ -28,6 +28,19 @@ void BatchBuilder::add_ref(uint64_t frame_offset, uint32_t body_size) {
   ++records_;
 }
 
+void BatchBuilder::add_masked_ref(uint64_t frame_offset, uint32_t body_size, std::string_view mask,
+                                  uint16_t keys) {
+  char ref[18];
+  util::store_be32(ref, kMaskedRefMarker);
+  util::store_be64(ref + 4, frame_offset);
+  util::store_be32(ref + 12, body_size);
+  ref[16] = static_cast<char>(keys >> 8);
+  ref[17] = static_cast<char>(keys & 0xFF);
+  raw_.append(ref, sizeof ref);
+  raw_.append(mask.substr(0, (keys + 7u) / 8));
+  ++records_;
+}
+
 void BatchBuilder::FreeCCtx::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
 
 std::string_view codec_name(BatchCodec c) { return c == BatchCodec::None ? "none" : "zstd"; }
@@ -125,19 +138,30 @@ SplitBatch split_frames(const RawBatch& raw, const trace::SharedTrace* trace) {
     if (raw.size() - pos < 4) throw ProtocolError("batch ends inside a frame length prefix");
     const uint32_t n = util::load_be32(raw.data() + pos);
     pos += 4;
-    if (n == kRefMarker) {
-      if (raw.size() - pos < 12) throw ProtocolError("batch ends inside a record reference");
+    if (n == kRefMarker || n == kMaskedRefMarker) {
+      const size_t head = n == kRefMarker ? 12 : 14;
+      if (raw.size() - pos < head) throw ProtocolError("batch ends inside a record reference");
       if (!trace) throw ProtocolError("record reference in a run without a shared trace");
       refs.push_back({util::load_be64(raw.data() + pos), util::load_be32(raw.data() + pos + 8)});
       ref_slots.push_back(out.frames.size());
       out.frames.emplace_back();  // filled below, once the references are read
-      pos += 12;
+      if (n == kMaskedRefMarker) {
+        const uint32_t keys = (uint32_t{raw[pos + 12]} << 8) | raw[pos + 13];
+        const size_t bytes = (keys + 7u) / 8;
+        if (keys == 0) throw ProtocolError("masked record reference for no key");
+        if (raw.size() - pos - head < bytes) throw ProtocolError("batch ends inside a key mask");
+        out.masks.resize(out.frames.size());
+        out.masks.back() = {{reinterpret_cast<const char*>(raw.data() + pos + head), bytes}, keys};
+        pos += bytes;
+      }
+      pos += head;
       continue;
     }
     if (n > raw.size() - pos) throw ProtocolError("batch frame runs past the batch end");
     out.frames.emplace_back(reinterpret_cast<const char*>(raw.data() + pos), n);
     pos += n;
   }
+  if (!out.masks.empty()) out.masks.resize(out.frames.size());
   if (!refs.empty()) {
     trace::ReadFrames read;
     try {

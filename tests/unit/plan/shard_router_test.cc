@@ -152,6 +152,35 @@ TEST(KeySharding, SplitKeepsKeyOrderAndChunkMajorLayout) {
   EXPECT_EQ(r.split_calls(), 3u);
 }
 
+// Workers that read the trace get each part as the original frame and a key mask (protocol 6):
+// the keys the mask keeps are exactly the keys of the part the router would have re-encoded.
+TEST(KeySharding, MaskedPartsKeepTheKeysOfTheReEncodedParts) {
+  RouterOptions masked_opts = opts(ShardMode::Key, 3);
+  masked_opts.encode_split_parts = false;
+  ShardRouter encoded(opts(ShardMode::Key, 3)), masked(masked_opts);
+  Records recs;
+  std::vector<trace::ObjectKey> keys;
+  for (int c = 0; c < 21; ++c) keys.push_back(key("m" + std::to_string(c), c % 2));
+  for (auto kind : {OpKind::ReserveWrite, OpKind::SubmitPrefetch, OpKind::ReadEnter}) {
+    const auto& rec = recs.add(op(kind, 2.0, keys));
+    std::map<int, std::vector<trace::ObjectKey>> want;
+    for (const auto& rt : encoded.route(rec)) want[rt.worker] = keys_of(rt.body);
+    const auto& routes = masked.route(rec);
+    ASSERT_EQ(routes.size(), want.size());
+    for (const auto& rt : routes) {
+      EXPECT_TRUE(rt.original);
+      EXPECT_EQ(rt.body.size(), rec.body_size) << "the part is the record's own frame";
+      ASSERT_EQ(rt.mask_keys, keys.size());
+      ASSERT_EQ(rt.key_mask.size(), (keys.size() + 7) / 8);
+      std::vector<trace::ObjectKey> kept;
+      for (size_t i = 0; i < keys.size(); ++i)
+        if ((static_cast<uint8_t>(rt.key_mask[i / 8]) >> (i % 8)) & 1) kept.push_back(keys[i]);
+      EXPECT_EQ(kept, want[rt.worker]) << "worker " << rt.worker;
+    }
+  }
+  EXPECT_EQ(masked.split_calls(), encoded.split_calls());
+}
+
 TEST(KeySharding, PrefetchSplitKeepsTheRestOfTheSpec) {
   ShardRouter r(opts(ShardMode::Key, 4));
   Records recs;

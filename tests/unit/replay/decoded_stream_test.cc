@@ -221,6 +221,56 @@ TEST(DecodeAhead, CancelReleasesAProducerWaitingOnAFullRing) {
   SUCCEED();
 }
 
+// One record with a key mask (a worker's part of a split call), then counts what was refused.
+class MaskedSource final : public RecordSource {
+ public:
+  MaskedSource(std::string body, std::string mask, uint32_t keys)
+      : body_(std::move(body)), mask_(std::move(mask)), keys_(keys) {}
+  bool next(trace::RecordView& out) override {
+    if (served_++) return false;
+    trace::parse_record(reinterpret_cast<const uint8_t*>(body_.data()), body_.size(), out, {},
+                        true);
+    out.key_mask = mask_;
+    out.key_mask_keys = keys_;
+    return true;
+  }
+  void reject_malformed(const trace::RecordView&, const std::string& why) override {
+    rejected.push_back(why);
+  }
+  std::vector<std::string> rejected;
+
+ private:
+  std::string body_, mask_;
+  uint32_t keys_;
+  int served_ = 0;
+};
+
+TEST(KeyMask, KeepsTheMaskedKeysInOrderAndRefusesAMaskForOtherKeys) {
+  trace::Op o = make(trace::OpKind::SubmitPrefetch, 0.5, 'a');
+  o.spec.keys.clear();
+  for (char c = 'a'; c <= 'j'; ++c) o.spec.keys.push_back(key(c));  // 10 keys
+  const std::string body = trace::encode_record_body(o, trace::Era::Three);
+  {
+    MaskedSource src(body, std::string("\x05\x02", 2), 10);  // keys 0, 2 and 9
+    InlineDecoder d(src);
+    const DecodedRecord* r = d.next();
+    ASSERT_NE(r, nullptr);
+    ASSERT_EQ(r->op.spec.keys.size(), 3u);
+    EXPECT_EQ(r->op.spec.keys[0], key('a'));
+    EXPECT_EQ(r->op.spec.keys[1], key('c'));
+    EXPECT_EQ(r->op.spec.keys[2], key('j'));
+    EXPECT_TRUE(src.rejected.empty());
+  }
+  {
+    MaskedSource src(body, std::string("\x05", 1), 7);  // built for another record
+    InlineDecoder d(src);
+    EXPECT_EQ(d.next(), nullptr);
+    ASSERT_EQ(src.rejected.size(), 1u);
+    EXPECT_NE(src.rejected[0].find("covers 7 keys, the record has 10"), std::string::npos)
+        << src.rejected[0];
+  }
+}
+
 TEST(DecodeAhead, ASessionGivesTheSameResultsEitherWay) {
   const std::string path = write_mixed_trace("session.lct", 2000);
   auto run = [&](bool ahead) {

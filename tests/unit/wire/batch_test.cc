@@ -196,6 +196,44 @@ TEST(BatchRefs, MixInlineFramesAndReferencesInOrder) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(split.frames[i], want[i]) << i;
 }
 
+// Masked references come back as their frames with their masks beside them, in batch order;
+// unmasked entries have empty masks.
+TEST(BatchRefs, MaskedReferencesCarryTheirMasks) {
+  const std::string path = ::testing::TempDir() + "/batch_masked_" + std::to_string(::getpid());
+  std::string file = "HDR";
+  std::vector<std::pair<uint64_t, std::string>> on_disk;
+  for (int i = 0; i < 6; ++i) {
+    std::string body = "rec-" + std::to_string(i);
+    on_disk.emplace_back(file.size(), body);
+    file += trace::frame_bytes(body);
+  }
+  { std::ofstream(path, std::ios::binary) << file; }
+  trace::SharedTrace shared(path, trace::identify_trace(path));
+  BatchBuilder b;
+  const std::string mask13("\x05\x10", 2);  // keys 0, 2 and 12 of 13
+  b.add_ref(on_disk[0].first, static_cast<uint32_t>(on_disk[0].second.size()));
+  b.add_masked_ref(on_disk[1].first, static_cast<uint32_t>(on_disk[1].second.size()), mask13, 13);
+  b.add("inline");
+  b.add_masked_ref(on_disk[2].first, static_cast<uint32_t>(on_disk[2].second.size()), "\x01", 1);
+  EXPECT_EQ(b.raw_bytes(), 16u + 20u + 10u + 19u);
+  const size_t raw_bytes = b.raw_bytes();
+  std::string data(b.finish(BatchCodec::None));
+  const RawBatch raw = decode_batch(data, "none", raw_bytes);
+  SplitBatch split = split_frames(raw, &shared);
+  ASSERT_EQ(split.frames.size(), 4u);
+  ASSERT_EQ(split.masks.size(), 4u);
+  EXPECT_EQ(split.frames[1], on_disk[1].second);
+  EXPECT_TRUE(split.masks[0].empty());
+  EXPECT_EQ(split.masks[1].bits, mask13);
+  EXPECT_EQ(split.masks[1].keys, 13u);
+  EXPECT_TRUE(split.masks[2].empty());
+  EXPECT_EQ(split.frames[3], on_disk[2].second);
+  EXPECT_EQ(split.masks[3].keys, 1u);
+  // Cut inside the mask: refused, never read past the batch.
+  RawBatch cut(raw.begin(), raw.begin() + 16 + 19);
+  EXPECT_THROW(split_frames(cut, &shared), ProtocolError);
+}
+
 TEST(BatchRefs, AReferenceWithoutASharedTraceOrCutShortIsRefused) {
   BatchBuilder b;
   b.add_ref(100, 20);

@@ -22,6 +22,11 @@ struct RecordView {
   // False when parse_record deferred the check of `args` (decode_op then validates while it
   // decodes and throws MalformedRecord for a frame msgspec would reject).
   bool args_checked = true;
+  // Key sharding's part of a call (wire/batch.h, masked reference): bit i of `key_mask` keeps
+  // key i of the record's `key_mask_keys` keys. Empty: the whole record. Set by the worker's
+  // batch source; decode_record applies it.
+  std::string_view key_mask;
+  uint32_t key_mask_keys = 0;
 };
 
 // Parses a frame body as a Record under msgspec's rules (map with str keys; "type", if present,

@@ -4,8 +4,12 @@
 // until ~1k records or ~256 KiB; the worker decodes (bounded) and walks the frames.
 // When the worker maps the same trace file (trace/shared_trace.h), an unmodified record
 // travels as a 16-byte reference instead: u32 BE 0xFFFFFFFF (never a valid frame length),
-// u64 BE offset of the frame in the trace, u32 BE body length. References and frames mix
-// freely, so key sharding's re-encoded sub-calls still travel inline.
+// u64 BE offset of the frame in the trace, u32 BE body length. A part of a call that key
+// sharding split travels as a masked reference (protocol 6): u32 BE 0xFFFFFFFE, the same
+// offset and length, u16 BE the record's key count K, then ceil(K/8) bytes with bit i (byte
+// i/8, bit i%8) set for each key the worker keeps; the worker decodes the record and drops the
+// other keys. References and frames mix freely; re-encoded sub-calls travel inline to workers
+// that do not read the trace.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +55,8 @@ using RawBatch = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
 
 inline constexpr size_t kBatchMaxRecords = 1024;
 inline constexpr uint32_t kRefMarker = 0xFFFFFFFFu;  // length prefix that announces a reference
+inline constexpr uint32_t kMaskedRefMarker = 0xFFFFFFFEu;  // ... a reference with a key mask
+inline constexpr size_t kMaxMaskedKeys = 0xFFFF;
 
 // A record reference does not match the worker's copy of the trace: the run cannot go on.
 class SharedTraceMismatch : public ProtocolError {
@@ -68,6 +74,9 @@ class BatchBuilder {
   void add(std::string_view body);  // one record frame body
   // One record by reference: its frame's offset in the shared trace and its body length.
   void add_ref(uint64_t frame_offset, uint32_t body_size);
+  // One part of a split call by reference: `mask` holds ceil(keys/8) bytes (see above).
+  void add_masked_ref(uint64_t frame_offset, uint32_t body_size, std::string_view mask,
+                      uint16_t keys);
   bool full() const { return records_ >= kBatchMaxRecords || raw_.size() >= kBatchMaxBytes; }
   bool empty() const { return records_ == 0; }
   size_t records() const { return records_; }
@@ -108,8 +117,16 @@ RawBatch decode_batch(std::string_view payload, std::string_view codec,
 
 // A batch's frame bodies in order: views into the raw batch (inline frames) or into
 // `referenced` (frames read from the shared trace). Moving it keeps the views valid.
+// A part's key mask: bit i of `bits` (byte i/8, bit i%8) keeps key i of the record's `keys`.
+struct KeyMask {
+  std::string_view bits;
+  uint32_t keys = 0;
+  bool empty() const { return bits.empty(); }
+};
+
 struct SplitBatch {
   std::vector<std::string_view> frames;
+  std::vector<KeyMask> masks;  // one per frame (empty: the whole record) once any is masked
   std::unique_ptr<uint8_t[]> referenced;
 };
 

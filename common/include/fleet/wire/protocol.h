@@ -19,7 +19,8 @@ namespace fleet::wire {
 // 2: Batch.codec, Batch.zstd -> Batch.data. 3: record references and the shared-trace
 // handshake (Hello.trace_*, Welcome.trace_shared/trace_error), samples as raw doubles in DONE.
 // 4: histogram buckets as bytes. 5: T0 from readiness (READY, GO; Start.t0_worker_ns gone).
-inline constexpr int kProtocolVersion = 5;
+// 6: masked record references (key sharding's split calls, wire/batch.h).
+inline constexpr int kProtocolVersion = 6;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer

@@ -34,6 +34,10 @@ struct RouterOptions {
   double window_s = 10.0;
   std::vector<std::string> worker_names;  // stable identities for rendezvous hashing
   double lifecycle_ttl_s = 300.0;         // an open lifecycle older than this has expired
+  // Key sharding: also re-encode each part of a split call as a record of its own, for workers
+  // that get records inline. Without it a part is the original record plus a key mask
+  // (Route::key_mask), which only a worker reading the trace itself can use (wire/batch.h).
+  bool encode_split_parts = true;
 };
 
 // One destination of a record: which worker, the frame body to send (the original bytes or a
@@ -43,6 +47,10 @@ struct Route {
   std::string_view body;
   double t_shift = 0.0;
   bool original = true;  // body is the record's own frame (false: a re-encoded sub-call)
+  // A part of a split call sent as the original frame: the keys it keeps (bit i, byte i/8) out
+  // of `mask_keys`. Empty for a whole record.
+  std::string_view key_mask;
+  uint16_t mask_keys = 0;
 };
 
 // Records per second of trace time (seconds since the first record). The first 2^16 seconds
@@ -117,7 +125,11 @@ class ShardRouter {
   RouterOptions options_;
   std::vector<uint64_t> worker_seeds_;
   std::vector<Route> routes_;
-  std::vector<std::string> bodies_;  // re-encoded sub-calls
+  std::vector<std::string> bodies_;     // re-encoded sub-calls
+  std::vector<std::string> masks_;      // key masks of the parts of a split call
+  std::vector<int> owners_, distinct_;  // route_key's per-key owners and their distinct set
+  const void* model_id_ = nullptr;      // the model name whose identity state is cached
+  uint64_t model_state_ = 0;
   // --shard none accounts each record once, in row 0: every row is the same (row() says so),
   // and per-record work must not grow with the number of workers.
   std::vector<WorkerPlan> plan_;

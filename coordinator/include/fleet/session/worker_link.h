@@ -57,8 +57,10 @@ class WorkerLink {
   // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
   // the record finished (a lost node's report then says exactly where it got to).
   // `original`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
-  // so with a shared trace it travels as a reference.
-  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original);
+  // so with a shared trace it travels as a reference. A non-empty `key_mask` (of `mask_keys`)
+  // makes it a part of a split call: a masked reference (only with a shared trace).
+  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original,
+                  std::string_view key_mask = {}, uint16_t mask_keys = 0);
   // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
   void use_shared_trace() { shared_trace_ = true; }
   bool shared_trace() const { return shared_trace_; }
