@@ -449,6 +449,7 @@ void FleetRun::stream() {
     if (++since_service >= 256) {
       since_service = 0;
       service_links(0);
+      note_first_batches();
     }
   }
   if (fanout_) fanout_->flush();
@@ -484,6 +485,19 @@ bool FleetRun::route_one() {
     return false;
   }
   return true;
+}
+
+// Every live worker has a batch to start on (queued or already sent): T0 need not wait until the
+// coordinator blocks on credit. With time sharding that took routing every worker's whole
+// credit window first (a third of a 100k-record trace at --local 4, ~70 ms) while the workers
+// sat idle.
+void FleetRun::note_first_batches() {
+  if (queued_ns_ != 0) return;
+  for (const auto& l : links_) {
+    if (!l->finished() && l->counters().batches_sent + l->queued_batches() == 0) return;
+  }
+  queued_ns_ = clock_.now_ns();
+  send_go_when_ready();
 }
 
 void FleetRun::wait_for_credit() {

@@ -57,6 +57,7 @@ class FleetRun {
   void stream();
   bool route_one();  // the current record to its workers; false: the reader failed
   void wait_for_credit();
+  void note_first_batches();  // T0 may follow once every worker has a batch
   void drain();
   ExitCode report();
   nlohmann::ordered_json record_accounting(const report::RunReport& rep);  // the report's
@@ -93,7 +94,7 @@ class FleetRun {
   // Where the coordinator's wall time went (fleet_summary.json coordinator.phase_s). t0_ns_ is
   // connected_ns_ until GO decides it.
   int64_t began_ns_ = 0, connected_ns_ = 0, t0_ns_ = 0, streamed_ns_ = 0, collected_ns_ = 0;
-  int64_t queued_ns_ = 0;         // the stream first waited for credit, or sent everything
+  int64_t queued_ns_ = 0;  // every worker had a batch, the stream waited for credit, or sent all
   std::optional<T0Decision> t0_;  // set when GO went out
 };
 
