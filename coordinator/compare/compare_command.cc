@@ -6,13 +6,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "fleet/compare/compare_outputs.h"
 #include "fleet/compare/comparison.h"
 #include "fleet/compare/run_snapshot.h"
 #include "fleet/compare/threshold.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/output_file.h"
 
 namespace fleet::compare {
 
@@ -56,18 +56,9 @@ void declare(CLI::App& app, CompareOptions& o) {
       ->check(CLI::Range(0.0, 100.0));
 }
 
-// Written next to the target and renamed over it: a reader never sees half a file.
+// A reader never sees half a file.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+  util::write_file_atomically(path, {text});
 }
 
 const nlohmann::json& latency_cdfs(const RunSnapshot& run) {

@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "fleet/report/accounting.h"
@@ -14,6 +13,7 @@
 #include "fleet/report/latency_cdf.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/json_number.h"
+#include "fleet/util/output_file.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -21,10 +21,7 @@ namespace fleet::report {
 namespace {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  util::write_whole_file(path.string(), {text});
 }
 
 stats::ReplayOverview overview(const RunReport& r) {

@@ -32,6 +32,13 @@ void replay_pass(const std::string& path) {
   ro.reporter = &reporter;
   ro.defer_args_check = true;   // as local_run.cc and fleet_run.cc open the trace
   ro.buffer_bytes = 64 * 1024;  // the reader's floor: inputs larger than it exercise refills
+  // Every other input through the read-ahead ring, with blocks small enough that frames
+  // straddle them, outgrow the headroom and span blocks (read_ahead.h).
+  static bool ahead = false;
+  ahead = !ahead;
+  ro.read_ahead = ahead;
+  ro.read_ahead_min_file_bytes = 0;
+  ro.read_ahead_block_bytes = 512;
   FrameReader reader(path, ro);
   if (!reader.header().sm_config_json.empty()) {
     try {  // --config-from-trace (coordinator/main.cc)

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "fleet/stats/ops_csv.h"
+#include "fleet/util/output_file.h"
 
 namespace fleet::stats {
 
@@ -50,7 +51,7 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 }  // namespace
 
 TimeseriesCsvWriter::TimeseriesCsvWriter(const std::string& path) : path_(path) {
-  f_ = std::fopen(path.c_str(), "wb");
+  f_ = util::open_for_rewrite(path);
   if (!f_) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
   line_.assign(kHeader);
   line_ += "\r\n";

@@ -14,6 +14,13 @@
 
 namespace fleet::trace {
 
+namespace {
+// A frame (of an era-3 trace: ~1 KB) left unfinished at a block's end is moved into the next
+// block's headroom (up to half a block); a longer one is gathered in buf_.
+constexpr size_t kReadAheadHeadroom = 64 * 1024;
+constexpr size_t kReadAheadBlocks = 8;
+}  // namespace
+
 void LogReporter::warning(uint64_t offset, std::string_view what) {
   spdlog::warn("{}: {} (offset {})", path_, what, offset);
 }
@@ -45,7 +52,16 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
   // a few more read calls cost less than faulting in the whole file.
   size_t want = std::max<size_t>(options_.buffer_bytes, 64 * 1024);
   if (file_size_ > 0 && file_size_ < 4 * want) want = 64 * 1024;
-  buf_.resize(want);
+  if (S_ISREG(st.st_mode) && options_.read_ahead &&
+      file_size_ >= options_.read_ahead_min_file_bytes) {
+    // buf_ then only gathers frames longer than a block's headroom: it grows when one comes.
+    const size_t block = std::max<size_t>(options_.read_ahead_block_bytes, 64);
+    ahead_ = std::make_unique<ReadAhead>(fd_, block, std::min(kReadAheadHeadroom, block / 2),
+                                         kReadAheadBlocks);
+  } else {
+    buf_.resize(want);
+    win_ = buf_.data();
+  }
 
   uint64_t offset = 0;
   const uint8_t* body = nullptr;
@@ -54,13 +70,11 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
   try {
     st_hdr = read_frame(offset, body, size);
   } catch (const TraceError& e) {
-    ::close(fd_);
-    fd_ = -1;
+    close_file();
     throw;
   }
   if (st_hdr != FrameStatus::Ok) {
-    ::close(fd_);
-    fd_ = -1;
+    close_file();
     if (counters_.truncated_tail_bytes == 0) {
       throw TraceError(path + ": empty file: unexpected EOF reading the header frame length");
     }
@@ -73,20 +87,24 @@ FrameReader::FrameReader(const std::string& path, ReaderOptions options)
   try {
     header_ = decode_header(body, size, options_.limits);
   } catch (const DecodeError& e) {
-    ::close(fd_);
-    fd_ = -1;
+    close_file();
     throw TraceError(path + ": invalid header at offset " + std::to_string(4 + e.offset()) + ": " +
                      e.what());
   } catch (const TraceError& e) {
-    ::close(fd_);
-    fd_ = -1;
+    close_file();
     throw TraceError(path + ": " + e.what());
   }
   records_offset_ = counters_.bytes_consumed;
 }
 
-FrameReader::~FrameReader() {
+FrameReader::~FrameReader() { close_file(); }
+
+// The helper stops before its descriptor closes: it must never read a reused one.
+void FrameReader::close_file() {
+  held_.reset();
+  ahead_.reset();
   if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 void FrameReader::warn(uint64_t offset, const std::string& what) {
@@ -97,6 +115,7 @@ void FrameReader::warn(uint64_t offset, const std::string& what) {
 // Returns false when the file ends first.
 bool FrameReader::fill(size_t need) {
   if (len_ - pos_ >= need) return true;
+  if (ahead_) return fill_ahead(need);
   if (pos_ > 0) {
     std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
     buf_file_offset_ += pos_;
@@ -106,7 +125,10 @@ bool FrameReader::fill(size_t need) {
   while (len_ < need && !eof_) {
     // Grown as the file delivers, not to `need` at once: a corrupt length prefix below the
     // frame limit must not allocate (and zero) its declared size before the bytes exist.
-    if (len_ == buf_.size()) buf_.resize(std::min(need, 2 * buf_.size()));
+    if (len_ == buf_.size()) {
+      buf_.resize(std::min(need, 2 * buf_.size()));
+      win_ = buf_.data();
+    }
     ssize_t n = ::read(fd_, buf_.data() + len_, buf_.size() - len_);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -117,6 +139,50 @@ bool FrameReader::fill(size_t need) {
     len_ += static_cast<size_t>(n);
   }
   return len_ >= need;
+}
+
+// fill() with read-ahead. A frame's start left at the end of one block is copied in front of the
+// next block (into its headroom), so a frame is always parsed in one piece; one longer than the
+// headroom is gathered in buf_ instead, which grows only as blocks arrive (a corrupt length
+// below the frame limit allocates no more than the file holds).
+bool FrameReader::fill_ahead(size_t need) {
+  while (len_ - pos_ < need && !eof_) {
+    const ReadAhead::Block next = ahead_->acquire();
+    if (next.error != 0) {
+      throw TraceError(path_ + ": read error at offset " + std::to_string(next.offset) + ": " +
+                       std::strerror(next.error));
+    }
+    if (next.len == 0) {
+      eof_ = true;
+      break;
+    }
+    const size_t left = len_ - pos_;
+    uint8_t* base;
+    if (left <= ahead_->headroom() && left + next.len >= need) {
+      base = next.data - left;
+      if (left > 0) std::memcpy(base, win_ + pos_, left);
+      if (held_) ahead_->release(*held_);
+      held_ = next;
+    } else {
+      if (win_ == buf_.data()) {
+        if (left > 0) std::memmove(buf_.data(), buf_.data() + pos_, left);
+        if (buf_.size() < left + next.len) buf_.resize(left + next.len);
+      } else {
+        if (buf_.size() < left + next.len) buf_.resize(left + next.len);
+        if (left > 0) std::memcpy(buf_.data(), win_ + pos_, left);
+      }
+      std::memcpy(buf_.data() + left, next.data, next.len);
+      ahead_->release(next);
+      if (held_) ahead_->release(*held_);
+      held_.reset();
+      base = buf_.data();
+    }
+    win_ = base;
+    pos_ = 0;
+    len_ = left + next.len;
+    buf_file_offset_ = next.offset - left;
+  }
+  return len_ - pos_ >= need;
 }
 
 FrameReader::FrameStatus FrameReader::read_frame(uint64_t& offset, const uint8_t*& body,
@@ -131,7 +197,7 @@ FrameReader::FrameStatus FrameReader::read_frame(uint64_t& offset, const uint8_t
     pos_ = len_;
     return FrameStatus::Truncated;
   }
-  const uint8_t* p = buf_.data() + pos_;
+  const uint8_t* p = win_ + pos_;
   uint32_t length = util::load_be32(p);
   if (length > options_.max_frame_bytes) {
     throw TraceError(path_ + ": frame at offset " + std::to_string(offset) + " declares " +
@@ -148,7 +214,7 @@ FrameReader::FrameStatus FrameReader::read_frame(uint64_t& offset, const uint8_t
     pos_ = len_;
     return FrameStatus::Truncated;
   }
-  body = buf_.data() + pos_ + kFramePrefixBytes;
+  body = win_ + pos_ + kFramePrefixBytes;
   size = length;
   pos_ += kFramePrefixBytes + length;
   counters_.bytes_consumed = buf_file_offset_ + pos_;

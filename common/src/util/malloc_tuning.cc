@@ -1,6 +1,11 @@
 #include "fleet/util/malloc_tuning.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
 
 namespace fleet::util {
 
@@ -10,6 +15,22 @@ void tune_malloc_for_streaming() {
   // dynamic mmap threshold, so the behaviour does not depend on allocation history.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
+void back_heap_with_huge_pages() {
+  constexpr std::uintptr_t kHuge = 2u << 20;
+  constexpr std::size_t kReserve = 64u << 20;
+  // The heap's next growth reserves kReserve (address space only), forced now with a block
+  // larger than what is left at its top; the reserved range is then advised as huge pages.
+  mallopt(M_TOP_PAD, static_cast<int>(kReserve));
+  const auto before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  void* volatile block = std::malloc(1u << 20);  // volatile: the pair must not be optimised out
+  std::free(block);
+  const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  const std::uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t to = after & ~(kHuge - 1);
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+  mallopt(M_TOP_PAD, 0);
 }
 
 }  // namespace fleet::util

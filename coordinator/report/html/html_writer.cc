@@ -49,18 +49,34 @@ std::string json_for_script(const nlohmann::json& value) {
   return out;
 }
 
-std::string inline_safe(std::string_view code, std::string_view tag) {
-  // Only a '<' can start "</tag" (case-insensitive): jump between them (Chart.js is 200 KB,
-  // and checking every byte cost a small run's report a millisecond).
-  std::string out;
-  out.reserve(code.size() + 16);
-  size_t from = 0;
-  for (size_t lt = code.find('<'); lt != std::string_view::npos; lt = code.find('<', lt + 1)) {
+namespace {
+
+// The next "</tag" (case-insensitive) at or after FROM. Only a '<' can start one: jump between
+// them (Chart.js is 200 KB, and checking every byte cost a small run's report a millisecond).
+size_t find_end_tag(std::string_view code, std::string_view tag, size_t from) {
+  for (size_t lt = code.find('<', from); lt != std::string_view::npos;
+       lt = code.find('<', lt + 1)) {
     bool match = lt + 2 + tag.size() <= code.size() && code[lt + 1] == '/';
     for (size_t k = 0; match && k < tag.size(); ++k) {
       match = std::tolower(static_cast<unsigned char>(code[lt + 2 + k])) == tag[k];
     }
-    if (!match) continue;
+    if (match) return lt;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+bool needs_inline_escape(std::string_view code, std::string_view tag) {
+  return find_end_tag(code, tag, 0) != std::string_view::npos;
+}
+
+std::string inline_safe(std::string_view code, std::string_view tag) {
+  std::string out;
+  out.reserve(code.size() + 16);
+  size_t from = 0;
+  for (size_t lt = find_end_tag(code, tag, 0); lt != std::string_view::npos;
+       lt = find_end_tag(code, tag, lt + 1)) {
     // "<\/script" means the same in a JS string or regex and cannot end the element.
     out.append(code.substr(from, lt - from));
     out += "<\\/";

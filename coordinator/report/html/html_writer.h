@@ -20,6 +20,8 @@ std::string json_for_script(const nlohmann::json& value);
 // Script or style text with every "</script" / "</style" (any case) as "<\/...", so the
 // element ends only at its real closing tag.
 std::string inline_safe(std::string_view code, std::string_view tag);
+// Whether inline_safe would change CODE (it contains "</TAG", any case).
+bool needs_inline_escape(std::string_view code, std::string_view tag);
 
 // One table cell: HTML content, right-aligned when numeric; `title` is the hover text (the
 // exact value behind a rounded one); `sort` the key report.js sorts a sortable column by.

@@ -31,28 +31,18 @@ const std::string& inlined_css() {
   static const std::string css = inline_safe(assets::report_css(), "style");
   return css;
 }
-// "</script>" closes the element: the scripts go in with inline_safe's escape where needed (not
-// for Debian's Chart.js, which has none: it is then written straight from the binary).
+// "</script>" closes the element: a script goes in through inline_safe's escape only where it
+// needs one (not Debian's Chart.js, nor ours: they are written straight from the binary).
 std::string_view safe_view(std::string_view code, std::string& storage) {
+  if (!needs_inline_escape(code, "script")) return code;
   storage = inline_safe(code, "script");
-  if (storage == code) {
-    storage.clear();
-    return code;
-  }
   return storage;
 }
-std::string_view inlined_scripts_and_end() {
-  static const std::string joined = [] {
-    std::string chart_storage, report_storage;
-    const std::string_view chart = safe_view(assets::chart_js(), chart_storage);
-    const std::string_view report = safe_view(assets::report_js(), report_storage);
-    std::string out;
-    out.reserve(chart.size() + report.size() + 64);
-    out.append("<script>").append(chart).append("</script>\n<script>");
-    out.append(report).append("</script>\n</body></html>\n");
-    return out;
-  }();
-  return joined;
+std::vector<std::string_view> inlined_scripts_and_end() {
+  static std::string chart_storage, report_storage;
+  static const std::string_view chart = safe_view(assets::chart_js(), chart_storage);
+  static const std::string_view report = safe_view(assets::report_js(), report_storage);
+  return {"<script>", chart, "</script>\n<script>", report, "</script>\n</body></html>\n"};
 }
 
 std::string page_header(const Json& model, const std::string& title) {
@@ -124,7 +114,7 @@ ReportPageParts render_report_parts(const nlohmann::json& model) {
 
 std::string render_report_html(const nlohmann::json& model) {
   ReportPageParts parts = render_report_parts(model);
-  parts.head.append(parts.scripts_and_end);
+  for (std::string_view piece : parts.scripts_and_end) parts.head.append(piece);
   return std::move(parts.head);
 }
 

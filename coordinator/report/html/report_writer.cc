@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "fleet/report/html/report_model.h"
 #include "fleet/report/html/report_page.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/output_file.h"
 
 namespace fleet::report::html {
 
@@ -20,16 +20,9 @@ std::string write_report_page(const std::string& dir, const std::string& out_pat
   const ReportPageParts page = render_report_parts(build_report_model(files));
   const std::string path =
       out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << page.head << page.scripts_and_end;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);  // a reader never sees half a page
-  if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+  std::vector<std::string_view> pieces{page.head};
+  pieces.insert(pieces.end(), page.scripts_and_end.begin(), page.scripts_and_end.end());
+  util::write_file_atomically(path, pieces);  // a reader never sees half a page
   return path;
 }
 

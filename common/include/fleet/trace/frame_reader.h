@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleet/trace/format.h"
 #include "fleet/trace/header.h"
+#include "fleet/trace/read_ahead.h"
 #include "fleet/trace/record.h"
 #include "fleet/util/uninitialized_buffer.h"
 
@@ -39,6 +41,12 @@ struct ReaderOptions {
   MsgpackLimits limits;
   Reporter* reporter = nullptr;      // null: LogReporter for the path
   size_t buffer_bytes = 256u << 10;  // fits L2: a larger buffer copies out of the page cache slower
+  // A regular file at least this large is read ahead on a helper thread (read_ahead.h):
+  // the kernel's copy overlaps with decoding. Larger than a small trace, whose whole replay
+  // takes less than a thread start saves.
+  bool read_ahead = true;
+  uint64_t read_ahead_min_file_bytes = 8ull << 20;
+  size_t read_ahead_block_bytes = 128u << 10;  // 8 in the ring (measured: docs/benchmarks.md)
   // parse_record's defer_args_check: for consumers that decode every record's args (the
   // replay) and report what decode_op finds malformed through reject_malformed().
   bool defer_args_check = false;
@@ -80,6 +88,8 @@ class FrameReader {
   enum class FrameStatus { Ok, End, Truncated };
   FrameStatus read_frame(uint64_t& offset, const uint8_t*& body, uint32_t& size);
   bool fill(size_t need);
+  bool fill_ahead(size_t need);
+  void close_file();
   void warn(uint64_t offset, const std::string& what);
 
   std::string path_;
@@ -88,9 +98,14 @@ class FrameReader {
   int fd_ = -1;
   uint64_t file_size_ = 0;
   util::UninitializedBytes buf_;  // read(2) fills it: never zeroed first
-  size_t pos_ = 0;                // start of unread data in buf_
-  size_t len_ = 0;                // end of valid data in buf_
-  uint64_t buf_file_offset_ = 0;  // file offset of buf_[0]
+  // The bytes being parsed: buf_, or with read-ahead the block last acquired (with an unfinished
+  // frame's start copied in front of it) or buf_ when a frame outgrew that.
+  uint8_t* win_ = nullptr;
+  size_t pos_ = 0;                // start of unread data in win_
+  size_t len_ = 0;                // end of valid data in win_
+  uint64_t buf_file_offset_ = 0;  // file offset of win_[0]
+  std::unique_ptr<ReadAhead> ahead_;
+  std::optional<ReadAhead::Block> held_;  // the block win_ points into
   bool eof_ = false;
   Header header_;
   uint64_t records_offset_ = 0;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fleet::report::html {
 
@@ -14,11 +15,12 @@ namespace fleet::report::html {
 std::string render_report_html(const nlohmann::json& model);
 
 // The same page as pieces to write one after the other: the page up to its scripts (built for
-// this model), then the inlined scripts, which are the same for every page and are not copied
-// (Chart.js alone is 200 KB: copying it into one string was most of a small run's report).
+// this model), then the inlined scripts, which are the same for every page and are written
+// straight from the binary (Chart.js alone is 200 KB: copying it was most of a small run's
+// report).
 struct ReportPageParts {
   std::string head;
-  std::string_view scripts_and_end;  // valid for the process's lifetime
+  std::vector<std::string_view> scripts_and_end;  // valid for the process's lifetime
 };
 ReportPageParts render_report_parts(const nlohmann::json& model);
 
