@@ -1,6 +1,8 @@
 #include "fleet/security/zap_handler.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <vector>
@@ -28,12 +30,18 @@ ZapHandler::ZapHandler(zmq::context_t& ctx, KeySet authorized)
     : authorized_(std::move(authorized)), sock_(ctx, zmq::socket_type::rep) {
   sock_.set(zmq::sockopt::linger, 0);
   sock_.bind("inproc://zeromq.zap.01");
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // without one: the 50 ms poll, as before
   thread_ = std::thread([this] { serve(); });
 }
 
 ZapHandler::~ZapHandler() {
   stop_.store(true);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(wake_fd_, &one, sizeof one);
+  }
   thread_.join();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 void ZapHandler::serve() {
@@ -54,14 +62,15 @@ void ZapHandler::serve() {
 }
 
 void ZapHandler::serve_one() {
-  zmq::pollitem_t item{sock_.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::pollitem_t items[] = {{sock_.handle(), 0, ZMQ_POLLIN, 0},
+                             {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
   try {
-    zmq::poll(&item, 1, std::chrono::milliseconds(50));
+    zmq::poll(items, wake_fd_ >= 0 ? 2 : 1, std::chrono::milliseconds(50));
   } catch (const zmq::error_t& e) {
     if (e.num() == EINTR) return;
     throw;
   }
-  if (!(item.revents & ZMQ_POLLIN)) return;
+  if (!(items[0].revents & ZMQ_POLLIN)) return;
   std::vector<zmq::message_t> request;
   while (true) {
     zmq::message_t m;

@@ -18,7 +18,11 @@ ProgressReporter::ProgressReporter(std::function<ProgressSample()> sample, Mode 
 ProgressReporter::~ProgressReporter() { stop(); }
 
 void ProgressReporter::stop() {
-  if (stop_.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    if (stop_.exchange(true)) return;
+  }
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   if (tty_) std::fputs("\r\033[K", stderr);
 }
@@ -31,9 +35,11 @@ void ProgressReporter::loop(bool tty) {
   auto last_t = start;
   double rate = 0.0;
   while (!stop_.load()) {
-    for (int i = 0; i < 5 && !stop_.load(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (stop_.load()) break;
+    {
+      std::unique_lock<std::mutex> lock(wake_mu_);
+      if (wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_.load(); }))
+        break;
+    }
     auto now = clock::now();
     ProgressSample s = sample_();
     double wall = std::chrono::duration<double>(now - start).count();

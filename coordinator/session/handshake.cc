@@ -6,6 +6,7 @@
 #include <chrono>
 #include <climits>
 #include <filesystem>
+#include <vector>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/build_info.h"
@@ -112,29 +113,42 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
 
 namespace {
 
-// One ping and its pong (within 1 s): keeps the estimate if this round trip is the shortest.
-void ping_once(WorkerLink& l, int seq, int64_t& best_rtt, util::Clock& clock) {
-  wire::Ping p;
-  p.seq = seq;
-  p.coord_ns = clock.now_ns();
-  l.send(wire::encode(p));
+// One ping to every worker at once, then their pongs (within 1 s): each link keeps the
+// estimate if this round trip is its shortest. Rounds in parallel, not worker after worker:
+// 8 round trips in all instead of 8 per worker (64 workers: 512 sequential pings).
+void ping_round(LinkSet& links, int seq, std::vector<int64_t>& best_rtt, util::Clock& clock) {
+  std::vector<bool> answered(links.size(), false);
+  size_t waiting = links.size();
+  for (size_t i = 0; i < links.size(); ++i) {
+    wire::Ping p;
+    p.seq = seq;
+    p.coord_ns = clock.now_ns();
+    links[i].send(wire::encode(p));
+  }
+  std::vector<zmq::pollitem_t> items(links.size());
   const int64_t deadline = clock.now_ns() + 1'000'000'000;
-  bool got = false;
-  while (!got && clock.now_ns() < deadline) {
-    zmq::pollitem_t item{l.socket().handle(), 0, ZMQ_POLLIN, 0};
-    wire::poll_sockets(&item, 1, std::chrono::milliseconds(20));
-    while (auto env = l.receive_one()) {
-      const int64_t t1 = clock.now_ns();
-      l.heard(t1);
-      if (env->kind != wire::MessageType::Pong) continue;
-      auto pong = env->as<wire::Pong>();
-      if (pong.seq != seq) continue;
-      const int64_t rtt = t1 - pong.coord_ns;
-      if (rtt < best_rtt) {
-        best_rtt = rtt;
-        l.set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
+  while (waiting > 0 && clock.now_ns() < deadline) {
+    for (size_t i = 0; i < links.size(); ++i) {
+      items[i] = {links[i].socket().handle(), 0, answered[i] ? short{0} : short{ZMQ_POLLIN}, 0};
+    }
+    wire::poll_sockets(items.data(), items.size(), std::chrono::milliseconds(20));
+    for (size_t i = 0; i < links.size(); ++i) {
+      if (!(items[i].revents & ZMQ_POLLIN)) continue;
+      WorkerLink& l = links[i];
+      while (auto env = l.receive_one()) {
+        const int64_t t1 = clock.now_ns();
+        l.heard(t1);
+        if (env->kind != wire::MessageType::Pong) continue;
+        auto pong = env->as<wire::Pong>();
+        if (pong.seq != seq || answered[i]) continue;
+        const int64_t rtt = t1 - pong.coord_ns;
+        if (rtt < best_rtt[i]) {
+          best_rtt[i] = rtt;
+          l.set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
+        }
+        answered[i] = true;
+        --waiting;
       }
-      got = true;
     }
   }
 }
@@ -142,10 +156,8 @@ void ping_once(WorkerLink& l, int seq, int64_t& best_rtt, util::Clock& clock) {
 }  // namespace
 
 void estimate_clocks(LinkSet& links, util::Clock& clock) {
-  for (auto& l : links) {
-    int64_t best_rtt = INT64_MAX;
-    for (int i = 0; i < 8; ++i) ping_once(*l, i, best_rtt, clock);
-  }
+  std::vector<int64_t> best_rtt(links.size(), INT64_MAX);
+  for (int seq = 0; seq < 8; ++seq) ping_round(links, seq, best_rtt, clock);
 }
 
 }  // namespace fleet::session

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,18 +192,42 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
 
 LocalWorkers::~LocalWorkers() { stop(); }
 
+namespace {
+
+// Waits for `pid` to exit until `deadline`; true once it is reaped. A pidfd wakes the wait the
+// moment the worker exits (a fixed 10 ms sleep cost up to 20 ms of every --local run's end);
+// without one (an old kernel), it polls every millisecond.
+bool reap_before(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+  const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  while (waitpid(pid, nullptr, WNOHANG) == 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      if (fd >= 0) close(fd);
+      return false;
+    }
+    if (fd >= 0) {
+      pollfd p{fd, POLLIN, 0};
+      poll(&p, 1, static_cast<int>(left) + 1);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (fd >= 0) close(fd);
+  return true;
+}
+
+}  // namespace
+
 void LocalWorkers::stop() {
   remove_key_dir();
   for (pid_t pid : pids_) kill(pid, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (pid_t pid : pids_) {
-    while (waitpid(pid, nullptr, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!reap_before(pid, deadline)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
     }
   }
   pids_.clear();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 
 namespace fleet::util {
 
@@ -17,7 +18,9 @@ void tune_malloc_for_streaming() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-void back_heap_with_huge_pages() {
+namespace {
+
+void reserve_huge_page_heap() {
   constexpr std::uintptr_t kHuge = 2u << 20;
   constexpr std::size_t kReserve = 64u << 20;
   // The heap's next growth reserves kReserve (address space only), forced now with a block
@@ -31,6 +34,13 @@ void back_heap_with_huge_pages() {
   const std::uintptr_t to = after & ~(kHuge - 1);
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
   mallopt(M_TOP_PAD, 0);
+}
+
+}  // namespace
+
+void back_heap_with_huge_pages() {
+  static std::once_flag once;  // a second reserve would only hold more address space
+  std::call_once(once, reserve_huge_page_heap);
 }
 
 }  // namespace fleet::util

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <zmq.hpp>
 
 #include "fleet/session/fleet_run.h"
@@ -77,6 +78,7 @@ class FakeWorker {
     auto env = wire::decode(body->data(), body->size());
     if (env.kind == MessageType::Batch) ++batches;
     if (env.kind == MessageType::Heartbeat) ++heartbeats;
+    if (env.kind == MessageType::Hello) peer_hello = peer_;
     if (on_message) on_message(env);
     return env;
   }
@@ -99,7 +101,7 @@ class FakeWorker {
         wire::Pong pong;
         pong.seq = p.seq;
         pong.coord_ns = p.coord_ns;
-        pong.worker_ns = p.coord_ns + kWorkerAhead;
+        pong.worker_ns = p.coord_ns + ahead;
         send(pong);
       } else if (env->kind == MessageType::Start) {
         return env->as<wire::Start>();
@@ -117,6 +119,8 @@ class FakeWorker {
     return true;
   }
 
+  std::string peer_hello;        // the identity of the last HELLO's sender
+  int64_t ahead = kWorkerAhead;  // how far this worker's clock runs ahead of the coordinator's
   int batches = 0;
   int heartbeats = 0;
   std::function<void(const wire::Envelope&)> on_message;  // sees every message read
@@ -206,6 +210,57 @@ TEST(FleetClock, GoFollowsReadinessAndCarriesT0OnTheWorkersClock) {
   EXPECT_DOUBLE_EQ(start["last_ready_after_handshake_ms"].get<double>(), kBeat / 1e6);
   EXPECT_DOUBLE_EQ(start["slowest_engine_build_ms"].get<double>(), 3.0);
   EXPECT_EQ(start["slowest_engine_node"], "fake");
+}
+
+// The clock estimate pings every worker at once: the second worker gets its first PING while
+// the first has not answered its own (one worker after another, the second would wait for a
+// PONG that never comes: time stands still here). Each offset is its own worker's.
+TEST(FleetClock, ClockPingsGoToEveryWorkerAtOnce) {
+  zmq::context_t ctx(1);
+  FakeWorker a(ctx);
+  FakeWorker b(ctx);
+  b.ahead = -5000;
+  VirtualRun run(a.host_port() + "," + b.host_port());
+  run.start();
+  // Both handshakes first (the coordinator pings once every worker has welcomed it).
+  for (FakeWorker* w : {&a, &b}) {
+    ASSERT_TRUE(w->read_until([&] { return !w->peer_hello.empty(); }));
+    wire::Welcome welcome;
+    welcome.build_id = util::build_id();
+    welcome.hostname = "fake";
+    w->send(welcome);
+  }
+  auto first_ping = [](FakeWorker& w) -> std::optional<wire::Ping> {
+    while (auto env = w.next()) {
+      if (env->kind == MessageType::Ping) return env->as<wire::Ping>();
+    }
+    return std::nullopt;
+  };
+  const auto ping_a = first_ping(a);
+  ASSERT_TRUE(ping_a);
+  const auto ping_b = first_ping(b);  // a has not answered
+  ASSERT_TRUE(ping_b) << "the second worker got no PING while the first had not answered";
+  EXPECT_EQ(ping_a->seq, ping_b->seq);
+  for (auto [w, p] : {std::pair{&a, *ping_a}, std::pair{&b, *ping_b}}) {
+    wire::Pong pong;
+    pong.seq = p.seq;
+    pong.coord_ns = p.coord_ns;
+    pong.worker_ns = p.coord_ns + w->ahead;
+    w->send(pong);
+  }
+  // The remaining rounds need both workers answering at once.
+  auto start_b = std::async(std::launch::async, [&] { return b.handshake(); });
+  a.handshake();
+  start_b.get();
+  wire::Abort abort;
+  abort.reason = "the test ends the run";
+  a.send(abort);
+  b.send(abort);
+  ASSERT_TRUE(run.exit_within(10s));
+  const auto nodes = run.summary()["nodes"];
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(nodes[0]["clock_offset_us"].get<double>(), kWorkerAhead / 1e3);
+  EXPECT_DOUBLE_EQ(nodes[1]["clock_offset_us"].get<double>(), -5.0);
 }
 
 // --start-delay stays an explicit floor: T0 = the end of the handshake + the delay when the

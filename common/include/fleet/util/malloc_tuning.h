@@ -15,6 +15,7 @@ void tune_malloc_for_streaming();
 // spent ~3 ms of its ~48 faulting in samples and histograms, docs/benchmarks.md). For unpaced
 // runs of large traces only: a huge-page fault zeroes 2 MiB at once, a ~130 us stall that a
 // paced replay would report as lateness, and a small run pays more for it than it saves.
+// Only the first call reserves; later ones do nothing. Arenas of other threads are not touched.
 void back_heap_with_huge_pages();
 
 }  // namespace fleet::util

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 namespace fleet::report {
@@ -34,6 +36,8 @@ class ProgressReporter {
   void loop(bool tty);
   std::function<ProgressSample()> sample_;
   std::atomic<bool> stop_{false};
+  std::mutex wake_mu_;  // stop() wakes the loop's wait at once (a 50 ms sleep delayed every exit)
+  std::condition_variable wake_;
   std::thread thread_;
   bool tty_ = false;
 };

@@ -39,6 +39,7 @@ class ZapHandler {
   KeySet authorized_;
   zmq::socket_t sock_;
   std::atomic<bool> stop_{false};
+  int wake_fd_ = -1;  // eventfd: the destructor wakes the poll (a timeout cost up to 50 ms)
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> refused_{0};
   std::set<std::string> logged_;  // "address key" pairs already logged (bounded)
