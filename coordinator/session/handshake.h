@@ -33,8 +33,8 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
 // batches.
 Status apply_trace_offer(LinkSet& links, const TraceOffer& offer, bool required);
 
-// 8 rounds of one ping to every worker at once; for each worker, the round trip with the
-// smallest RTT gives the offset (+/- RTT/2).
+// 8 rounds of one ping to each worker of a wave of up to 8 at once, wave after wave; for each
+// worker, the round trip with the smallest RTT gives the offset (+/- RTT/2).
 void estimate_clocks(LinkSet& links, util::Clock& clock);
 
 }  // namespace fleet::session

@@ -212,10 +212,10 @@ TEST(FleetClock, GoFollowsReadinessAndCarriesT0OnTheWorkersClock) {
   EXPECT_EQ(start["slowest_engine_node"], "fake");
 }
 
-// The clock estimate pings every worker at once: the second worker gets its first PING while
-// the first has not answered its own (one worker after another, the second would wait for a
-// PONG that never comes: time stands still here). Each offset is its own worker's.
-TEST(FleetClock, ClockPingsGoToEveryWorkerAtOnce) {
+// The clock estimate pings a wave of workers (up to 8) at once: the second worker gets its first
+// PING while the first has not answered its own (one worker after another, the second would wait
+// for a PONG that never comes: time stands still here). Each offset is its own worker's.
+TEST(FleetClock, ClockPingsGoToAWaveOfWorkersAtOnce) {
   zmq::context_t ctx(1);
   FakeWorker a(ctx);
   FakeWorker b(ctx);
