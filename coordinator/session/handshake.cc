@@ -129,6 +129,11 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
   std::vector<bool> answered(n, false);
   size_t waiting = n;
   for (size_t i = first; i < last; ++i) {
+    if (links[i].finished()) {  // lost already: nothing to wait for
+      answered[i - first] = true;
+      --waiting;
+      continue;
+    }
     wire::Ping p;
     p.seq = seq;
     p.coord_ns = clock.now_ns();

@@ -26,8 +26,6 @@ namespace fleet::session {
 
 namespace {
 
-constexpr uint64_t kHugeHeapFromTraceBytes = 8ull << 20;  // as the reader's read-ahead
-
 std::atomic<replay::ReplaySession*> g_session{nullptr};
 std::atomic<bool> g_interrupted{false};
 
@@ -228,7 +226,7 @@ ExitCode run_local(ReplayOptions o) {
   }
   if (!o.output.quiet) print_banner();
   // Unpaced throughput runs of large traces fault their samples in 2 MiB at a time (see there).
-  if (o.speed == 0 && reader.value()->file_size() >= kHugeHeapFromTraceBytes) {
+  if (o.speed == 0 && reader.value()->file_size() >= util::kHugeHeapFromTraceBytes) {
     util::back_heap_with_huge_pages();
   }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -198,7 +199,11 @@ namespace {
 // moment the worker exits (a fixed 10 ms sleep cost up to 20 ms of every --local run's end);
 // without one (an old kernel), it polls every millisecond.
 bool reap_before(pid_t pid, std::chrono::steady_clock::time_point deadline) {
-  const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#ifdef SYS_pidfd_open
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  int fd = -1;
+#endif
   while (waitpid(pid, nullptr, WNOHANG) == 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now())
@@ -207,10 +212,12 @@ bool reap_before(pid_t pid, std::chrono::steady_clock::time_point deadline) {
       if (fd >= 0) close(fd);
       return false;
     }
-    if (fd >= 0) {
-      pollfd p{fd, POLLIN, 0};
-      poll(&p, 1, static_cast<int>(left) + 1);
-    } else {
+    pollfd p{fd, POLLIN, 0};
+    if (fd >= 0 && poll(&p, 1, static_cast<int>(left) + 1) < 0 && errno != EINTR) {
+      close(fd);  // a lasting poll error: fall back to polling, not a busy loop
+      fd = -1;
+    }
+    if (fd < 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }

@@ -255,8 +255,10 @@ void WorkerProtocol::on_start(const Incoming& in) {
   // An unpaced run's batches arrive as fast as it replays them: their frame buffers (filled on
   // this thread, from the main heap) fault in 2 MiB at a time, not 4 KiB (~2,000 faults of
   // ~10 us each per worker for a credit window of ~1 MB batches). The replay thread allocates
-  // from its own arena, so a huge-page fault never stalls dispatch.
-  if (s.speed == 0) util::back_heap_with_huge_pages();
+  // from its own arena, so a huge-page fault never stalls dispatch. A shared trace below the
+  // threshold is a small run (a streamed one's size is not known here).
+  const bool small = shared_trace_ && shared_trace_->size() < util::kHugeHeapFromTraceBytes;
+  if (s.speed == 0 && !small) util::back_heap_with_huge_pages();
   run_ = std::make_unique<ReplayRun>(std::move(setup));
   state_ = State::Running;
   spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {}", s.node_index + 1,

@@ -20,27 +20,33 @@ void tune_malloc_for_streaming() {
 
 namespace {
 
-void reserve_huge_page_heap() {
+// True once the heap's next kReserve bytes are reserved and advised.
+bool reserve_huge_page_heap() {
   constexpr std::uintptr_t kHuge = 2u << 20;
   constexpr std::size_t kReserve = 64u << 20;
   // The heap's next growth reserves kReserve (address space only), forced now with a block
-  // larger than what is left at its top; the reserved range is then advised as huge pages.
+  // larger than what is free at its top (a worker's earlier runs may have left plenty there);
+  // the reserved range is then advised as huge pages.
+  const std::size_t free_at_top = mallinfo2().keepcost;
   mallopt(M_TOP_PAD, static_cast<int>(kReserve));
   const auto before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-  void* volatile block = std::malloc(1u << 20);  // volatile: the pair must not be optimised out
+  void* volatile block = std::malloc(free_at_top + (1u << 20));  // volatile: must not be elided
   std::free(block);
   const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  mallopt(M_TOP_PAD, 0);
   const std::uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
   const std::uintptr_t to = after & ~(kHuge - 1);
-  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-  mallopt(M_TOP_PAD, 0);
+  if (to <= from) return false;  // the heap did not grow (e.g. the block was mmapped)
+  return ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) == 0;
 }
 
 }  // namespace
 
 void back_heap_with_huge_pages() {
-  static std::once_flag once;  // a second reserve would only hold more address space
-  std::call_once(once, reserve_huge_page_heap);
+  static std::mutex mu;
+  static bool done = false;  // a second reserve would only hold more address space
+  std::lock_guard<std::mutex> lock(mu);
+  if (!done) done = reserve_huge_page_heap();
 }
 
 }  // namespace fleet::util

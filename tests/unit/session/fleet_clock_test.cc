@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -155,8 +157,13 @@ struct VirtualRun {
     std::ifstream in(dir / "out" / "fleet_summary.json");
     return nlohmann::json::parse(in);
   }
+  // A run left waiting on the frozen clock (a test that failed before it could answer) would
+  // block here forever: end the test binary with the reason instead of hanging.
   ~VirtualRun() {
-    if (result.valid()) result.wait();
+    if (result.valid() && result.wait_for(60s) != std::future_status::ready) {
+      std::fprintf(stderr, "FATAL: run_fleet did not end within 60 s of the test's end\n");
+      std::_Exit(1);
+    }
     std::filesystem::remove_all(dir);
   }
 

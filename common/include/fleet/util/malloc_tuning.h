@@ -1,7 +1,13 @@
 // glibc malloc settings for processes that stream batches (coordinator, worker).
 #pragma once
 
+#include <cstdint>
+
 namespace fleet::util {
+
+// Traces from this size on are worth a huge-page heap when replayed unpaced (the reader's
+// read-ahead starts at the same size); below it, zeroing 2 MiB pages costs more than it saves.
+inline constexpr uint64_t kHugeHeapFromTraceBytes = 8ull << 20;
 
 // Keeps freed memory mapped instead of returning it to the kernel after every batch. With the
 // defaults, each ~256 KiB batch buffer (compressed or not, ZeroMQ's message copy, the worker's
@@ -15,7 +21,9 @@ void tune_malloc_for_streaming();
 // spent ~3 ms of its ~48 faulting in samples and histograms, docs/benchmarks.md). For unpaced
 // runs of large traces only: a huge-page fault zeroes 2 MiB at once, a ~130 us stall that a
 // paced replay would report as lateness, and a small run pays more for it than it saves.
-// Only the first call reserves; later ones do nothing. Arenas of other threads are not touched.
+// Only the main heap (the arena of the process's first thread) is advised, so call it where a
+// huge-page fault cannot delay a paced dispatch (the worker: its protocol thread, not the replay
+// thread, which has an arena of its own). Once it has succeeded, later calls do nothing.
 void back_heap_with_huge_pages();
 
 }  // namespace fleet::util
