@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -197,32 +196,25 @@ namespace {
 
 // Waits for `pid` to exit until `deadline`; true once it is reaped. A pidfd wakes the wait the
 // moment the worker exits (a fixed 10 ms sleep cost up to 20 ms of every --local run's end);
-// without one (an old kernel), it polls every millisecond.
+// without one (an old kernel, or a poll that fails), it checks every millisecond.
 bool reap_before(pid_t pid, std::chrono::steady_clock::time_point deadline) {
 #ifdef SYS_pidfd_open
-  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
 #else
-  int fd = -1;
+  const int fd = -1;
 #endif
-  while (waitpid(pid, nullptr, WNOHANG) == 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      if (fd >= 0) close(fd);
-      return false;
-    }
+  bool reaped = waitpid(pid, nullptr, WNOHANG) != 0;
+  for (auto now = std::chrono::steady_clock::now(); !reaped && now < deadline;
+       now = std::chrono::steady_clock::now()) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
     pollfd p{fd, POLLIN, 0};
-    if (fd >= 0 && poll(&p, 1, static_cast<int>(left) + 1) < 0 && errno != EINTR) {
-      close(fd);  // a lasting poll error: fall back to polling, not a busy loop
-      fd = -1;
+    if (fd < 0 || poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000))) < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no pidfd, or poll failed
     }
-    if (fd < 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    reaped = waitpid(pid, nullptr, WNOHANG) != 0;
   }
   if (fd >= 0) close(fd);
-  return true;
+  return reaped;
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <utility>
 #include <zmq.hpp>
 
 #include "fleet/session/fleet_run.h"
@@ -90,21 +89,27 @@ class FakeWorker {
     sock_.send(zmq::buffer(peer_), zmq::send_flags::sndmore);
     sock_.send(zmq::buffer(bytes));
   }
+  void welcome() {
+    wire::Welcome w;
+    w.build_id = util::build_id();
+    w.hostname = "fake";
+    send(w);
+  }
+  // The PONG of a worker whose clock runs `ahead`, read the moment the PING arrives.
+  void answer(const wire::Ping& p) {
+    wire::Pong pong;
+    pong.seq = p.seq;
+    pong.coord_ns = p.coord_ns;
+    pong.worker_ns = p.coord_ns + ahead;
+    send(pong);
+  }
   // HELLO, the eight PINGs, and START, which is returned.
   wire::Start handshake() {
     while (auto env = next()) {
       if (env->kind == MessageType::Hello) {
-        wire::Welcome w;
-        w.build_id = util::build_id();
-        w.hostname = "fake";
-        send(w);
+        welcome();
       } else if (env->kind == MessageType::Ping) {
-        auto p = env->as<wire::Ping>();
-        wire::Pong pong;
-        pong.seq = p.seq;
-        pong.coord_ns = p.coord_ns;
-        pong.worker_ns = p.coord_ns + ahead;
-        send(pong);
+        answer(env->as<wire::Ping>());
       } else if (env->kind == MessageType::Start) {
         return env->as<wire::Start>();
       }
@@ -232,10 +237,7 @@ TEST(FleetClock, ClockPingsGoToAWaveOfWorkersAtOnce) {
   // Both handshakes first (the coordinator pings once every worker has welcomed it).
   for (FakeWorker* w : {&a, &b}) {
     ASSERT_TRUE(w->read_until([&] { return !w->peer_hello.empty(); }));
-    wire::Welcome welcome;
-    welcome.build_id = util::build_id();
-    welcome.hostname = "fake";
-    w->send(welcome);
+    w->welcome();
   }
   auto first_ping = [](FakeWorker& w) -> std::optional<wire::Ping> {
     while (auto env = w.next()) {
@@ -248,13 +250,8 @@ TEST(FleetClock, ClockPingsGoToAWaveOfWorkersAtOnce) {
   const auto ping_b = first_ping(b);  // a has not answered
   ASSERT_TRUE(ping_b) << "the second worker got no PING while the first had not answered";
   EXPECT_EQ(ping_a->seq, ping_b->seq);
-  for (auto [w, p] : {std::pair{&a, *ping_a}, std::pair{&b, *ping_b}}) {
-    wire::Pong pong;
-    pong.seq = p.seq;
-    pong.coord_ns = p.coord_ns;
-    pong.worker_ns = p.coord_ns + w->ahead;
-    w->send(pong);
-  }
+  a.answer(*ping_a);
+  b.answer(*ping_b);
   // The remaining rounds need both workers answering at once.
   auto start_b = std::async(std::launch::async, [&] { return b.handshake(); });
   a.handshake();
