@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -20,10 +21,10 @@ namespace {
 
 using namespace fleet;
 
-service::WorkerService* g_service = nullptr;
-void on_signal(int) {
-  if (g_service) g_service->stop();
-}
+// Static storage, not the service's own flag: SIGTERM can come again while the service is
+// destroyed or main has returned (see WorkerOptions::stop_flag).
+std::atomic<bool> g_stop_requested{false};
+void on_signal(int) { g_stop_requested.store(true); }
 
 // The flags that decide who may drive this worker and what a run may touch.
 struct SecurityFlags {
@@ -171,11 +172,11 @@ int main(int argc, char** argv) {
     spdlog::error("{}", s.message());
     return exit_status(s.code());
   }
+  o.stop_flag = &g_stop_requested;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
   try {
     service::WorkerService svc(o);
-    g_service = &svc;
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
     svc.serve();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -203,6 +203,28 @@ TEST(CoordinatorLoss, LocalWorkersDoNotOutliveTheirCoordinator) {
   for (pid_t p : workers) kill(p, SIGKILL);  // bounded cleanup if the assertion failed
 }
 
+// A --local worker gets its parent-death SIGTERM once per coordinator thread that exits, so
+// more can come while the first one's shutdown destroys the service or runs exit handlers. A
+// handler that reached into the destroyed service was a use-after-scope (under ASan, a report
+// that deadlocked against LeakSanitizer's exit check: workers outlived their coordinator by
+// 5 s). Signals sent all through the shutdown must leave a clean exit; the ASan pass sees any
+// access to freed memory.
+TEST(CoordinatorLoss, WorkerSignalledAgainWhileItShutsDownExitsCleanly) {
+  TempDir dir;
+  WorkerProcess w(dir.path().string(), "w", {"--engine", "noop"});
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  const pid_t pid = w.proc().pid();
+  const auto first = Clock::now();
+  bool exited = false;
+  while (!exited && Clock::now() - first < 5s) {
+    kill(pid, SIGTERM);  // not Process::signal: that would reap the worker between signals
+    std::this_thread::sleep_for(200us);
+    exited = !alive(pid);
+  }
+  EXPECT_TRUE(exited) << "still running 5 s after the first SIGTERM";
+  EXPECT_EQ(w.proc().wait_exit(5s), 0) << w.proc().err();
+}
+
 }  // namespace
 }  // namespace fleet::test
 

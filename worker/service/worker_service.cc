@@ -96,7 +96,7 @@ void WorkerService::serve() {
     std::fflush(stdout);
   }
   util::Clock& clock = options_.clock ? *options_.clock : util::RealClock::instance();
-  WorkerProtocol protocol(sock, options_, clock, stop_);
+  WorkerProtocol protocol(sock, options_, clock, stop_flag());
   protocol.run();
 }
 

@@ -42,6 +42,11 @@ struct WorkerOptions {
   // Heartbeats, liveness, PONG stamps and real-time runs read this clock (null: the real
   // monotonic clock). Tests inject a VirtualClock to step the liveness rules.
   util::Clock* clock = nullptr;
+  // Also ends serve() once true: a signal handler's flag. It must have static storage: a
+  // signal can come while the service is torn down or after (a --local worker gets its
+  // parent-death SIGTERM once per coordinator thread that exits), and must touch nothing
+  // freed. Null: stop() alone ends serve().
+  std::atomic<bool>* stop_flag = nullptr;
 };
 
 class WorkerService {
@@ -54,13 +59,15 @@ class WorkerService {
   // Serves until stop() or max_runs. Throws std::runtime_error when the endpoint cannot be
   // bound or protected mode refuses it (the message names the flag).
   void serve();
-  void stop() { stop_.store(true); }
+  void stop() { stop_flag().store(true); }
   // The bound endpoint (port 0 resolved), once serve() has bound it; "" before.
   std::string endpoint() const;
 
  private:
+  std::atomic<bool>& stop_flag() { return options_.stop_flag ? *options_.stop_flag : stop_; }
+
   WorkerOptions options_;
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> stop_{false};  // without options_.stop_flag
   std::atomic<bool> bound_{false};
   std::string endpoint_;  // written once before bound_ is set
 };
