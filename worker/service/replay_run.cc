@@ -41,8 +41,14 @@ void ReplayRun::run_thread() {
   // Virtual time is the run's own: it starts where the engine was built, whatever GO said.
   if (vclock_) setup_.session.t0_ns = vclock_->now_ns();
   session_ = std::make_unique<replay::ReplaySession>(*engine_, clock, setup_.session);
-  if (!go) session_->request_stop();  // ABORT before GO: an empty, partial DONE
-  session_ready_.store(true);
+  {
+    // Under the lock request_stop() takes: a stop that came after GO but before the session
+    // existed must reach it too (the queue's abort alone would leave the session waiting for
+    // a T0 that may be seconds away).
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!go || stop_requested_) session_->request_stop();  // stopped first: a partial DONE
+    session_ready_.store(true);
+  }
   replay::SessionResult res = session_->run(queue_);
   wire::NodeResult node = replay::to_node_result(std::move(res), setup_.node_name);
   node.records_received = records_received_.load();
@@ -105,9 +111,9 @@ void ReplayRun::request_stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_requested_ = true;
+    if (session_ready_.load()) session_->request_stop();
   }
   go_cv_.notify_all();
-  if (session_ready_.load()) session_->request_stop();
   queue_.abort();
 }
 
