@@ -24,7 +24,7 @@ case "$kind" in
     # The threaded parts: the worker's batch queue and liveness (unit_service), and the real
     # processes with their network, replay, link and merge threads (integration tests of the
     # protocol, failures, lifecycles, shard unions and start sync).
-    targets=(unit_service unit_replay integration_tests worker coordinator lct)
+    targets=(unit_service unit_replay integration_tests worker coordinator coordinator-net lct)
     ctest_filter=(-R "BatchQueue|Liveness|Dispatcher|Session|Protocol|WorkerLoss|CoordinatorLoss|Lifecycle|ShardUnion|StartSync|SharedTrace")
     ;;
   *) echo "sanitize.sh: unknown kind '$kind' (address|thread)" >&2; exit 2 ;;
