@@ -203,8 +203,8 @@ TEST(CoordinatorLoss, LocalWorkersDoNotOutliveTheirCoordinator) {
   for (pid_t p : workers) kill(p, SIGKILL);  // bounded cleanup if the assertion failed
 }
 
-// A --local worker gets its parent-death SIGTERM once per coordinator thread that exits, so
-// more can come while the first one's shutdown destroys the service or runs exit handlers. A
+// A --local worker can get its parent-death SIGTERM more than once, so one can come while the
+// first one's shutdown destroys the service or runs exit handlers. A
 // handler that reached into the destroyed service was a use-after-scope (under ASan, a report
 // that deadlocked against LeakSanitizer's exit check: workers outlived their coordinator by
 // 5 s). Signals sent all through the shutdown must leave a clean exit; the ASan pass sees any

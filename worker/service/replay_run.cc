@@ -37,7 +37,7 @@ void ReplayRun::run_thread() {
   }
   engine_build_ns_.store(setup_.real_clock->now_ns() - began_ns);
   queue_.wake_network();  // READY goes now, not at the next poll timeout
-  const bool go = wait_for_go();
+  wait_for_go();          // or a stop: the session below is then stopped before it starts
   // Virtual time is the run's own: it starts where the engine was built, whatever GO said.
   if (vclock_) setup_.session.t0_ns = vclock_->now_ns();
   session_ = std::make_unique<replay::ReplaySession>(*engine_, clock, setup_.session);
@@ -46,7 +46,7 @@ void ReplayRun::run_thread() {
     // existed must reach it too (the queue's abort alone would leave the session waiting for
     // a T0 that may be seconds away).
     std::lock_guard<std::mutex> lock(mu_);
-    if (!go || stop_requested_) session_->request_stop();  // stopped first: a partial DONE
+    if (stop_requested_) session_->request_stop();  // stopped first: a partial DONE
     session_ready_.store(true);
   }
   replay::SessionResult res = session_->run(queue_);
@@ -57,12 +57,10 @@ void ReplayRun::run_thread() {
   outcome_.done = std::move(payload);
 }
 
-bool ReplayRun::wait_for_go() {
+void ReplayRun::wait_for_go() {
   std::unique_lock<std::mutex> lock(mu_);
   go_cv_.wait(lock, [&] { return go_t0_ns_.has_value() || stop_requested_; });
-  if (stop_requested_) return false;
-  setup_.session.t0_ns = *go_t0_ns_;
-  return true;
+  if (!stop_requested_) setup_.session.t0_ns = *go_t0_ns_;
 }
 
 std::optional<int64_t> ReplayRun::take_ready() {

@@ -86,7 +86,7 @@ class ReplayRun {
 
  private:
   void run_thread();
-  bool wait_for_go();  // false: stopped first
+  void wait_for_go();  // GO's T0 into the session options, or a stop request
 
   RunSetup setup_;
   BatchQueue queue_;

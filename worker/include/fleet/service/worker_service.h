@@ -43,9 +43,9 @@ struct WorkerOptions {
   // monotonic clock). Tests inject a VirtualClock to step the liveness rules.
   util::Clock* clock = nullptr;
   // Also ends serve() once true: a signal handler's flag. It must have static storage: a
-  // signal can come while the service is torn down or after (a --local worker gets its
-  // parent-death SIGTERM once per coordinator thread that exits), and must touch nothing
-  // freed. Null: stop() alone ends serve().
+  // signal can come while the service is torn down or after (a --local worker can get its
+  // parent-death SIGTERM more than once), and must touch nothing freed. Null: stop() alone ends
+  // serve().
   std::atomic<bool>* stop_flag = nullptr;
 };
 
