@@ -20,14 +20,12 @@ struct Buckets {
 
 Buckets buckets_of(const stats::LogLinearHistogram& h) {
   Buckets b;
-  const auto counts = h.bucket_counts();
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] == 0) continue;
+  h.for_each_bucket([&](size_t i, uint64_t count) {
     using H = stats::LogLinearHistogram;
     const auto mid = static_cast<int64_t>(H::bucket_low(i) + (H::bucket_width(i) - 1) / 2);
     b.values_ms.push_back(static_cast<double>(std::clamp(mid, h.min(), h.max())) / kNsPerMs);
-    b.counts.push_back(counts[i]);
-  }
+    b.counts.push_back(count);
+  });
   return b;
 }
 

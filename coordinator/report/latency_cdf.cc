@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleet/util/keyed_object.h"
+
 namespace fleet::report {
 
 const std::vector<double>& cdf_fractions() {
@@ -18,7 +20,7 @@ const std::vector<double>& cdf_fractions() {
 }
 
 nlohmann::ordered_json op_latency_cdf_json(const stats::StatsCollector& stats) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  nlohmann::ordered_json out = util::keyed_object(stats.ops().size());
   for (const auto& [qualname, op] : stats.ops()) {
     if (op.count() == 0) continue;
     op.sort_samples();

@@ -13,6 +13,7 @@
 #include "fleet/report/latency_cdf.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/json_number.h"
+#include "fleet/util/keyed_object.h"
 #include "fleet/util/output_file.h"
 #include "fleet/util/pyjson.h"
 
@@ -52,7 +53,7 @@ nlohmann::ordered_json lateness_json(const stats::LatenessStats& l, uint64_t fee
 }
 
 nlohmann::ordered_json ops_json(const stats::StatsCollector& stats) {
-  nlohmann::ordered_json ops = nlohmann::ordered_json::object();
+  nlohmann::ordered_json ops = util::keyed_object(stats.ops().size());
   for (const auto& [q, s] : stats.summary()) {
     ops[q] = {{"count", s.count},   {"errors", s.errors}, {"mean_ms", s.mean_ms},
               {"p50_ms", s.p50_ms}, {"p90_ms", s.p90_ms}, {"p99_ms", s.p99_ms},
@@ -62,7 +63,7 @@ nlohmann::ordered_json ops_json(const stats::StatsCollector& stats) {
 }
 
 nlohmann::ordered_json node_json(const NodeReport& n) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = util::keyed_object(16);
   j["name"] = n.name;
   j["address"] = n.address;
   j["status"] = n.status;
@@ -180,7 +181,7 @@ std::string render_fleet_block(const RunReport& r) {
 }
 
 nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = util::keyed_object(32);
   j["records"] = {
       {"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
   j["duration_s"] = r.duration_s;
@@ -198,7 +199,7 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
     engine["counters"] =
         r.nodes.size() == 1 ? r.nodes.front().engine_counters : nlohmann::json::object();
   }
-  j["engine"] = engine;
+  j["engine"] = std::move(engine);
   j["digest_comparison"] = r.digest_comparison();
   j["trace"] = {{"path", r.trace.path},
                 {"level", r.trace.level},
@@ -207,16 +208,17 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
                 {"malformed_frames_dropped", r.trace.malformed_skipped},
                 {"truncated_tail", r.trace.truncated_tail}};
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  nodes.get_ref<nlohmann::ordered_json::array_t&>().reserve(r.nodes.size());
   for (const auto& n : r.nodes) nodes.push_back(node_json(n));
-  j["nodes"] = nodes;
+  j["nodes"] = std::move(nodes);
   if (!r.plan.empty()) j["plan"] = r.plan;
   auto contention = contention_json(r);
-  if (!contention.empty()) j["contention"] = contention;
+  if (!contention.empty()) j["contention"] = std::move(contention);
   if (auto cache = run_cache(r)) j["cache"] = cache_json(*cache);
   j["latency_cdf_ms"] = op_latency_cdf_json(r.stats);
   // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`
   // resamples for its confidence intervals (docs/compare.md).
-  nlohmann::ordered_json hist = nlohmann::ordered_json::object();
+  nlohmann::ordered_json hist = util::keyed_object(r.stats.ops().size());
   for (const auto& [q, op] : r.stats.ops()) {
     if (op.count()) hist[std::string(q)] = op.histogram().to_json();
   }

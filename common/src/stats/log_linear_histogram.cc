@@ -36,18 +36,22 @@ uint64_t LogLinearHistogram::bucket_width(std::size_t index) {
   return uint64_t{1} << ((index >> kBits) - 1);
 }
 
-void LogLinearHistogram::grow(std::size_t idx) {
-  // Doubling keeps growth amortised O(1); the cap is the index of the largest int64.
-  static const std::size_t kMaxBuckets = bucket_index(UINT64_MAX >> 1) + 1;
-  counts_.resize(std::min(std::max(idx + 1, counts_.size() * 2), kMaxBuckets), 0);
+void LogLinearHistogram::add_page(std::size_t page) {
+  if (page >= page_offset_.size()) page_offset_.resize(page + 1, kNoPage);
+  page_offset_[page] = static_cast<uint32_t>(counts_.size());
+  counts_.resize(counts_.size() + kPageBuckets, 0);
+}
+
+uint64_t LogLinearHistogram::bucket_or_zero(std::size_t idx) const {
+  const std::size_t page = idx >> kPageBits;
+  if (page >= page_offset_.size() || page_offset_[page] == kNoPage) return 0;
+  return counts_[page_offset_[page] + (idx & (kPageBuckets - 1))];
 }
 
 void LogLinearHistogram::record_n(int64_t value, uint64_t n) {
   if (n == 0) return;
   if (value < 0) value = 0;
-  const std::size_t idx = bucket_index(static_cast<uint64_t>(value));
-  if (idx >= counts_.size()) grow(idx);
-  counts_[idx] += n;
+  bucket(bucket_index(static_cast<uint64_t>(value))) += n;
   if (count_ == 0) {
     min_ = max_ = value;
   } else {
@@ -60,8 +64,12 @@ void LogLinearHistogram::record_n(int64_t value, uint64_t n) {
 
 void LogLinearHistogram::merge(const LogLinearHistogram& o) {
   if (o.count_ == 0) return;
-  if (o.counts_.size() > counts_.size()) counts_.resize(o.counts_.size(), 0);
-  for (std::size_t i = 0; i < o.counts_.size(); ++i) counts_[i] += o.counts_[i];
+  for (std::size_t page = 0; page < o.page_offset_.size(); ++page) {
+    if (o.page_offset_[page] == kNoPage) continue;
+    uint64_t* to = &bucket(page << kPageBits);
+    const uint64_t* from = o.counts_.data() + o.page_offset_[page];
+    for (std::size_t i = 0; i < kPageBuckets; ++i) to[i] += from[i];
+  }
   if (count_ == 0) {
     min_ = o.min_;
     max_ = o.max_;
@@ -86,23 +94,26 @@ int64_t LogLinearHistogram::percentile(double p) const {
   if (rank == 1) return min_;
   if (rank == count_) return max_;
   uint64_t seen = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    seen += counts_[i];
+  int64_t found = max_;
+  bool done = false;
+  for_each_bucket([&](std::size_t i, uint64_t count) {
+    if (done) return;
+    seen += count;
     if (seen >= rank) {
       const uint64_t mid = bucket_low(i) + (bucket_width(i) - 1) / 2;
-      return std::clamp(static_cast<int64_t>(mid), min_, max_);
+      found = std::clamp(static_cast<int64_t>(mid), min_, max_);
+      done = true;
     }
-  }
-  return max_;
+  });
+  return found;
 }
 
 nlohmann::json LogLinearHistogram::to_json() const {
   nlohmann::json buckets = nlohmann::json::array();
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    if (counts_[i] == 0) continue;
+  for_each_bucket([&](std::size_t i, uint64_t count) {
     buckets.push_back(i);
-    buckets.push_back(counts_[i]);
-  }
+    buckets.push_back(count);
+  });
   return {{"sub_bits", kBits}, {"count", count_}, {"min", min()},
           {"max", max()},      {"sum", sum_},     {"buckets", std::move(buckets)}};
 }
@@ -123,12 +134,11 @@ nlohmann::json LogLinearHistogram::to_json_raw_buckets() const {
     } while (v);
   };
   std::size_t previous = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    if (counts_[i] == 0) continue;
+  for_each_bucket([&](std::size_t i, uint64_t count) {
     put(i - previous);
-    put(counts_[i]);
+    put(count);
     previous = i;
-  }
+  });
   return {{"sub_bits", kBits}, {"count", count_},
           {"min", min()},      {"max", max()},
           {"sum", sum_},       {"buckets_leb128", nlohmann::json::binary(std::move(raw))}};
@@ -186,14 +196,9 @@ LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
   LogLinearHistogram h;
   uint64_t total = 0;
   const std::size_t max_index = bucket_index(UINT64_MAX >> 1);
-  uint64_t highest = 0;
   for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
     if (pairs[k] > max_index) fail("bucket index " + std::to_string(pairs[k]) + " out of range");
-    highest = std::max(highest, pairs[k]);
-  }
-  if (pairs.size() >= 2) h.counts_.assign(highest + 1, 0);  // one allocation
-  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
-    h.counts_[pairs[k]] += pairs[k + 1];
+    h.bucket(static_cast<std::size_t>(pairs[k])) += pairs[k + 1];
     total += pairs[k + 1];
   }
   try {
@@ -211,12 +216,10 @@ LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
 
 bool LogLinearHistogram::operator==(const LogLinearHistogram& o) const {
   if (count_ != o.count_ || sum_ != o.sum_ || min() != o.min() || max() != o.max()) return false;
-  const std::size_t n = std::max(counts_.size(), o.counts_.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const uint64_t a = i < counts_.size() ? counts_[i] : 0;
-    const uint64_t c = i < o.counts_.size() ? o.counts_[i] : 0;
-    if (a != c) return false;
-  }
+  // Pages are compared by content: a page one histogram allocated may hold only zeros.
+  const std::size_t pages = std::max(page_offset_.size(), o.page_offset_.size());
+  for (std::size_t i = 0; i < (pages << kPageBits); ++i)
+    if (bucket_or_zero(i) != o.bucket_or_zero(i)) return false;
   return true;
 }
 

@@ -98,6 +98,36 @@ TEST(LogLinearHistogram, MergeEqualsRecordingAllIntoOne) {
   EXPECT_TRUE(empty == all);
 }
 
+TEST(LogLinearHistogram, PagesUsedOutOfOrderReadBackInIndexOrder) {
+  // Buckets live in pages allocated on first use: a high value first, then low ones, must still
+  // come out in index order, with the same percentiles as recording them low to high.
+  H high_first, low_first;
+  const std::vector<int64_t> values = {5'000'000'000, 70, 3'000, 70, 1'000'000, 2'047, 2'048};
+  for (int64_t v : values) high_first.record(v);
+  std::vector<int64_t> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t v : sorted) low_first.record(v);
+  EXPECT_TRUE(high_first == low_first);
+  EXPECT_EQ(high_first.to_json().dump(), low_first.to_json().dump());
+  std::vector<std::size_t> order;
+  high_first.for_each_bucket([&](std::size_t i, uint64_t) { order.push_back(i); });
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(order.size(), 6u);  // 70 twice shares a bucket
+  for (double p : {1.0, 30.0, 50.0, 70.0, 90.0, 100.0})
+    EXPECT_EQ(high_first.percentile(p), low_first.percentile(p)) << p;
+  EXPECT_EQ(high_first.percentile(50), 2'048);  // rank 4 of 7
+
+  // A page that holds only zeros (a bucket listed with count 0) equals no page at all, and is
+  // not written back.
+  const auto with_zero = nlohmann::json::parse(
+      R"({"sub_bits":10,"count":2,"min":3,"max":3,"sum":6,"buckets":[40000,0,3,2]})");
+  H two_threes;
+  two_threes.record_n(3, 2);
+  EXPECT_TRUE(H::from_json(with_zero) == two_threes);
+  EXPECT_TRUE(two_threes == H::from_json(with_zero));
+  EXPECT_EQ(H::from_json(with_zero).to_json().dump(), two_threes.to_json().dump());
+}
+
 TEST(LogLinearHistogram, JsonRoundTripIsSparse) {
   H h;
   h.record(5);
