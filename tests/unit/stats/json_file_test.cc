@@ -1,0 +1,77 @@
+// Reading JSON someone else wrote: bounded in nesting (never inside strings), and every failure
+// names the file.
+#include "fleet/util/json_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace fleet::util {
+namespace {
+
+std::string nested(int levels, const std::string& inside = "1") {
+  return std::string(static_cast<std::size_t>(levels), '[') + inside +
+         std::string(static_cast<std::size_t>(levels), ']');
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_json_bounded(text, "T");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JsonFile, NestingUpToTheBoundParsesOneMoreIsRefusedByName) {
+  EXPECT_EQ(parse_json_bounded(nested(kMaxJsonDepth), "T").dump(), nested(kMaxJsonDepth));
+  EXPECT_EQ(error_of(nested(kMaxJsonDepth + 1)),
+            "T: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  // Objects count like arrays, and an unclosed flood is refused before the parser sees it.
+  std::string objects;
+  for (int i = 0; i <= kMaxJsonDepth; ++i) objects += R"({"a":)";
+  EXPECT_NE(error_of(objects + "1" + std::string(kMaxJsonDepth + 1, '}')).find("nested deeper"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(1'000'000, '[')).find("nested deeper"), std::string::npos);
+}
+
+TEST(JsonFile, BracketsInsideStringsDoNotCount) {
+  // Escaped quotes and backslashes must not end the string early.
+  const std::string inside = R"(["\"[[[[ \\", ")" + std::string(500, '[') + R"(\"{{{"])";
+  const nlohmann::json j = parse_json_bounded(inside, "T");
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0], "\"[[[[ \\");
+  EXPECT_EQ(j[1].get<std::string>().size(), 500u + 4u);
+  // Past the string, counting resumes.
+  EXPECT_NE(error_of(R"(["]]]]", )" + nested(kMaxJsonDepth) + "]").find("nested deeper"),
+            std::string::npos);
+}
+
+TEST(JsonFile, BadJsonAndUnreadableFilesNameThePath) {
+  EXPECT_NE(error_of(R"({"a": )").find("T: not valid JSON"), std::string::npos);
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("json_file_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "s.json").string();
+  std::ofstream(file) << R"({"records": {"total": 3}, "ops": []})";
+  EXPECT_EQ(read_json_file(file)["records"]["total"], 3);
+  auto read_error = [](const std::string& path) -> std::string {
+    try {
+      read_json_file(path);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(read_error(dir.string()), dir.string() + ": cannot read: not a regular file");
+  EXPECT_EQ(read_error((dir / "missing.json").string()),
+            (dir / "missing.json").string() + ": cannot open: No such file or directory");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fleet::util
