@@ -11,8 +11,8 @@ namespace fleet::util {
 inline constexpr size_t kMaxJsonFileBytes = 1ull << 30;  // a 64-node summary is a few MB
 inline constexpr int kMaxJsonDepth = 64;                 // ours nest fewer than 10 levels
 
-// Throws std::runtime_error "PATH: ..." when the file cannot be read (or is not a regular
-// file), is too large, is not JSON, or nests deeper than kMaxJsonDepth.
+// Throws std::runtime_error "PATH: ..." when the file cannot be read, is too large, is not
+// JSON, or nests deeper than kMaxJsonDepth.
 nlohmann::json read_json_file(const std::string& path);
 // The same for text already read.
 nlohmann::json parse_json_bounded(const std::string& text, const std::string& what);
