@@ -24,6 +24,12 @@ std::string endpoint_host(const std::string& endpoint) {
   return colon == std::string::npos ? rest : rest.substr(0, colon);
 }
 
+Status check_listen_transport(const std::string& listen) {
+  if (listen.rfind("tcp://", 0) == 0 || listen.rfind("ipc://", 0) == 0) return Status();
+  return Status::error("--listen " + listen +
+                       ": a worker listens on tcp://HOST:PORT or ipc://PATH only");
+}
+
 Status check_protected_mode(const std::string& listen, bool has_curve, bool insecure) {
   if (has_curve || insecure) return Status();
   // A path's file permissions guard it; an abstract socket (ipc://@name) has none.

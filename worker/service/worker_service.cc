@@ -45,6 +45,9 @@ std::string WorkerService::endpoint() const { return bound_.load() ? endpoint_ :
 
 void WorkerService::serve() {
   const WorkerSecurity& sec = options_.security;
+  if (Status s = security::check_listen_transport(options_.listen); !s) {
+    throw std::runtime_error(s.message());
+  }
   if (Status s =
           security::check_protected_mode(options_.listen, sec.curve.has_value(), sec.insecure);
       !s) {

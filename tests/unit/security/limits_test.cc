@@ -1,4 +1,5 @@
-// Protected mode's rule and the log limiter that bounds what peers can make a worker log.
+// Protected mode's rule, the transports a worker listens on, and the log limiter that bounds what
+// peers can make a worker log.
 #include <gtest/gtest.h>
 
 #include "fleet/security/protected_mode.h"
@@ -23,6 +24,20 @@ TEST(ProtectedMode, OnlyLoopbackOrIpcWithoutAKeyUnlessInsecure) {
   EXPECT_FALSE(check_protected_mode("tcp://10.1.2.3:5555", false, false));
   EXPECT_TRUE(check_protected_mode("tcp://0.0.0.0:5555", true, false));
   EXPECT_TRUE(check_protected_mode("tcp://0.0.0.0:5555", false, true));
+}
+
+TEST(ListenTransport, TcpAndIpcOnlyEverythingElseRefusedByName) {
+  using security::check_listen_transport;
+  EXPECT_TRUE(check_listen_transport("tcp://0.0.0.0:5555"));
+  EXPECT_TRUE(check_listen_transport("ipc:///run/fleet.sock"));
+  for (const char* other :
+       {"norm://127.0.0.1:5555", "pgm://eth0;239.1.1.1:5555", "epgm://eth0;239.1.1.1:5555",
+        "inproc://w", "udp://127.0.0.1:1", "127.0.0.1:5555", ""}) {
+    Status s = check_listen_transport(other);
+    ASSERT_FALSE(s) << other;
+    EXPECT_NE(s.message().find(std::string("--listen ") + other + ":"), std::string::npos)
+        << s.message();
+  }
 }
 
 TEST(LogLimiter, BurstThenCountsAndReportsAfterTheWindow) {

@@ -13,6 +13,11 @@ bool is_loopback_host(const std::string& host);
 // The host of a "tcp://HOST:PORT" endpoint ("" for other transports).
 std::string endpoint_host(const std::string& endpoint);
 
+// Ok for tcp:// and ipc://, the transports a fleet speaks; anything else (inproc, pgm, epgm,
+// norm, vmci, udp) is refused by name before the worker binds. Kerberos and NORM are not even
+// linked in (wire/src/zmq_unused_transports.cc).
+Status check_listen_transport(const std::string& listen);
+
 // Ok for a keyed worker, a loopback or ipc:// endpoint, or --insecure; otherwise the error
 // naming the flag to add.
 Status check_protected_mode(const std::string& listen, bool has_curve, bool insecure);
