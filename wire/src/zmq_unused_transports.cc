@@ -44,15 +44,14 @@ OM_uint32 gss_import_name(OM_uint32* minor, gss_buffer_t, gss_OID, gss_name_t*) 
   return gss_unavailable(minor);
 }
 OM_uint32 gss_init_sec_context(OM_uint32* minor, gss_cred_id_t, gss_ctx_id_t*, gss_name_t, gss_OID,
-                               OM_uint32, OM_uint32, gss_channel_bindings_t, gss_buffer_t,
-                               gss_OID*, gss_buffer_t, OM_uint32*, OM_uint32*) {
+                               OM_uint32, OM_uint32, gss_channel_bindings_t, gss_buffer_t, gss_OID*,
+                               gss_buffer_t, OM_uint32*, OM_uint32*) {
   return gss_unavailable(minor);
 }
 OM_uint32 gss_release_buffer(OM_uint32* minor, gss_buffer_t) { return gss_unavailable(minor); }
 OM_uint32 gss_release_cred(OM_uint32* minor, gss_cred_id_t*) { return gss_unavailable(minor); }
 OM_uint32 gss_release_name(OM_uint32* minor, gss_name_t*) { return gss_unavailable(minor); }
-OM_uint32 gss_unwrap(OM_uint32* minor, gss_ctx_id_t, gss_buffer_t, gss_buffer_t, int*,
-                     gss_qop_t*) {
+OM_uint32 gss_unwrap(OM_uint32* minor, gss_ctx_id_t, gss_buffer_t, gss_buffer_t, int*, gss_qop_t*) {
   return gss_unavailable(minor);
 }
 OM_uint32 gss_wrap(OM_uint32* minor, gss_ctx_id_t, int, gss_qop_t, gss_buffer_t, int*,
