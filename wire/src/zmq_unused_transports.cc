@@ -1,12 +1,13 @@
 // The entry points of the transports and mechanism this project never uses, for a libzmq linked
 // statically (CMakeLists.txt, FLEET_STATIC_ZMQ; docs/architecture.md, "How the binaries link").
 //
-// Debian's libzmq.a is built with Kerberos (GSSAPI mechanism) and NORM (a multicast transport,
-// which brings libxml2 and ICU with it). A fleet speaks TCP or IPC with the NULL or CURVE
-// mechanism only: no socket of ours sets ZMQ_GSSAPI_*, and the worker refuses any other
-// --listen transport before binding (worker_options.cc). Linking the real libraries would
-// load Kerberos and NORM's chain into every process (half of a worker's start-up cost); these
-// definitions let the static link succeed without them. Each fails the way the real library
+// Debian's libzmq.a is built with Kerberos (GSSAPI mechanism) and NORM (a multicast transport);
+// there is no static Kerberos, and a static NORM needs protokit, libxml2 and ICU. A fleet speaks
+// TCP or IPC with the NULL or CURVE mechanism only: no socket of ours sets ZMQ_GSSAPI_*, and
+// a worker refuses any other --listen transport before it binds
+// (security::check_listen_transport). These definitions let the static link succeed without
+// either library (with both shared, a worker took 6.8 ms to start instead of 3.9,
+// docs/benchmarks.md "Headline, sixth pass"). Each fails the way the real library
 // reports it cannot serve (GSS_S_FAILURE, an invalid handle, false), so if libzmq ever reached
 // one, the socket operation would fail with an error rather than misbehave.
 #include <gssapi/gssapi.h>
