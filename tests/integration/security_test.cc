@@ -2,9 +2,14 @@
 // `worker keygen`, CURVE between coordinator and workers, every handshake failure named with
 // exit 2, protected mode, and the worker's host policy (--fs-root, --allow-l2, --trace-root,
 // --l2-secret-file) refusing what a run may not make it touch, with nothing touched.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <zmq.hpp>
 
@@ -173,6 +178,43 @@ TEST(Curve, AnUnauthorizedCoordinatorIsRefusedAndTheWorkerOpensNoRun) {
   EXPECT_FALSE(contains(err, "connected")) << err;
   EXPECT_FALSE(contains(err, "run started")) << err;
   EXPECT_TRUE(w.proc().running());
+}
+
+// Debian's libzmq.a also speaks GSSAPI (Kerberos), whose entry points the static link replaces
+// with stubs that fail (wire/src/zmq_unused_transports.cc). A peer offering GSSAPI in its ZMTP
+// greeting must be closed at once, at the greeting, before any mechanism runs (a peer offering
+// CURVE would be kept for the 5 s handshake timeout), and the worker must go on serving.
+TEST(Curve, APeerOfferingGssapiIsClosedAtTheGreetingAndTheWorkerServesOn) {
+  TempDir keys;
+  keygen(keys, "coordinator");
+  const std::string k0 = keygen(keys, "w0");
+  WorkerProcess w(keys.path().string(), "w0", keyed_worker_args(keys, "w0"));
+  ASSERT_TRUE(w.ok()) << w.proc().err();
+  const std::string host_port = w.host_port();
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(std::stoi(host_port.substr(host_port.rfind(':') + 1))));
+  ASSERT_EQ(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+  ASSERT_EQ(connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to), 0) << strerror(errno);
+  // ZMTP 3.0 greeting: signature, version 3.0, mechanism "GSSAPI", as-client, filler.
+  unsigned char greeting[64] = {0xff, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f, 3, 0};
+  std::memcpy(greeting + 12, "GSSAPI", 6);
+  ASSERT_EQ(send(fd, greeting, sizeof greeting, MSG_NOSIGNAL), 64);
+  timeval wait{2, 0};  // well under the handshake timeout
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  char buf[256];
+  size_t received = 0;
+  ssize_t n;
+  while ((n = recv(fd, buf, sizeof buf, 0)) > 0) received += static_cast<size_t>(n);
+  EXPECT_EQ(n, 0) << "the worker kept the connection open (" << strerror(errno) << ")";
+  EXPECT_LE(received, 64u) << "the worker sent more than its own greeting";
+  close(fd);
+  EXPECT_TRUE(w.proc().running());
+  RunResult r = run_against(host_port + " key=" + k0,
+                            {"--curve-cert", keys / "coordinator.key_secret"}, keys / "run");
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 TEST(Curve, AWorkerKeyThatIsNotTheWorkersIsAServerKeyMismatch) {

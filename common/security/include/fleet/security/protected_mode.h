@@ -14,8 +14,8 @@ bool is_loopback_host(const std::string& host);
 std::string endpoint_host(const std::string& endpoint);
 
 // Ok for tcp:// and ipc://, the transports a fleet speaks; anything else (inproc, pgm, epgm,
-// norm, vmci, udp) is refused by name before the worker binds. Kerberos and NORM are not even
-// linked in (wire/src/zmq_unused_transports.cc).
+// norm, vmci, udp) is refused by name before the worker binds. With libzmq linked statically,
+// NORM and Kerberos are stubs that fail (wire/src/zmq_unused_transports.cc).
 Status check_listen_transport(const std::string& listen);
 
 // Ok for a keyed worker, a loopback or ipc:// endpoint, or --insecure; otherwise the error
