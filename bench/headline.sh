@@ -4,7 +4,8 @@
 #   1. embedded replay, whole process (hyperfine), against ../shared/bench/py_replay.py
 #   2. the fixed cost: a 369-record trace end to end, and the replay loop's own rate
 #   3. --local 2/4 end to end against embedded on the same trace
-#   4. aggregate rate of --shard key/time against --shard none, --local 2 and 4
+#   4. aggregate rate of --shard key/time against --shard none, --local 2 and 4, routed live and
+#      replayed from a saved routing plan (--route-cache)
 #   5. (--with-64) 64 loopback workers at --speed 1: bench/scale64.sh
 # Usage: bench/headline.sh [--runs N] [--records N] [--with-64]
 # Needs a build in ./build (BUILD_DIR=...), hyperfine and python3 (scripts/setup.sh installs
@@ -55,12 +56,23 @@ for n in 2 4; do
     --output-dir "$TMP/o-l$n"
 done
 "$C" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop"
+# Each mode routed live three times, then with --route-cache: one run saves the routing plan,
+# three replay it (docs/sharding.md, "Saved routing plans").
 for n in 2 4; do
   for shard in none time key; do
     for i in 1 2 3; do
       "$C" "$TMP/big.lct" "${REPLAY[@]}" --local "$n" --shard "$shard" --window 1 \
         --output-dir "$TMP/s-$n-$shard-$i" 2>"$TMP/s-$n-$shard-$i.log"
     done
+    for i in 0 1 2 3; do
+      "$C" "$TMP/big.lct" "${REPLAY[@]}" --local "$n" --shard "$shard" --window 1 \
+        --route-cache "$TMP/routes" --output-dir "$TMP/p-$n-$shard-$i" 2>"$TMP/p-$n-$shard-$i.log"
+    done
+    grep -q "route plan: replaying" "$TMP/p-$n-$shard-3.log" || {
+      echo "headline.sh: --route-cache did not replay a saved plan:" >&2
+      cat "$TMP/p-$n-$shard-3.log" >&2
+      exit 1
+    }
   done
 done
 perf_line=""
@@ -115,21 +127,23 @@ for k in (2, 4):
     over = (m - emb) * 1e3
     row(f"2 --local {k} --shard time, whole process", f"{m*1e3:.0f} ± {sd*1e3:.0f} ms",
         f"embedded {emb*1e3:.0f} ms", f"+{over:.0f} ms", "<= +150 ms", over <= 150)
-def agg(k, shard):
+def agg(k, shard, prefix="s"):
     best = 0.0
     for i in (1, 2, 3):
-        s = summary(f"s-{k}-{shard}-{i}")
+        s = summary(f"{prefix}-{k}-{shard}-{i}")
         best = max(best, s["records"]["total"] / s["coordinator"]["wall_since_t0_s"])
     return best
-for k in (2, 4):
-    none = agg(k, "none")
-    if k == 2:
-        row("3 --local 2 --shard none", f"{none/1e6:.2f}M rec/s", "", "", ">= 2.5M/s",
-            none >= 2.5e6)
-    for shard in ("time", "key"):
-        r = agg(k, shard)
-        row(f"3 --local {k} --shard {shard}", f"{r/1e6:.2f}M rec/s",
-            f"none {none/1e6:.2f}M rec/s", f"{r/none*100:.0f} %", ">= 90 %", r >= 0.9 * none)
+for prefix, how in (("s", ""), ("p", ", saved plan")):
+    for k in (2, 4):
+        none = agg(k, "none", prefix)
+        if k == 2:
+            row(f"3 --local 2 --shard none{how}", f"{none/1e6:.2f}M rec/s", "", "",
+                ">= 2.5M/s", none >= 2.5e6)
+        for shard in ("time", "key"):
+            r = agg(k, shard, prefix)
+            row(f"3 --local {k} --shard {shard}{how}", f"{r/1e6:.2f}M rec/s",
+                f"none{how} {none/1e6:.2f}M rec/s", f"{r/none*100:.0f} %", ">= 90 %",
+                r >= 0.9 * none)
 widths = [max(len(str(r[i])) for r in rows + [("metric", "value", "baseline", "ratio", "goal", "met")]) for i in range(6)]
 fmt = " | ".join("{:<%d}" % w for w in widths)
 print(fmt.format("metric", "value", "baseline (same run)", "ratio", "goal", "met"))
@@ -138,7 +152,7 @@ for r in rows:
     print(fmt.format(*r))
 print(f"\ntrace: {n} records (lct gen --seed 1 --era 3 --tp 1); whole-process times: hyperfine -N, "
       f"1 warmup + {runs} runs; aggregate rates: records replayed / wall since T0, best of 3, "
-      f"on a 10x trace")
+      f"on a 10x trace (saved plan: --route-cache, the plan saved by a fourth run before them)")
 if perf_line:
     print(f"perf stat, 369-record embedded run (mean of 5): {perf_line}")
 EOF

@@ -100,6 +100,11 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"preserve", "stack"}))
       ->capture_default_str();
   app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
+  app.add_option("--route-cache", fleet.route_cache_dir,
+                 "Directory of saved routing plans (private to this user): a run that routes "
+                 "the trace saves its plan there, and the next run of the same trace with the "
+                 "same workers and sharding replays it without reading the trace "
+                 "(docs/sharding.md)");
   sweep::add_sweep_flags(app, x.sweep);
   app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
                  "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
@@ -234,8 +239,8 @@ std::unique_ptr<ParsedCli> parse_command_line(int argc, char** argv, int& exit_c
 
 int run_embedded(ParsedCli& cli) {
   const CliExtras& x = cli.extras;
-  if (x.shard != "none" || cli.fleet.plan_only) {
-    spdlog::error("--shard/--plan-only need --workers or --local");
+  if (x.shard != "none" || cli.fleet.plan_only || !cli.fleet.route_cache_dir.empty()) {
+    spdlog::error("--shard/--plan-only/--route-cache need --workers or --local");
     return exit_status(ExitCode::kBadInput);
   }
   const report::OutputOptions out = cli.fleet.replay.output;

@@ -18,12 +18,20 @@ bool BatchFanout::can_share(const std::vector<WorkerLink*>& links) {
 BatchFanout::BatchFanout(std::vector<WorkerLink*> links) : links_(std::move(links)) {}
 
 void BatchFanout::add_record(std::string_view body, uint64_t file_offset, bool original) {
-  const bool by_reference = original && links_[0]->shared_trace();
-  if (by_reference) {
-    builder_.add_ref(file_offset, static_cast<uint32_t>(body.size()));
-  } else {
-    builder_.add(body);
+  if (original && links_[0]->shared_trace()) {
+    add_reference(file_offset, static_cast<uint32_t>(body.size()));
+    return;
   }
+  builder_.add(body);
+  added(file_offset, false);
+}
+
+void BatchFanout::add_reference(uint64_t file_offset, uint32_t body_size) {
+  builder_.add_ref(file_offset, body_size);
+  added(file_offset, true);
+}
+
+void BatchFanout::added(uint64_t file_offset, bool by_reference) {
   for (WorkerLink* l : links_) {
     if (!l->finished()) l->note_record(file_offset, by_reference);
   }

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <thread>
 
+#include "fleet/plan/route_cache.h"
 #include "fleet/report/outputs.h"
 #include "fleet/report/progress.h"
 #include "fleet/security/certificate.h"
@@ -144,10 +145,7 @@ ExitCode FleetRun::run() {
           s.nodes_total = static_cast<int>(links_.size());
           // Read share of the trace times the share of what was sent that the workers have
           // replayed: the reader runs ahead of a paced replay by the credit window.
-          const double read =
-              reader_->file_size()
-                  ? static_cast<double>(reader_->counters().bytes_consumed) / reader_->file_size()
-                  : -1.0;
+          const double read = read_fraction();
           s.fraction = read < 0 || sent == 0
                            ? read
                            : read * std::min(1.0, static_cast<double>(s.records) / sent);
@@ -181,6 +179,9 @@ Status FleetRun::prepare() {
     if (o_.send_engine_config) r.engine.validate();
     if (Status s = resolve_addresses(); !s) return s;
     if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
+    if (!o_.route_cache_dir.empty()) {
+      if (Status s = plan::check_route_cache_dir(o_.route_cache_dir); !s) return s;
+    }
     if (!o_.plan_only) {
       report::prepare_output_dir(r.output.output_dir);
       timeseries_ = std::make_unique<report::TimeseriesSink>(r.output.output_dir);
@@ -322,17 +323,21 @@ void FleetRun::start_workers() {
     for (auto& l : links_) all.push_back(l.get());
     if (BatchFanout::can_share(all)) fanout_ = std::make_unique<BatchFanout>(std::move(all));
   }
-  // T0 stands for the first *replayable* record: with the deferred args check, a first frame
-  // whose args turn out malformed is counted and skipped here, as the router would.
-  while ((have_record_ = reader_->next(rec_))) {
-    try {
-      trace::check_deferred_args(rec_);
-      break;
-    } catch (const trace::MalformedRecord& e) {
-      reader_->reject_malformed(rec_, e.what());
+  if (open_saved_routes()) {
+    t_origin_ = saved_routes_->meta()["t_origin"].get<double>();
+  } else {
+    // T0 stands for the first *replayable* record: with the deferred args check, a first frame
+    // whose args turn out malformed is counted and skipped here, as the router would.
+    while ((have_record_ = reader_->next(rec_))) {
+      try {
+        trace::check_deferred_args(rec_);
+        break;
+      } catch (const trace::MalformedRecord& e) {
+        reader_->reject_malformed(rec_, e.what());
+      }
     }
+    t_origin_ = have_record_ ? rec_.t_mono : 0.0;
   }
-  t_origin_ = have_record_ ? rec_.t_mono : 0.0;
   connected_ns_ = clock_.now_ns();
   t0_ns_ = connected_ns_;
   streamed_ns_ = connected_ns_;
@@ -448,7 +453,7 @@ void FleetRun::collect_windows() {
 void FleetRun::stream() {
   uint64_t since_service = 0;
   while (have_record_ && !should_stop()) {
-    if (!route_one()) break;
+    if (!(saved_routes_ ? replay_saved_one() : route_one())) break;
     if (++since_service >= 256) {
       since_service = 0;
       service_links(0);
@@ -458,6 +463,7 @@ void FleetRun::stream() {
   if (fanout_) fanout_->flush();
   for (auto& l : links_) l->send_end_when_drained();
   streamed_ns_ = clock_.now_ns();
+  save_routes();
   if (queued_ns_ == 0) {  // all of it fit before the first wait
     queued_ns_ = streamed_ns_;
     send_go_when_ready();
@@ -466,6 +472,11 @@ void FleetRun::stream() {
 
 bool FleetRun::route_one() {
   const auto& routes = route_or_reject(*router_, *reader_, rec_);
+  if (routes_writer_) {  // --shard none: one entry for every worker
+    const bool all = o_.router.mode == plan::ShardMode::None;
+    for (size_t i = 0; i < (all ? std::min<size_t>(1, routes.size()) : routes.size()); ++i)
+      routes_writer_->add(routes[i], rec_.file_offset, i == 0, all);
+  }
   if (fanout_) {
     // --shard none: the same record for every worker, batched and encoded once.
     if (!routes.empty()) fanout_->add_record(routes[0].body, rec_.file_offset, routes[0].original);

@@ -10,6 +10,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "fleet/plan/route_cache.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/report/run_report.h"
 #include "fleet/report/timeseries_sink.h"
@@ -56,6 +57,13 @@ class FleetRun {
   void send_go_when_ready();  // T0 from readiness (t0_decision.h), GO to every live worker
   void stream();
   bool route_one();  // the current record to its workers; false: the reader failed
+  // --route-cache (fleet_run_routes.cc): replay a saved plan, or save this run's routes.
+  bool open_saved_routes();  // true: a usable plan replaces routing (needs the links' access)
+  bool replay_saved_one();   // the current saved route to its worker(s); false: the plan failed
+  void send_saved(const plan::SavedRoute& r);
+  bool advance_saved();  // the next saved route; false: the plan failed mid-run (the run stops)
+  void save_routes();    // after a stream that routed the whole trace
+  double read_fraction() const;  // how much of the trace (or the plan) has been consumed
   void wait_for_credit();
   void note_first_batches();  // T0 may follow once every worker has a batch
   void drain();
@@ -87,7 +95,17 @@ class FleetRun {
   std::unique_ptr<report::TimeseriesSink> timeseries_;  // fleet_timeseries.csv, during the run
   std::atomic<int> nodes_alive_{0};                     // for the live line
   trace::RecordView rec_;
-  bool have_record_ = false;  // rec_ holds the next record to route
+  bool have_record_ = false;  // rec_ (or saved_route_) holds the next record to route
+  // A saved plan being replayed (then the trace is never read past its header), or this run's
+  // routes being saved; what the replayed plan has routed so far, as the router would count it.
+  std::unique_ptr<plan::RoutePlanReader> saved_routes_;
+  std::unique_ptr<plan::RoutePlanWriter> routes_writer_;
+  std::unique_ptr<plan::RoutePlanReader::Cursor> saved_cursor_;
+  plan::SavedRoute saved_route_;  // the next saved route, when have_record_
+  struct SavedTally {
+    uint64_t records = 0, split_calls = 0;
+    std::vector<uint64_t> rows, split_parts;  // per worker
+  } saved_tally_;
   double t_origin_ = 0.0;
   bool aborted_ = false;
   std::string abort_reason_;

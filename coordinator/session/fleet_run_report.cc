@@ -92,7 +92,8 @@ ExitCode FleetRun::report() {
   rep.speed = o_.replay.speed;
   rep.clock = o_.replay.virtual_clock ? "virtual" : "real";
   rep.trace = report::trace_info(*reader_);
-  rep.plan = router_->plan_json();
+  // A replayed plan describes the routing its saving run did (the same, by its key).
+  rep.plan = saved_routes_ ? saved_routes_->meta()["plan"] : nlohmann::json(router_->plan_json());
   uint64_t records_sent = 0;
   std::vector<wire::NodeResult> nodes;
   for (auto& l : links_) {
@@ -138,23 +139,37 @@ ExitCode FleetRun::report() {
 nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep) {
   report::AccountingInput in;
   in.shard = plan::shard_mode_name(o_.router.mode);
-  in.records_routed = router_->records();
-  uint64_t read = reader_->counters().records;
-  if (have_record_) {  // read, but the run stopped before routing it
-    try {
-      trace::check_deferred_args(rec_);
-    } catch (const trace::MalformedRecord&) {
-      --read;
+  std::vector<uint64_t> routed, parts;
+  uint64_t split_calls = 0;
+  if (saved_routes_) {  // what the replayed plan routed so far; the trace's count is saved
+    in.records_routed = saved_tally_.records;
+    in.trace_records = saved_routes_->meta()["records_read"].get<uint64_t>();
+    routed = saved_tally_.rows;
+    parts = saved_tally_.split_parts;
+    split_calls = saved_tally_.split_calls;
+  } else {
+    in.records_routed = router_->records();
+    uint64_t read = reader_->counters().records;
+    if (have_record_) {  // read, but the run stopped before routing it
+      try {
+        trace::check_deferred_args(rec_);
+      } catch (const trace::MalformedRecord&) {
+        --read;
+      }
     }
+    in.trace_records = read + report::count_remaining_records(*reader_, in.remainder_error);
+    for (const plan::WorkerPlan& row : router_->plan()) {
+      routed.push_back(row.records);
+      parts.push_back(row.split_parts);
+    }
+    split_calls = router_->split_calls();
   }
-  in.trace_records = read + report::count_remaining_records(*reader_, in.remainder_error);
   uint64_t split_parts = 0;
-  const std::vector<plan::WorkerPlan> rows = router_->plan();
   for (size_t i = 0; i < links_.size(); ++i) {
     const WorkerLink& l = links_[i];
     report::NodeDelivery d;
-    d.routed = i < rows.size() ? rows[i].records : 0;
-    split_parts += i < rows.size() ? rows[i].split_parts : 0;
+    d.routed = i < routed.size() ? routed[i] : 0;
+    split_parts += i < parts.size() ? parts[i] : 0;
     d.sent = l.counters().records_sent;
     d.confirmed = l.counters().records_confirmed;
     d.lost = rep.nodes[i].status == "lost";
@@ -165,7 +180,7 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
     }
     in.nodes.push_back(std::move(d));
   }
-  in.split_extra_parts = split_parts - std::min(split_parts, router_->split_calls());
+  in.split_extra_parts = split_parts - std::min(split_parts, split_calls);
   nlohmann::ordered_json a = report::accounting_json(rep, in);
   if (!a["balanced"].get<bool>())
     spdlog::error("record accounting does not balance (a bug): {}", a.dump());

@@ -243,17 +243,27 @@ void WorkerLink::confirm(uint64_t records) {
 
 void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset,
                             bool original, std::string_view key_mask, uint16_t mask_keys) {
+  if (shared_trace_ && original) {
+    add_reference(file_offset, static_cast<uint32_t>(body.size()), t_shift, key_mask, mask_keys);
+    return;
+  }
   if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
   builder_shift_ = t_shift;
-  const bool by_reference = shared_trace_ && original;
-  if (by_reference && !key_mask.empty()) {
-    builder_.add_masked_ref(file_offset, static_cast<uint32_t>(body.size()), key_mask, mask_keys);
-  } else if (by_reference) {
-    builder_.add_ref(file_offset, static_cast<uint32_t>(body.size()));
+  builder_.add(body);
+  note_record(file_offset, false);
+  if (builder_.full()) flush_builder();
+}
+
+void WorkerLink::add_reference(uint64_t file_offset, uint32_t body_size, double t_shift,
+                               std::string_view key_mask, uint16_t mask_keys) {
+  if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
+  builder_shift_ = t_shift;
+  if (!key_mask.empty()) {
+    builder_.add_masked_ref(file_offset, body_size, key_mask, mask_keys);
   } else {
-    builder_.add(body);
+    builder_.add_ref(file_offset, body_size);
   }
-  note_record(file_offset, by_reference);
+  note_record(file_offset, true);
   if (builder_.full()) flush_builder();
 }
 

@@ -21,9 +21,13 @@ class BatchFanout {
   explicit BatchFanout(std::vector<WorkerLink*> links);
   // `original`: the body is the trace's own frame (a reference when the links share it).
   void add_record(std::string_view body, uint64_t file_offset, bool original);
+  // A record by reference only (the links share the trace; a saved routing plan).
+  void add_reference(uint64_t file_offset, uint32_t body_size);
   void flush();  // the partial batch, before END
 
  private:
+  void added(uint64_t file_offset, bool by_reference);  // accounted on every link; flush if full
+
   std::vector<WorkerLink*> links_;
   wire::BatchBuilder builder_;
   int64_t seq_ = 0;

@@ -54,6 +54,9 @@ struct FleetOptions {
   std::string worker_trace_path;  // "" = the trace's absolute path
   plan::RouterOptions router;
   bool plan_only = false;
+  // --route-cache: where saved routing plans live ("" = route every run live;
+  // plan/route_cache.h).
+  std::string route_cache_dir;
   int heartbeat_ms = wire::kHeartbeatMs;
   std::vector<std::string> local_worker_args;  // extra flags for --local workers
   // CURVE (docs/security.md). --curve-cert: the coordinator's secret certificate; the workers'

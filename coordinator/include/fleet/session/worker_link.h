@@ -61,6 +61,9 @@ class WorkerLink {
   // makes it a part of a split call: a masked reference (only with a shared trace).
   void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original,
                   std::string_view key_mask = {}, uint16_t mask_keys = 0);
+  // A record of the shared trace by reference only (a saved routing plan has no bodies).
+  void add_reference(uint64_t file_offset, uint32_t body_size, double t_shift,
+                     std::string_view key_mask = {}, uint16_t mask_keys = 0);
   // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
   void use_shared_trace() { shared_trace_ = true; }
   bool shared_trace() const { return shared_trace_; }

@@ -1,0 +1,162 @@
+// FleetRun with --route-cache (plan/route_cache.h, docs/sharding.md "Saved routing plans"): a
+// run either replays a saved plan, streaming its references instead of reading and routing the
+// trace, or saves the routes it sends so that the next run of the same trace can.
+#include <spdlog/spdlog.h>
+
+#include "fleet/session/batch_fanout.h"
+#include "fleet/util/clock.h"
+#include "fleet_run_machine.h"
+
+namespace fleet::session {
+
+namespace {
+
+// Why this run's routes cannot be saved or replayed: a plan holds references only, so every
+// worker must read the trace itself.
+std::string why_not_shared(const LinkSet& links) {
+  for (const auto& l : links) {
+    if (!l->shared_trace())
+      return "worker " + l->address().name() + " gets records inline, not by reference";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool FleetRun::open_saved_routes() {
+  if (o_.route_cache_dir.empty()) return false;
+  if (const std::string why = why_not_shared(links_); !why.empty()) {
+    spdlog::info("route plan: not used: {}", why);
+    return false;
+  }
+  plan::RouterOptions options = o_.router;
+  options.encode_split_parts = false;  // as start_workers routes for shared links
+  try {
+    const plan::RoutePlanKey key =
+        plan::route_plan_key(o_.replay.trace_path, reader_->header().sm_config_digest, options,
+                             o_.replay.max_frame_bytes);
+    plan::RoutePlanReader::Limits limits;
+    limits.trace_size = reader_->file_size();
+    limits.workers = static_cast<int>(links_.size());
+    limits.max_frame_bytes = o_.replay.max_frame_bytes;
+    std::string why;
+    saved_routes_ = plan::RoutePlanReader::open(o_.route_cache_dir, key, limits, why);
+    if (!saved_routes_) {
+      if (!why.empty()) spdlog::warn("route plan: not used, routing the trace again: {}", why);
+      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, key);
+      return false;
+    }
+    const nlohmann::json& m = saved_routes_->meta();
+    if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
+        !m["records_read"].is_number_unsigned() || !m.contains("plan") || !m["plan"].is_object()) {
+      spdlog::warn("route plan: not used, routing the trace again: {}: metadata incomplete",
+                   saved_routes_->path());
+      saved_routes_.reset();
+      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, key);
+      return false;
+    }
+  } catch (const std::exception& e) {  // the trace cannot be stat'ed, the cache not written
+    spdlog::warn("route plan: not used: {}", e.what());
+    saved_routes_.reset();
+    routes_writer_.reset();
+    return false;
+  }
+  saved_tally_.rows.assign(links_.size(), 0);
+  saved_tally_.split_parts.assign(links_.size(), 0);
+  saved_cursor_ = std::make_unique<plan::RoutePlanReader::Cursor>(saved_routes_->cursor());
+  try {
+    have_record_ = saved_cursor_->next(saved_route_);
+  } catch (const std::exception& e) {  // changed since it was checked: nothing sent yet
+    spdlog::warn("route plan: not used: {}", e.what());
+    saved_cursor_.reset();
+    saved_routes_.reset();
+    return false;
+  }
+  spdlog::info("route plan: replaying {} ({} routes); the trace is read by the workers only",
+               saved_routes_->path(), saved_routes_->entries());
+  return true;
+}
+
+// As route_one does, in trace order: one cursor over the plan, so memory and plan reads stay
+// one pass whatever the number of workers. (A cursor per worker, each waiting only for its own
+// credit, measured no faster on the benchmark and reads the plan once per worker.)
+bool FleetRun::replay_saved_one() {
+  send_saved(saved_route_);
+  wait_for_credit();
+  return advance_saved();
+}
+
+void FleetRun::send_saved(const plan::SavedRoute& r) {
+  const bool split = (r.flags & plan::kRouteSplitPart) != 0;
+  if (r.flags & plan::kRouteFirstOfRecord) {
+    ++saved_tally_.records;
+    saved_tally_.split_calls += split;
+  }
+  if (r.flags & plan::kRouteAllWorkers) {
+    for (auto& n : saved_tally_.rows) ++n;
+    if (fanout_) {
+      fanout_->add_reference(r.file_offset, r.body_size);
+    } else {
+      for (auto& l : links_)
+        if (!l->finished()) l->add_reference(r.file_offset, r.body_size, r.t_shift);
+    }
+  } else {
+    ++saved_tally_.rows[r.worker];
+    saved_tally_.split_parts[r.worker] += split;
+    WorkerLink& link = links_[r.worker];
+    if (!link.finished())
+      link.add_reference(r.file_offset, r.body_size, r.t_shift, r.key_mask, r.mask_keys);
+  }
+}
+
+bool FleetRun::advance_saved() {
+  try {
+    have_record_ = saved_cursor_->next(saved_route_);
+    return true;
+  } catch (const std::exception& e) {  // the plan changed under the run: stop every worker
+    spdlog::error("{}", e.what());
+    abort_workers("route plan read error");
+    aborted_ = true;
+    abort_reason_ = e.what();
+    have_record_ = false;
+    return false;
+  }
+}
+
+void FleetRun::save_routes() {
+  if (!routes_writer_) return;
+  std::unique_ptr<plan::RoutePlanWriter> writer = std::move(routes_writer_);
+  const auto& c = reader_->counters();
+  std::string why = writer->why_abandoned();
+  if (why.empty() && (aborted_ || have_record_))
+    why = "the run stopped before the end of the trace";
+  if (why.empty() && (c.malformed_skipped > 0 || c.truncated_tail))
+    why = "the trace has malformed or truncated frames";
+  if (!why.empty()) {
+    spdlog::info("route plan: not saved: {}", why);
+    return;
+  }
+  nlohmann::json meta;
+  meta["t_origin"] = t_origin_;
+  meta["records_read"] = c.records;
+  meta["plan"] = router_->plan_json();
+  Result<std::string> saved = writer->commit(meta);
+  if (!saved) {
+    spdlog::warn("route plan: not saved: {}", saved.status().message());
+  } else {
+    spdlog::info("route plan: saved {}", saved.value());
+  }
+}
+
+double FleetRun::read_fraction() const {
+  if (saved_routes_) {
+    return saved_routes_->entries()
+               ? static_cast<double>(saved_routes_->entries_read()) / saved_routes_->entries()
+               : 1.0;
+  }
+  return reader_->file_size()
+             ? static_cast<double>(reader_->counters().bytes_consumed) / reader_->file_size()
+             : -1.0;
+}
+
+}  // namespace fleet::session
