@@ -141,6 +141,47 @@ TEST(RouteCache, ADamagedPlanIsRefusedAndTheTraceRoutedAgain) {
   EXPECT_EQ(differences(first.summary, second.summary), "");
 }
 
+// Ctrl-C while a plan is replayed: the partial report accounts every record of the trace
+// (routed from the plan so far, or not read), and the plan is neither rewritten nor removed.
+TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
+  using namespace std::chrono_literals;
+  TempDir dir;
+  // 60 s of trace time, and more records than the credit window holds (so some are never sent).
+  const std::string path = synthetic_trace("route_cache_long", 60000, /*tp=*/1, /*rate=*/1000);
+  const uint64_t records = count_trace(path).records;
+  auto saving = run_cached(path, dir / "routes", {"--shard", "key"}, dir / "a");
+  ASSERT_EQ(saving.code, 0) << saving.err;
+  std::string plan_file;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "routes"))
+    plan_file = e.path().string();
+  const std::string plan_bytes = read_file(plan_file);
+  std::filesystem::create_directories(dir / "b");
+  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--local", "2", "--engine",
+                 "noop", "--shard", "key", "--route-cache", dir / "routes", "--output-dir",
+                 dir / "b"},
+                dir / "b", "coordinator");
+  ASSERT_TRUE(coord.wait_stderr("route plan: replaying", 15s)) << coord.err();
+  std::this_thread::sleep_for(1500ms);  // the replay is paced: a few seconds of 60 are done
+  coord.signal(SIGINT);
+  auto code = coord.wait_exit(10s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_EQ(*code, 130) << coord.err();
+  auto summary = nlohmann::json::parse(read_file(dir / "b/fleet_summary.json"));
+  const auto& a = summary["accounting"];
+  EXPECT_TRUE(a["balanced"].get<bool>()) << a.dump();
+  EXPECT_EQ(a["trace_records"].get<uint64_t>(), records) << a.dump();
+  const uint64_t routed = a["records_routed"].get<uint64_t>();
+  EXPECT_GT(routed, 0u) << a.dump();
+  EXPECT_LT(routed, records) << a.dump();
+  EXPECT_EQ(a["not_read"].get<uint64_t>(), records - routed) << a.dump();
+  EXPECT_TRUE(summary["stopped_early"].get<bool>());
+  EXPECT_EQ(read_file(plan_file), plan_bytes);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "routes"))
+    ++files;
+  EXPECT_EQ(files, 1u) << "no temporary or second plan left behind";
+}
+
 TEST(RouteCache, ACacheDirectoryOthersCanWriteIsRefused) {
   TempDir dir;
   const std::string cache = dir / "routes";
