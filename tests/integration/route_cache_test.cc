@@ -156,10 +156,10 @@ TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
     plan_file = e.path().string();
   const std::string plan_bytes = read_file(plan_file);
   std::filesystem::create_directories(dir / "b");
-  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--local", "2", "--engine",
-                 "noop", "--shard", "key", "--route-cache", dir / "routes", "--output-dir",
-                 dir / "b"},
-                dir / "b", "coordinator");
+  Process coord(
+      {coordinator_bin(), path, "-q", "--progress", "never", "--local", "2", "--engine", "noop",
+       "--shard", "key", "--route-cache", dir / "routes", "--output-dir", dir / "b"},
+      dir / "b", "coordinator");
   ASSERT_TRUE(coord.wait_stderr("route plan: replaying", 15s)) << coord.err();
   std::this_thread::sleep_for(1500ms);  // the replay is paced: a few seconds of 60 are done
   coord.signal(SIGINT);
