@@ -30,7 +30,7 @@ esac
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
 all_targets=(trace_file record_op wire_message batch node_result hosts_file workers_spec
-             engine_config lct_lint)
+             engine_config lct_lint route_plan)
 targets=(${FUZZ_TARGETS:-${all_targets[@]}})
 
 # Only the libraries the targets need are built (tests and benchmarks off).

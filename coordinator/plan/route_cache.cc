@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -117,6 +118,12 @@ RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& he
   RouteChecksum c;
   c.update(t.data(), t.size());
   return {t, hex16(c.value()) + ".route"};
+}
+
+uint64_t route_plan_checksum(const char* p, size_t n) {
+  RouteChecksum c;
+  c.update(p, n);
+  return c.value();
 }
 
 Status check_route_cache_dir(const std::string& dir) {
@@ -310,7 +317,7 @@ std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
   }
   // One pass over everything before the footer for the checksum, one over the entries.
   RouteChecksum c;
-  std::vector<char> chunk(1u << 20);
+  std::vector<char> chunk(std::min<uint64_t>(size, 1u << 20));
   for (uint64_t at = 0; at < size - kFooterBytes;) {
     const uint64_t n = std::min<uint64_t>(size - kFooterBytes - at, chunk.size());
     if (!read_at(chunk.data(), n, at)) return bad("read failed at byte " + std::to_string(at));
@@ -348,7 +355,8 @@ bool RoutePlanReader::Cursor::fill(size_t need) {
   if (buf_end_ - buf_pos_ >= need) return true;
   const uint64_t buffered = buf_end_ - buf_pos_;
   const uint64_t left = plan_->entries_bytes_ - consumed_ - buffered;
-  if (buf_.size() < (1u << 20)) buf_.resize(1u << 20);
+  // Room for the largest entry (16 + 8 + 2 + 8 KiB of mask) and up to 1 MiB of them.
+  if (buf_.empty()) buf_.resize(std::clamp<uint64_t>(plan_->entries_bytes_, 16u << 10, 1u << 20));
   std::memmove(buf_.data(), buf_.data() + buf_pos_, buffered);
   buf_pos_ = 0;
   buf_end_ = buffered;

@@ -57,6 +57,9 @@ struct RoutePlanKey {
 RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& header_digest,
                             const RouterOptions& options, uint64_t max_frame_bytes);
 
+// The footer's checksum of `n` bytes (a plan built by hand: the fuzz target).
+uint64_t route_plan_checksum(const char* p, size_t n);
+
 // DIR is usable for plans: created (0700) when missing; otherwise a directory owned by this
 // user that no one else can write (a plan decides what every worker replays). The error names
 // --route-cache, the path and the chmod that fixes it.
