@@ -140,7 +140,12 @@ void FleetRun::save_routes() {
   meta["t_origin"] = t_origin_;
   meta["records_read"] = c.records;
   meta["plan"] = router_->plan_json();
-  Result<std::string> saved = writer->commit(meta);
+  Result<std::string> saved = Status::error("not committed");
+  try {
+    saved = writer->commit(meta);
+  } catch (const std::exception& e) {  // e.g. the metadata would not serialise: save nothing
+    saved = Status::error(e.what());
+  }
   if (!saved) {
     spdlog::warn("route plan: not saved: {}", saved.status().message());
   } else {
