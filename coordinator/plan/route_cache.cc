@@ -23,6 +23,9 @@ constexpr size_t kFooterBytes = 40;
 constexpr size_t kEntryBytes = 16;
 constexpr uint32_t kMaxKeyBytes = 1u << 20;
 constexpr uint64_t kMaxMetaBytes = 64ull << 20;
+// The routing rules' own version, in every key: bump it with any change to what ShardRouter
+// decides (the build id does not change for an uncommitted edit or an unchanged configure).
+constexpr int kRouterVersion = 1;
 constexpr uint16_t kKnownFlags =
     kRouteFirstOfRecord | kRouteAllWorkers | kRouteSplitPart | kRouteHasShift | kRouteHasMask;
 
@@ -100,7 +103,8 @@ RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& he
   if (::stat(trace_path.c_str(), &st) != 0)
     throw std::runtime_error(trace_path + ": cannot stat: " + std::strerror(errno));
   char line[256];
-  std::string t = "fleet route plan 1\nbuild " + std::string(util::build_id()) + "\n";
+  std::string t = "fleet route plan 1 router " + std::to_string(kRouterVersion) + "\nbuild " +
+                  std::string(util::build_id()) + "\n";
   std::snprintf(
       line, sizeof line, "trace dev=%llu ino=%llu size=%lld mtime=%lld.%09ld ctime=%lld.%09ld\n",
       static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino),
@@ -289,6 +293,10 @@ std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
   };
   struct stat st {};
   if (::fstat(r->fd_, &st) != 0 || !S_ISREG(st.st_mode)) return bad("not a regular file");
+  // As the directory: a plan someone else wrote, or could have, is not this user's plan.
+  if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
+    return bad("not this user's, or writable by group or others (mode " + mode_text(st.st_mode) +
+               ")");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size < sizeof kMagic + 4 + kFooterBytes) return bad("too short to be a plan");
   char head[12];
@@ -391,7 +399,9 @@ bool RoutePlanReader::Cursor::next(SavedRoute& out) {
   if (!(out.flags & kRouteAllWorkers) && out.worker >= limits.workers)
     bad("worker " + std::to_string(out.worker) + " of " + std::to_string(limits.workers));
   if (out.body_size == 0 || out.body_size > limits.max_frame_bytes ||
-      out.file_offset + 4 + out.body_size > limits.trace_size || out.file_offset < last_offset_) {
+      out.file_offset > limits.trace_size ||
+      limits.trace_size - out.file_offset < 4 + uint64_t{out.body_size} ||
+      out.file_offset < last_offset_) {
     bad("frame at offset " + std::to_string(out.file_offset) + " (" +
         std::to_string(out.body_size) + " bytes) is not inside the trace in order");
   }

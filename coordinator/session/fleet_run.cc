@@ -179,7 +179,7 @@ Status FleetRun::prepare() {
     if (o_.send_engine_config) r.engine.validate();
     if (Status s = resolve_addresses(); !s) return s;
     if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
-    if (!o_.route_cache_dir.empty()) {
+    if (!o_.route_cache_dir.empty() && !o_.plan_only) {  // --plan-only saves no plan
       if (Status s = plan::check_route_cache_dir(o_.route_cache_dir); !s) return s;
     }
     if (!o_.plan_only) {
@@ -194,6 +194,7 @@ Status FleetRun::prepare() {
     o_.router.worker_names.push_back(o_.local > 0 ? "local-" + std::to_string(i)
                                                   : addresses_[i].name());
   }
+  if (!o_.route_cache_dir.empty() && !o_.plan_only) find_saved_routes();
   return Status();
 }
 

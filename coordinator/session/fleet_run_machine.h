@@ -58,6 +58,7 @@ class FleetRun {
   void stream();
   bool route_one();  // the current record to its workers; false: the reader failed
   // --route-cache (fleet_run_routes.cc): replay a saved plan, or save this run's routes.
+  void find_saved_routes();  // Prepare: the plan's key, and a plan checked whole if there is one
   bool open_saved_routes();  // true: a usable plan replaces routing (needs the links' access)
   bool replay_saved_one();   // the current saved route to its worker(s); false: the plan failed
   void send_saved(const plan::SavedRoute& r);
@@ -98,6 +99,7 @@ class FleetRun {
   bool have_record_ = false;  // rec_ (or saved_route_) holds the next record to route
   // A saved plan being replayed (then the trace is never read past its header), or this run's
   // routes being saved; what the replayed plan has routed so far, as the router would count it.
+  std::optional<plan::RoutePlanKey> route_key_;  // with --route-cache
   std::unique_ptr<plan::RoutePlanReader> saved_routes_;
   std::unique_ptr<plan::RoutePlanWriter> routes_writer_;
   std::unique_ptr<plan::RoutePlanReader::Cursor> saved_cursor_;

@@ -23,28 +23,24 @@ std::string why_not_shared(const LinkSet& links) {
 
 }  // namespace
 
-bool FleetRun::open_saved_routes() {
-  if (o_.route_cache_dir.empty()) return false;
-  if (const std::string why = why_not_shared(links_); !why.empty()) {
-    spdlog::info("route plan: not used: {}", why);
-    return false;
-  }
+// Prepare: the key, and a plan checked whole, before any worker is connected (a worker that
+// hears nothing for 1.5 s after its handshake gives the run up, and checking a plan of a
+// hundred million records takes longer than that).
+void FleetRun::find_saved_routes() {
   plan::RouterOptions options = o_.router;
-  options.encode_split_parts = false;  // as start_workers routes for shared links
+  options.encode_split_parts = false;  // a plan is used only with links that read the trace
   try {
-    const plan::RoutePlanKey key =
-        plan::route_plan_key(o_.replay.trace_path, reader_->header().sm_config_digest, options,
-                             o_.replay.max_frame_bytes);
+    route_key_ = plan::route_plan_key(o_.replay.trace_path, reader_->header().sm_config_digest,
+                                      options, o_.replay.max_frame_bytes);
     plan::RoutePlanReader::Limits limits;
     limits.trace_size = reader_->file_size();
-    limits.workers = static_cast<int>(links_.size());
+    limits.workers = static_cast<int>(o_.router.worker_names.size());
     limits.max_frame_bytes = o_.replay.max_frame_bytes;
     std::string why;
-    saved_routes_ = plan::RoutePlanReader::open(o_.route_cache_dir, key, limits, why);
+    saved_routes_ = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits, why);
     if (!saved_routes_) {
       if (!why.empty()) spdlog::warn("route plan: not used, routing the trace again: {}", why);
-      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, key);
-      return false;
+      return;
     }
     const nlohmann::json& m = saved_routes_->meta();
     if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
@@ -52,13 +48,29 @@ bool FleetRun::open_saved_routes() {
       spdlog::warn("route plan: not used, routing the trace again: {}: metadata incomplete",
                    saved_routes_->path());
       saved_routes_.reset();
-      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, key);
-      return false;
     }
-  } catch (const std::exception& e) {  // the trace cannot be stat'ed, the cache not written
+  } catch (const std::exception& e) {  // the trace cannot be stat'ed
     spdlog::warn("route plan: not used: {}", e.what());
+    route_key_.reset();
     saved_routes_.reset();
-    routes_writer_.reset();
+  }
+}
+
+// Start: replay the plan found in Prepare if every worker reads the trace itself; otherwise
+// route live, saving the routes when they can be saved.
+bool FleetRun::open_saved_routes() {
+  if (!route_key_) return false;
+  if (const std::string why = why_not_shared(links_); !why.empty()) {
+    spdlog::info("route plan: not used: {}", why);
+    saved_routes_.reset();
+    return false;
+  }
+  if (!saved_routes_) {
+    try {
+      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, *route_key_);
+    } catch (const std::exception& e) {  // the directory is not writable
+      spdlog::warn("route plan: not saved: {}", e.what());
+    }
     return false;
   }
   saved_tally_.rows.assign(links_.size(), 0);
@@ -77,13 +89,17 @@ bool FleetRun::open_saved_routes() {
   return true;
 }
 
-// As route_one does, in trace order: one cursor over the plan, so memory and plan reads stay
-// one pass whatever the number of workers. (A cursor per worker, each waiting only for its own
-// credit, measured no faster on the benchmark and reads the plan once per worker.)
+// As route_one does, in trace order and a whole record at a time (a stop never falls between
+// the parts of a split call): one cursor over the plan, so memory and plan reads stay one pass
+// whatever the number of workers. (A cursor per worker, each waiting only for its own credit,
+// measured no faster on the benchmark and reads the plan once per worker.)
 bool FleetRun::replay_saved_one() {
-  send_saved(saved_route_);
+  do {
+    send_saved(saved_route_);
+    if (!advance_saved()) return false;
+  } while (have_record_ && !(saved_route_.flags & plan::kRouteFirstOfRecord));
   wait_for_credit();
-  return advance_saved();
+  return true;
 }
 
 void FleetRun::send_saved(const plan::SavedRoute& r) {

@@ -223,6 +223,29 @@ TEST(RouteCache, EntriesOutsideTheTraceOrItsWorkersAreRefused) {
   EXPECT_NE(why.find("200 bytes"), std::string::npos) << why;
 }
 
+TEST(RouteCache, AnOffsetThatWouldWrapAroundIsRefused) {
+  Fixture f;
+  {
+    RoutePlanWriter w(f.cache, f.key);
+    w.add(route(1, 100), ~uint64_t{0} - 10, true, false);  // offset + length wraps past 2^64
+    ASSERT_TRUE(w.commit(nlohmann::json::object()).ok());
+  }
+  std::string why;
+  EXPECT_FALSE(f.open(why));
+  EXPECT_NE(why.find("not inside the trace"), std::string::npos) << why;
+}
+
+TEST(RouteCache, APlanOthersCouldHaveWrittenIsRefused) {
+  Fixture f;
+  const std::string path = write_sample(f);
+  ::chmod(path.c_str(), 0620);
+  std::string why;
+  EXPECT_FALSE(f.open(why));
+  EXPECT_NE(why.find("writable by group or others"), std::string::npos) << why;
+  ::chmod(path.c_str(), 0600);
+  EXPECT_TRUE(f.open(why)) << why;
+}
+
 TEST(RouteCache, AnUncommittedOrAbandonedPlanLeavesNothingBehind) {
   Fixture f;
   {

@@ -87,6 +87,8 @@ struct WorkerPlan {
   uint64_t peak_per_second() const { return per_second.peak(); }
 };
 
+// A change to what this class decides for a record must bump kRouterVersion
+// (plan/route_cache.cc): saved plans made by the old rules are then not used.
 class ShardRouter {
  public:
   explicit ShardRouter(RouterOptions options);
