@@ -13,6 +13,7 @@
 #include "fleet/report/latency_cdf.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/json_number.h"
+#include "fleet/util/json_read_back.h"
 #include "fleet/util/keyed_object.h"
 #include "fleet/util/output_file.h"
 #include "fleet/util/pyjson.h"
@@ -253,15 +254,19 @@ ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
     write_file(dir / "trace_replay_summary.json",
                stats::render_summary_json(report.duration_s, report.stats));
   }
-  write_file(dir / "fleet_summary.json",
-             util::py_json_dumps_indent(fleet_summary_json(report), 2) + "\n");
+  const nlohmann::ordered_json summary_json = fleet_summary_json(report);
+  const std::string summary_text = util::py_json_dumps_indent(summary_json, 2) + "\n";
+  write_file(dir / "fleet_summary.json", summary_text);
   write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
   if (contention_json(report).contains("per_op")) {
     write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
   }
   if (o.write_report) {
     try {
-      html::write_report_page(o.output_dir);
+      // Drawn from the summary in hand: the page `coordinator report DIR` draws from the file,
+      // without parsing back what was just written (util/json_read_back.h).
+      html::write_report_page(o.output_dir, "",
+                              util::json_as_read_back(summary_json, summary_text.size()));
     } catch (const std::exception& e) {  // the run's results stand without their picture
       spdlog::warn("report.html not written: {}", e.what());
     }

@@ -323,6 +323,51 @@ TEST(Report, EveryRunWritesItsPageAndNamesItLast) {
   EXPECT_EQ(none.err.find("report: "), std::string::npos) << none.err;
 }
 
+// The page with its one moment-dependent value (when it was drawn) taken out.
+std::string page_without_time(const std::string& html) {
+  std::string page = html;
+  const std::string when = page_model(html)["generated_at"].get<std::string>();
+  for (size_t at = page.find(when); at != std::string::npos; at = page.find(when, at)) {
+    page.replace(at, when.size(), "WHEN");
+  }
+  return page;
+}
+
+// A run draws its page from the summary it holds (util/json_read_back.h); `coordinator report
+// DIR` draws it from fleet_summary.json. Both must be the same page, in every run shape.
+void expect_report_redraws_the_same_page(const std::filesystem::path& run, const std::string& why) {
+  SCOPED_TRACE(why);
+  const std::filesystem::path redrawn =
+      run.parent_path() / (run.filename().string() + "-redrawn.html");
+  Process p({coordinator_bin(), "report", run.string(), "-o", redrawn.string()},
+            run.parent_path().string(), "redraw");
+  ASSERT_EQ(p.wait_exit(std::chrono::seconds(20)), 0) << p.err();
+  const std::string drawn = read_file(run / "report.html");
+  ASSERT_FALSE(drawn.empty());
+  EXPECT_TRUE(page_without_time(drawn) == page_without_time(read_file(redrawn)))
+      << "the run's page and `coordinator report`'s differ: " << run << " and " << redrawn;
+}
+
+TEST(Report, TheRunsPageIsTheOneItsFilesDraw) {
+  TempDir dir;
+  const std::string trace = synthetic_trace("insight", 6000);
+  RunResult embedded = run_coordinator(quick_args(cache_args(trace)), dir / "embedded");
+  ASSERT_EQ(embedded.code, 0) << embedded.err;
+  expect_report_redraws_the_same_page(dir / "embedded", "embedded, cache and a mock L2");
+  std::vector<std::string> fleet = cache_args(trace);
+  fleet.insert(fleet.end(), {"--local", "2", "--shard", "key"});
+  RunResult local = run_coordinator(quick_args(fleet), dir / "local");
+  ASSERT_EQ(local.code, 0) << local.err;
+  expect_report_redraws_the_same_page(dir / "local", "--local 2 --shard key");
+  // A path that is not UTF-8 is written to the summary with U+FFFD: the page follows the file.
+  const std::filesystem::path latin1 = dir / "caf\xe9.lct";
+  std::filesystem::copy_file(trace, latin1);
+  RunResult odd = run_coordinator(quick_args({latin1.string(), "--engine", "noop", "--speed", "0"}),
+                                  dir / "latin1");
+  ASSERT_EQ(odd.code, 0) << odd.err;
+  expect_report_redraws_the_same_page(dir / "latin1", "a trace path that is not UTF-8");
+}
+
 TEST(Report, APartialRunIsMarkedAndRebuiltFromItsFiles) {
   TempDir dir;
   // ~30 s of recorded traffic on the real clock: interrupted after about one second.
@@ -338,6 +383,7 @@ TEST(Report, APartialRunIsMarkedAndRebuiltFromItsFiles) {
   EXPECT_EQ(*code, static_cast<int>(ExitCode::kInterrupted)) << p.err();
   json model = page_model(read_file(dir / "run/report.html"));
   EXPECT_EQ(model["partial"], true) << p.err();
+  expect_report_redraws_the_same_page(dir / "run", "interrupted");
 
   // Rebuilt by `coordinator report`, and again from the time series alone.
   std::filesystem::remove(dir / "run/report.html");

@@ -60,8 +60,8 @@ std::string_view RecordLineFormatter::jsonl_line(std::string_view qualname, doub
     buf_ += util::py_json_string(std::string(qualname));
   }
   buf_ += ", \"latency_ms\": ";
-  char num[kPyReprMax];
-  buf_.append(num, py_float_repr_to(num, latency_ms));
+  char num[util::kPyReprMax];
+  buf_.append(num, util::py_float_repr_to(num, latency_ms));
   buf_ += failed ? ", \"failed\": true}\n" : ", \"failed\": false}\n";
   return buf_;
 }

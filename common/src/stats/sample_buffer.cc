@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fleet/util/prefault.h"
+
 namespace fleet::stats {
 
 SampleBuffer& SampleBuffer::operator=(const SampleBuffer& o) {
@@ -26,7 +28,11 @@ void SampleBuffer::next_chunk() {
     ++cur_;
   else
     cur_ = 0;
-  if (cur_ == chunks_.size()) chunks_.push_back(std::make_unique_for_overwrite<double[]>(kChunk));
+  if (cur_ == chunks_.size()) {
+    chunks_.push_back(std::make_unique_for_overwrite<double[]>(kChunk));
+    util::prefault_writable(chunks_.back().get(),
+                            kChunk * sizeof(double));  // 1 call, not 16 faults
+  }
   tail_ = chunks_[cur_].get();
   tail_pos_ = 0;
 }
@@ -60,7 +66,10 @@ void SampleBuffer::reserve(std::size_t n) {
   const std::size_t need = first_spare + (n - free_in_tail + kChunk - 1) / kChunk;
   while (chunks_.size() < need) {
     chunks_.push_back(std::make_unique_for_overwrite<double[]>(kChunk));
-    std::memset(chunks_.back().get(), 0, kChunk * sizeof(double));  // fault the pages in now
+    double* chunk = chunks_.back().get();
+    if (!util::prefault_writable(chunk, kChunk * sizeof(double))) {
+      std::memset(chunk, 0, kChunk * sizeof(double));  // fault the pages in now, one by one
+    }
   }
 }
 

@@ -10,6 +10,11 @@
 
 namespace fleet::trace {
 
+namespace {
+// The ring's pages are faulted in by the helper as it first fills them, off the replay thread.
+using RingAllocator = util::HugePageAllocator<uint8_t, /*kPrefault=*/false>;
+}  // namespace
+
 ReadAhead::ReadAhead(int fd, size_t block_bytes, size_t headroom, size_t blocks)
     : fd_(fd),
       block_bytes_(block_bytes),
@@ -18,7 +23,7 @@ ReadAhead::ReadAhead(int fd, size_t block_bytes, size_t headroom, size_t blocks)
       filled_(blocks) {
   blocks_ = blocks;
   storage_bytes_ = blocks * (headroom + block_bytes);
-  storage_ = static_cast<uint8_t*>(util::HugePageAllocator<uint8_t>().allocate(storage_bytes_));
+  storage_ = static_cast<uint8_t*>(RingAllocator().allocate(storage_bytes_));
   // Signals stay with the threads that handle them (the replay's SIGINT handling).
   sigset_t all, old;
   sigfillset(&all);
@@ -27,7 +32,7 @@ ReadAhead::ReadAhead(int fd, size_t block_bytes, size_t headroom, size_t blocks)
     helper_ = std::thread([this] { run(); });
   } catch (...) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    util::HugePageAllocator<uint8_t>().deallocate(storage_, storage_bytes_);
+    RingAllocator().deallocate(storage_, storage_bytes_);
     throw;
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -40,7 +45,7 @@ ReadAhead::~ReadAhead() {
   }
   cv_.notify_all();
   helper_.join();
-  util::HugePageAllocator<uint8_t>().deallocate(storage_, storage_bytes_);
+  RingAllocator().deallocate(storage_, storage_bytes_);
 }
 
 void ReadAhead::run() {

@@ -2,67 +2,93 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace fleet::util {
 
-std::string py_float_repr(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  // Shortest round-trip digits in scientific form, then laid out as Python's repr does:
-  // fixed notation when -4 <= exponent < 16, else d.ddde[+-]XX with at least two digits.
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string s(buf, res.ptr);
-  bool neg = s[0] == '-';
-  if (neg) s.erase(0, 1);
-  size_t e = s.find('e');
-  int exp10 = std::atoi(s.c_str() + e + 1);
-  std::string digits;
-  for (size_t i = 0; i < e; ++i)
-    if (s[i] != '.') digits += s[i];
-  // Built by appending to one string: `"literal" + std::string&&` inserts at the front of the
-  // temporary, which GCC 12 at -O3 flags as an overlapping memcpy (-Wrestrict; a false positive,
-  // GCC bug 105329).
-  std::string out;
-  out.reserve(digits.size() + 24);
-  if (neg) out += '-';
+std::size_t py_float_repr_to(char* out, double v) {
+  auto put = [&](const char* s) {
+    std::size_t n = std::strlen(s);
+    std::memcpy(out, s, n);
+    return n;
+  };
+  if (std::isnan(v)) return put("NaN");
+  if (std::isinf(v)) return put(v > 0 ? "Infinity" : "-Infinity");
+  // Shortest round-trip digits, then Python's layout: fixed when -4 <= exp < 16.
+  char sci[32];
+  auto res = std::to_chars(sci, sci + sizeof sci, v, std::chars_format::scientific);
+  const char* p = sci;
+  char* o = out;
+  if (*p == '-') *o++ = *p++;
+  char digits[24];
+  std::size_t nd = 0;
+  while (*p != 'e') {
+    if (*p != '.') digits[nd++] = *p;
+    ++p;
+  }
+  int exp10 = 0;
+  std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), res.ptr, exp10);
   if (exp10 >= -4 && exp10 < 16) {
     if (exp10 < 0) {
-      out += "0.";
-      out.append(static_cast<size_t>(-exp10 - 1), '0');
-      out += digits;
-    } else if (static_cast<size_t>(exp10) + 1 >= digits.size()) {
-      out += digits;
-      out.append(static_cast<size_t>(exp10) + 1 - digits.size(), '0');
-      out += ".0";
+      *o++ = '0';
+      *o++ = '.';
+      for (int k = 0; k < -exp10 - 1; ++k) *o++ = '0';
+      std::memcpy(o, digits, nd);
+      o += nd;
     } else {
-      out.append(digits, 0, static_cast<size_t>(exp10) + 1);
-      out += '.';
-      out.append(digits, static_cast<size_t>(exp10) + 1);
+      const std::size_t int_digits = static_cast<std::size_t>(exp10) + 1;
+      if (int_digits >= nd) {
+        std::memcpy(o, digits, nd);
+        o += nd;
+        for (std::size_t k = nd; k < int_digits; ++k) *o++ = '0';
+        *o++ = '.';
+        *o++ = '0';
+      } else {
+        std::memcpy(o, digits, int_digits);
+        o += int_digits;
+        *o++ = '.';
+        std::memcpy(o, digits + int_digits, nd - int_digits);
+        o += nd - int_digits;
+      }
     }
   } else {
-    out += digits[0];
-    if (digits.size() > 1) {
-      out += '.';
-      out.append(digits, 1);
+    *o++ = digits[0];
+    if (nd > 1) {
+      *o++ = '.';
+      std::memcpy(o, digits + 1, nd - 1);
+      o += nd - 1;
     }
-    char eb[16];
-    std::snprintf(eb, sizeof eb, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
-    out += eb;
+    *o++ = 'e';
+    *o++ = exp10 < 0 ? '-' : '+';
+    const int a = std::abs(exp10);
+    if (a >= 100) *o++ = static_cast<char>('0' + a / 100);
+    *o++ = static_cast<char>('0' + (a / 10) % 10);
+    *o++ = static_cast<char>('0' + a % 10);
   }
+  return static_cast<std::size_t>(o - out);
+}
+
+void append_py_float_repr(std::string& out, double v) {
+  char b[kPyReprMax];
+  out.append(b, py_float_repr_to(b, v));
+}
+
+std::string py_float_repr(double v) {
+  std::string out;
+  append_py_float_repr(out, v);
   return out;
 }
 
-std::string py_json_string(const std::string& s) {
-  std::string out = "\"";
-  out.reserve(s.size() + 2);
+void append_py_json_string(std::string& out, std::string_view s) {
+  out += '"';
   size_t i = 0;
   auto put_u = [&](unsigned cp) {
-    char b[8];
-    std::snprintf(b, sizeof b, "\\u%04x", cp);
-    out += b;
+    static constexpr char kHex[] = "0123456789abcdef";
+    const char b[6] = {
+        '\\',         'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15], kHex[(cp >> 4) & 15],
+        kHex[cp & 15]};
+    out.append(b, sizeof b);
   };
   while (i < s.size()) {
     unsigned char c = static_cast<unsigned char>(s[i]);
@@ -124,10 +150,22 @@ std::string py_json_string(const std::string& s) {
     }
   }
   out += '"';
+}
+
+std::string py_json_string(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_py_json_string(out, s);
   return out;
 }
 
 namespace {
+
+template <class Int>
+void append_integer(std::string& out, Int v) {
+  char b[24];
+  out.append(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
 
 template <class Json>
 void dump(const Json& j, std::string& out, int indent, int level) {
@@ -143,16 +181,16 @@ void dump(const Json& j, std::string& out, int indent, int level) {
       out += j.template get<bool>() ? "true" : "false";
       break;
     case nlohmann::json::value_t::number_integer:
-      out += std::to_string(j.template get<int64_t>());
+      append_integer(out, j.template get<int64_t>());
       break;
     case nlohmann::json::value_t::number_unsigned:
-      out += std::to_string(j.template get<uint64_t>());
+      append_integer(out, j.template get<uint64_t>());
       break;
     case nlohmann::json::value_t::number_float:
-      out += py_float_repr(j.template get<double>());
+      append_py_float_repr(out, j.template get<double>());
       break;
     case nlohmann::json::value_t::string:
-      out += py_json_string(j.template get_ref<const std::string&>());
+      append_py_json_string(out, j.template get_ref<const std::string&>());
       break;
     case nlohmann::json::value_t::array: {
       if (j.empty()) {
@@ -182,7 +220,7 @@ void dump(const Json& j, std::string& out, int indent, int level) {
         if (!first) out += indent >= 0 ? "," : ", ";
         first = false;
         if (indent >= 0) newline(level + 1);
-        out += py_json_string(it.key());
+        append_py_json_string(out, it.key());
         out += ": ";
         dump(it.value(), out, indent, level + 1);
       }

@@ -19,13 +19,15 @@ namespace fleet::report::html {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-RunFiles load_run_files(const std::string& dir) {
+RunFiles load_run_files(const std::string& dir, std::optional<json> summary_value) {
   RunFiles f;
   f.dir = dir;
   const fs::path summary = fs::path(dir) / "fleet_summary.json";
   const fs::path series = fs::path(dir) / "fleet_timeseries.csv";
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": not a directory");
-  if (fs::exists(summary)) {
+  if (summary_value) {
+    f.summary = std::move(summary_value);
+  } else if (fs::exists(summary)) {
     try {
       f.summary = util::read_json_file(summary.string());
     } catch (const std::runtime_error& e) {
@@ -255,7 +257,8 @@ json contention_json(const json& summary, const RunFiles& f, const NodeWindows& 
 }  // namespace
 
 json build_report_model(const RunFiles& f) {
-  const json summary = f.summary.value_or(json::object());
+  static const json kNoSummary = json::object();
+  const json& summary = f.summary ? *f.summary : kNoSummary;  // read, not copied
   const NodeWindows nodes = by_node(f.windows);
   std::vector<std::string> others;
   const std::vector<std::string> top = top_nodes(nodes, &others);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "fleet/report/contention_sweep.h"
@@ -15,8 +16,9 @@
 
 namespace fleet::report::html {
 
-std::string write_report_page(const std::string& dir, const std::string& out_path) {
-  const RunFiles files = load_run_files(dir);
+std::string write_report_page(const std::string& dir, const std::string& out_path,
+                              std::optional<nlohmann::json> summary) {
+  const RunFiles files = load_run_files(dir, std::move(summary));
   const ReportPageParts page = render_report_parts(build_report_model(files));
   const std::string path =
       out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -11,6 +14,36 @@
 
 namespace fleet::stats {
 namespace {
+
+// An independent statement of Python's float repr, for the random comparison below: the
+// shortest round-trip digits laid out as CPython's float_repr_style 'short' does.
+std::string reference_repr(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string s(buf, res.ptr);
+  const bool neg = s[0] == '-';
+  if (neg) s.erase(0, 1);
+  const size_t e = s.find('e');
+  const int exp10 = std::stoi(s.substr(e + 1));
+  std::string digits;
+  for (size_t i = 0; i < e; ++i)
+    if (s[i] != '.') digits += s[i];
+  std::string out = neg ? "-" : "";
+  if (exp10 >= -4 && exp10 < 16) {
+    if (exp10 < 0) return out + "0." + std::string(-exp10 - 1, '0') + digits;
+    const size_t whole = static_cast<size_t>(exp10) + 1;
+    if (whole >= digits.size())
+      return out + digits + std::string(whole - digits.size(), '0') + ".0";
+    return out + digits.substr(0, whole) + "." + digits.substr(whole);
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  char eb[16];
+  std::snprintf(eb, sizeof eb, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
+  return out + eb;
+}
 
 // round(x, 3) then "%.2f", as CPython 3.11 prints them.
 TEST(PyFormat, RoundThenFixed) {
@@ -78,17 +111,42 @@ TEST(PyFormat, ReprMatchesPyFloatRepr) {
                             "NaN",
                             "Infinity",
                             "-Infinity"};
-  char buf[kPyReprMax];
-  for (std::size_t i = 0; i < std::size(fixed); ++i)
-    EXPECT_EQ(std::string(buf, py_float_repr_to(buf, fixed[i])), expected[i]);
+  char buf[util::kPyReprMax];
+  for (std::size_t i = 0; i < std::size(fixed); ++i) {
+    EXPECT_EQ(std::string(buf, util::py_float_repr_to(buf, fixed[i])), expected[i]);
+    EXPECT_EQ(util::py_float_repr(fixed[i]), expected[i]);
+    std::string appended = "x";
+    util::append_py_float_repr(appended, fixed[i]);
+    EXPECT_EQ(appended, std::string("x") + expected[i]);
+    EXPECT_EQ(reference_repr(fixed[i]), expected[i]);
+  }
   std::mt19937_64 rng(5);
   for (int i = 0; i < 200000; ++i) {
     uint64_t bits = rng();
     double d;
     std::memcpy(&d, &bits, sizeof d);
     if (i % 2) d = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 60);
-    ASSERT_EQ(std::string(buf, py_float_repr_to(buf, d)), util::py_float_repr(d)) << bits;
+    ASSERT_EQ(std::string(buf, util::py_float_repr_to(buf, d)), reference_repr(d)) << bits;
   }
+}
+
+// Python's json.dumps output for the same values (CPython 3.11, ensure_ascii on).
+TEST(PyFormat, JsonTextIsPythons) {
+  const std::string s = "a\"b\\c\n\r\t\b\f\x01\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 ~";
+  const std::string python = R"("a\"b\\c\n\r\t\b\f\u0001\u007f \u00e9 \u20ac \ud83d\ude00 ~")";
+  EXPECT_EQ(util::py_json_string(s), python);
+  std::string appended = "[";
+  util::append_py_json_string(appended, s);
+  EXPECT_EQ(appended, "[" + python);
+  nlohmann::ordered_json doc = {{"k", {1, -2, 3.5, nullptr, true, "x"}},
+                                {"e", nlohmann::ordered_json::object()},
+                                {"a", nlohmann::ordered_json::array()},
+                                {"u", uint64_t{18446744073709551615u}}};
+  EXPECT_EQ(util::py_json_dumps_indent(doc, 2),
+            "{\n  \"k\": [\n    1,\n    -2,\n    3.5,\n    null,\n    true,\n    \"x\"\n  ],\n"
+            "  \"e\": {},\n  \"a\": [],\n  \"u\": 18446744073709551615\n}");
+  EXPECT_EQ(util::py_json_dumps(doc),
+            R"({"k": [1, -2, 3.5, null, true, "x"], "e": {}, "a": [], "u": 18446744073709551615})");
 }
 
 TEST(PyFormat, Len) {

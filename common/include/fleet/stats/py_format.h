@@ -1,5 +1,6 @@
 // Python number formatting used by the LMCache-compatible writers, without iostreams and
-// (for the per-record paths) without heap allocation: round(x, n), "%.Nf", float repr.
+// (for the per-record paths) without heap allocation: round(x, n), "%.Nf". Float repr is
+// util::py_float_repr_to (fleet/util/pyjson.h).
 #pragma once
 
 #include <cstddef>
@@ -13,11 +14,6 @@ double py_round(double x, int ndigits);
 
 // Python f"{x:.{decimals}f}" (same as "%.*f"): correctly rounded; "inf", "-inf", "nan".
 std::string py_fixed(double x, int decimals);
-
-// Python repr(x) written into `out` (needs kPyReprMax bytes); returns the length written.
-// Same text as fleet::util::py_float_repr, but allocation-free for per-record output.
-inline constexpr std::size_t kPyReprMax = 32;
-std::size_t py_float_repr_to(char* out, double x);
 
 // Number of code points in UTF-8 text: Python len() of the decoded str, which is what
 // column arithmetic (padding, centring) counts.

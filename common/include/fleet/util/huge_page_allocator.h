@@ -6,12 +6,17 @@
 // and marked MADV_HUGEPAGE, so the kernel backs them with transparent huge pages where it
 // can: one fault per 2 MiB. Smaller ones use operator new.
 // Not for the paced replay loop: a huge-page fault zeroes 2 MiB at once (a lateness spike).
+// The arrays are written whole right after they are allocated, so by default their pages are
+// populated at allocation in one call (util/prefault.h) rather than faulted in one by one;
+// kPrefault = false is for memory filled over time by another thread (the read-ahead ring).
 #pragma once
 
 #include <cstddef>
 #include <new>
 #include <string>
 #include <vector>
+
+#include "fleet/util/prefault.h"
 
 namespace fleet::util {
 
@@ -21,18 +26,26 @@ inline constexpr std::size_t kHugeAllocationMin = std::size_t{1} << 20;
 void* allocate_huge(std::size_t bytes);  // throws std::bad_alloc
 void deallocate_huge(void* p, std::size_t bytes) noexcept;
 
-template <class T>
+// Below this an allocation is a few pages: not worth a system call.
+inline constexpr std::size_t kPrefaultFrom = std::size_t{64} << 10;
+
+template <class T, bool kPrefault = true>
 struct HugePageAllocator {
   using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = HugePageAllocator<U, kPrefault>;
+  };
   HugePageAllocator() = default;
   template <class U>
-  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}  // NOLINT: allocators convert
+  HugePageAllocator(const HugePageAllocator<U, kPrefault>&) noexcept {}  // NOLINT: they convert
 
   T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < kHugeAllocationMin) return static_cast<T*>(::operator new(bytes));
-    return static_cast<T*>(allocate_huge(bytes));
+    void* p = bytes < kHugeAllocationMin ? ::operator new(bytes) : allocate_huge(bytes);
+    if (kPrefault && bytes >= kPrefaultFrom) prefault_writable(p, bytes);
+    return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
@@ -43,7 +56,7 @@ struct HugePageAllocator {
     }
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept {
+  bool operator==(const HugePageAllocator<U, kPrefault>&) const noexcept {
     return true;
   }
 };

@@ -26,8 +26,10 @@ struct RunFiles {
   std::vector<std::string> problems;          // what was missing or damaged, for the page
 };
 
-// Throws std::runtime_error naming the directory when it holds neither file.
-RunFiles load_run_files(const std::string& dir);
+// Throws std::runtime_error naming the directory when it holds neither file. `summary`, when
+// given, is taken as fleet_summary.json's value instead of reading the file.
+RunFiles load_run_files(const std::string& dir,
+                        std::optional<nlohmann::json> summary = std::nullopt);
 nlohmann::json build_report_model(const RunFiles& files);
 
 using Points = std::vector<std::pair<double, double>>;
