@@ -30,8 +30,9 @@ void SampleBuffer::next_chunk() {
     cur_ = 0;
   if (cur_ == chunks_.size()) {
     chunks_.push_back(std::make_unique_for_overwrite<double[]>(kChunk));
-    util::prefault_writable(chunks_.back().get(),
-                            kChunk * sizeof(double));  // 1 call, not 16 faults
+    // A second chunk means a busy op: its 16 pages in one call rather than 16 faults. The
+    // first is left to fault in as it fills: most ops of a small run use one page of it.
+    if (cur_ > 0) util::prefault_writable(chunks_.back().get(), kChunk * sizeof(double));
   }
   tail_ = chunks_[cur_].get();
   tail_pos_ = 0;
