@@ -5,18 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include "fleet/util/file_type.h"
 
 namespace fleet::security {
 
 namespace {
-
-std::string mode_text(mode_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
-  return buf;
-}
 
 // Opened without following a FIFO's writer (O_NONBLOCK) and checked on the open descriptor, so
 // what is checked is what is read.
@@ -34,7 +29,7 @@ Result<std::string> read_checked(const std::string& path, const std::string& wha
   if (!S_ISREG(st.st_mode)) return Status::error(where + ": not a regular file");
   if (must_be_private && (st.st_mode & 077) != 0) {
     return Status::error(where + ": the file holds a secret but its mode is " +
-                         mode_text(st.st_mode) +
+                         util::mode_text(st.st_mode) +
                          " (group or others may access it); run: chmod 600 " + path);
   }
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {

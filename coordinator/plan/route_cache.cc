@@ -11,7 +11,9 @@
 #include <stdexcept>
 
 #include "fleet/util/build_info.h"
+#include "fleet/util/file_type.h"
 #include "fleet/util/json_file.h"
+#include "fleet/util/read_at.h"
 
 namespace fleet::plan {
 
@@ -89,12 +91,6 @@ std::string hex16(uint64_t v) {
   return buf;
 }
 
-std::string mode_text(mode_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
-  return buf;
-}
-
 }  // namespace
 
 RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& header_digest,
@@ -142,7 +138,7 @@ Status check_route_cache_dir(const std::string& dir) {
                          ", not by this user (a saved plan decides what every worker replays)");
   }
   if ((st.st_mode & 022) != 0) {
-    return Status::error(where + ": its mode is " + mode_text(st.st_mode) +
+    return Status::error(where + ": its mode is " + util::mode_text(st.st_mode) +
                          " (group or others may write plans into it); run: chmod 700 " + dir);
   }
   return Status();
@@ -280,23 +276,14 @@ std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
     return nullptr;
   };
   auto read_at = [&](void* out, uint64_t n, uint64_t at) {
-    char* p = static_cast<char*>(out);
-    while (n > 0) {
-      const ssize_t got = ::pread(r->fd_, p, n, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      p += got;
-      n -= static_cast<uint64_t>(got);
-      at += static_cast<uint64_t>(got);
-    }
-    return true;
+    return util::pread_exact(r->fd_, out, static_cast<size_t>(n), at);
   };
   struct stat st {};
   if (::fstat(r->fd_, &st) != 0 || !S_ISREG(st.st_mode)) return bad("not a regular file");
   // As the directory: a plan someone else wrote, or could have, is not this user's plan.
   if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
-    return bad("not this user's, or writable by group or others (mode " + mode_text(st.st_mode) +
-               ")");
+    return bad("not this user's, or writable by group or others (mode " +
+               util::mode_text(st.st_mode) + ")");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size < sizeof kMagic + 4 + kFooterBytes) return bad("too short to be a plan");
   char head[12];
@@ -368,16 +355,13 @@ bool RoutePlanReader::Cursor::fill(size_t need) {
   std::memmove(buf_.data(), buf_.data() + buf_pos_, buffered);
   buf_pos_ = 0;
   buf_end_ = buffered;
-  size_t want = static_cast<size_t>(std::min<uint64_t>(left, buf_.size() - buf_end_));
-  uint64_t at = plan_->entries_begin_ + consumed_ + buffered;
-  while (want > 0) {
-    const ssize_t got = ::pread(plan_->fd_, buf_.data() + buf_end_, want, static_cast<off_t>(at));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    buf_end_ += static_cast<size_t>(got);
-    want -= static_cast<size_t>(got);
-    at += static_cast<uint64_t>(got);
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(left, buf_.size() - buf_end_));
+  // The plan was checked whole at open: a short read means it changed since (reported as such).
+  if (!util::pread_exact(plan_->fd_, buf_.data() + buf_end_, want,
+                         plan_->entries_begin_ + consumed_ + buffered)) {
+    return false;
   }
+  buf_end_ += want;
   return buf_end_ - buf_pos_ >= need;
 }
 

@@ -14,6 +14,7 @@
 #include "fleet/trace/errors.h"
 #include "fleet/util/big_endian.h"
 #include "fleet/util/file_type.h"
+#include "fleet/util/read_at.h"
 
 namespace fleet::trace {
 
@@ -75,13 +76,10 @@ std::string fingerprint(uint64_t size, const uint8_t* head, size_t head_n, const
 }
 
 void read_exact(int fd, uint8_t* out, size_t n, uint64_t offset, const std::string& path) {
-  while (n > 0) {
-    ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) throw TraceError(path + ": cannot read at offset " + std::to_string(offset));
-    out += got;
-    n -= static_cast<size_t>(got);
-    offset += static_cast<uint64_t>(got);
+  if (!util::pread_exact(fd, out, n, offset)) {
+    const std::string why = errno != 0 ? errno_text() : "end of file";
+    throw TraceError(path + ": cannot read " + std::to_string(n) + " bytes at offset " +
+                     std::to_string(offset) + ": " + why);
   }
 }
 
