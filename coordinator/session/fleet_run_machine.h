@@ -64,6 +64,7 @@ class FleetRun {
   void send_saved(const plan::SavedRoute& r);
   bool advance_saved();  // the next saved route; false: the plan failed mid-run (the run stops)
   void save_routes();    // after a stream that routed the whole trace
+  nlohmann::ordered_json route_plan_json() const;
   double read_fraction() const;  // how much of the trace (or the plan) has been consumed
   void wait_for_credit();
   void note_first_batches();  // T0 may follow once every worker has a batch
@@ -108,6 +109,12 @@ class FleetRun {
     uint64_t records = 0, split_calls = 0;
     std::vector<uint64_t> rows, split_parts;  // per worker
   } saved_tally_;
+  // What --route-cache did, for fleet_summary.json coordinator.route_plan (docs/outputs.md).
+  struct RoutePlanOutcome {
+    bool replayed = false, saved = false;
+    std::string file, why_not;  // the plan replayed or saved; why none was replayed or saved
+  } route_plan_;
+  void route_plan_not_used(const std::string& why);  // logged and kept for the summary
   double t_origin_ = 0.0;
   bool aborted_ = false;
   std::string abort_reason_;

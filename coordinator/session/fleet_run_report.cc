@@ -123,6 +123,7 @@ ExitCode FleetRun::report() {
   c["t0_mono_ns"] = clock_.is_virtual() ? 0 : t0_ns_;
   // What T0 waited for (null: the run ended before every worker was ready).
   c["start"] = t0_ ? t0_->to_json(connected_ns_) : nlohmann::json(nullptr);
+  if (!o_.route_cache_dir.empty()) c["route_plan"] = route_plan_json();
   ExitCode outputs_status;
   try {
     outputs_status = report::write_outputs(rep, o_.replay.output);

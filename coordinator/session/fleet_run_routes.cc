@@ -39,18 +39,18 @@ void FleetRun::find_saved_routes() {
     std::string why;
     saved_routes_ = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits, why);
     if (!saved_routes_) {
-      if (!why.empty()) spdlog::warn("route plan: not used, routing the trace again: {}", why);
+      if (!why.empty()) route_plan_not_used("routing the trace again: " + why);
       return;
     }
     const nlohmann::json& m = saved_routes_->meta();
     if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
         !m["records_read"].is_number_unsigned() || !m.contains("plan") || !m["plan"].is_object()) {
-      spdlog::warn("route plan: not used, routing the trace again: {}: metadata incomplete",
-                   saved_routes_->path());
+      route_plan_not_used("routing the trace again: " + saved_routes_->path() +
+                          ": metadata incomplete");
       saved_routes_.reset();
     }
   } catch (const std::exception& e) {  // the trace cannot be stat'ed
-    spdlog::warn("route plan: not used: {}", e.what());
+    route_plan_not_used(e.what());
     route_key_.reset();
     saved_routes_.reset();
   }
@@ -62,6 +62,7 @@ bool FleetRun::open_saved_routes() {
   if (!route_key_) return false;
   if (const std::string why = why_not_shared(links_); !why.empty()) {
     spdlog::info("route plan: not used: {}", why);
+    route_plan_.why_not = why;
     saved_routes_.reset();
     return false;
   }
@@ -70,6 +71,7 @@ bool FleetRun::open_saved_routes() {
       routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, *route_key_);
     } catch (const std::exception& e) {  // the directory is not writable
       spdlog::warn("route plan: not saved: {}", e.what());
+      route_plan_.why_not = std::string("not saved: ") + e.what();
     }
     return false;
   }
@@ -79,13 +81,15 @@ bool FleetRun::open_saved_routes() {
   try {
     have_record_ = saved_cursor_->next(saved_route_);
   } catch (const std::exception& e) {  // changed since it was checked: nothing sent yet
-    spdlog::warn("route plan: not used: {}", e.what());
+    route_plan_not_used(e.what());
     saved_cursor_.reset();
     saved_routes_.reset();
     return false;
   }
   spdlog::info("route plan: replaying {} ({} routes); the trace is read by the workers only",
                saved_routes_->path(), saved_routes_->entries());
+  route_plan_.replayed = true;
+  route_plan_.file = saved_routes_->path();
   return true;
 }
 
@@ -131,6 +135,7 @@ bool FleetRun::advance_saved() {
     return true;
   } catch (const std::exception& e) {  // the plan changed under the run: stop every worker
     spdlog::error("{}", e.what());
+    route_plan_.why_not = e.what();
     abort_workers("route plan read error");
     aborted_ = true;
     abort_reason_ = e.what();
@@ -150,6 +155,7 @@ void FleetRun::save_routes() {
     why = "the trace has malformed or truncated frames";
   if (!why.empty()) {
     spdlog::info("route plan: not saved: {}", why);
+    route_plan_.why_not = "not saved: " + why;
     return;
   }
   nlohmann::json meta;
@@ -164,9 +170,27 @@ void FleetRun::save_routes() {
   }
   if (!saved) {
     spdlog::warn("route plan: not saved: {}", saved.status().message());
+    route_plan_.why_not = "not saved: " + saved.status().message();
   } else {
     spdlog::info("route plan: saved {}", saved.value());
+    route_plan_.saved = true;
+    route_plan_.file = saved.value();
   }
+}
+
+void FleetRun::route_plan_not_used(const std::string& why) {
+  spdlog::warn("route plan: not used: {}", why);
+  route_plan_.why_not = why;
+}
+
+nlohmann::ordered_json FleetRun::route_plan_json() const {
+  nlohmann::ordered_json j;
+  j["replayed"] = route_plan_.replayed;
+  j["saved"] = route_plan_.saved;
+  j["file"] = route_plan_.file.empty() ? nlohmann::ordered_json(nullptr)
+                                       : nlohmann::ordered_json(route_plan_.file);
+  j["why_not"] = route_plan_.why_not;
+  return j;
 }
 
 double FleetRun::read_fraction() const {

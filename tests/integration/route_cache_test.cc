@@ -34,7 +34,7 @@ bool contains(const std::string& s, const std::string& part) {
 // --timeline stack a worker can wait for a later window's batches, however they were routed).
 nlohmann::json comparable(nlohmann::json s) {
   for (const char* k : {"cpu_system_s", "cpu_user_s", "peak_rss_bytes", "phase_s", "start",
-                        "t0_mono_ns", "wall_since_t0_s", "messages", "done_bytes"}) {
+                        "t0_mono_ns", "wall_since_t0_s", "messages", "done_bytes", "route_plan"}) {
     s["coordinator"].erase(k);
   }
   s.erase("lateness_us");
@@ -77,6 +77,16 @@ TEST(RouteCache, ASavedPlanReplaysToTheSameOutputsInEveryShardMode) {
     EXPECT_TRUE(contains(saving.err, "route plan: saved")) << label << saving.err;
     EXPECT_FALSE(contains(saving.err, "replaying")) << label;
     EXPECT_TRUE(contains(replay.err, "route plan: replaying")) << label << replay.err;
+    // The summary says what the cache did (and nothing without --route-cache).
+    EXPECT_FALSE(live.summary["coordinator"].contains("route_plan")) << label;
+    const nlohmann::json& saved = saving.summary["coordinator"]["route_plan"];
+    const nlohmann::json& replayed = replay.summary["coordinator"]["route_plan"];
+    EXPECT_EQ(saved["saved"], true) << label << saved.dump();
+    EXPECT_EQ(saved["replayed"], false) << label;
+    EXPECT_EQ(saved["why_not"], "") << label;
+    EXPECT_EQ(replayed["replayed"], true) << label << replayed.dump();
+    EXPECT_EQ(replayed["saved"], false) << label;
+    EXPECT_TRUE(saved["file"].is_string() && saved["file"] == replayed["file"]) << label;
     EXPECT_EQ(differences(live.summary, replay.summary), "") << label;
     EXPECT_EQ(differences(live.summary, saving.summary), "") << label;
     EXPECT_EQ(read_file(dir / "replay/trace_replay_ops.csv"),
@@ -139,6 +149,10 @@ TEST(RouteCache, ADamagedPlanIsRefusedAndTheTraceRoutedAgain) {
   EXPECT_TRUE(contains(second.err, plan_file)) << second.err;
   EXPECT_FALSE(contains(second.err, "replaying")) << second.err;
   EXPECT_EQ(differences(first.summary, second.summary), "");
+  const nlohmann::json& outcome = second.summary["coordinator"]["route_plan"];
+  EXPECT_EQ(outcome["replayed"], false) << outcome.dump();
+  EXPECT_TRUE(contains(outcome["why_not"].get<std::string>(), "checksum mismatch")) << outcome;
+  EXPECT_EQ(outcome["saved"], true) << outcome.dump();  // routed again, saved over the damage
 }
 
 // Ctrl-C while a plan is replayed: the partial report accounts every record of the trace
@@ -175,6 +189,8 @@ TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
   EXPECT_LT(routed, records) << a.dump();
   EXPECT_EQ(a["not_read"].get<uint64_t>(), records - routed) << a.dump();
   EXPECT_TRUE(summary["stopped_early"].get<bool>());
+  EXPECT_EQ(summary["coordinator"]["route_plan"]["replayed"], true);
+  EXPECT_EQ(summary["coordinator"]["route_plan"]["saved"], false);
   EXPECT_EQ(read_file(plan_file), plan_bytes);
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "routes"))
