@@ -87,6 +87,8 @@ TEST(RouteCache, ASavedPlanReplaysToTheSameOutputsInEveryShardMode) {
     EXPECT_EQ(replayed["replayed"], true) << label << replayed.dump();
     EXPECT_EQ(replayed["saved"], false) << label;
     EXPECT_TRUE(saved["file"].is_string() && saved["file"] == replayed["file"]) << label;
+    const std::string page = read_file(dir / "replay/report.html");  // the "Routing plan" row
+    EXPECT_TRUE(contains(page, "replayed the saved plan <code>")) << label;
     EXPECT_EQ(differences(live.summary, replay.summary), "") << label;
     EXPECT_EQ(differences(live.summary, saving.summary), "") << label;
     EXPECT_EQ(read_file(dir / "replay/trace_replay_ops.csv"),

@@ -242,6 +242,9 @@ json run_json(const json& summary) {
   // before every worker was ready.
   const json& start = at(at(summary, "coordinator"), "start");
   r["start"] = start.is_object() ? start : json(nullptr);
+  // What --route-cache did (sharding.md); null without it.
+  const json& route_plan = at(at(summary, "coordinator"), "route_plan");
+  r["route_plan"] = route_plan.is_object() ? route_plan : json(nullptr);
   return r;
 }
 

@@ -129,6 +129,23 @@ std::string t0_row(const Json& model) {
                 ms("slowest_engine_build_ms") + ")");
 }
 
+// What --route-cache did, as one table cell ("" for a run without it).
+std::string route_plan_row(const Json& model) {
+  if (obj(model, {"run", "route_plan"}).empty()) return "";
+  const std::string file = str(model, {"run", "route_plan", "file"});
+  const std::string why = str(model, {"run", "route_plan", "why_not"});
+  std::string out;
+  if (flag(model, {"run", "route_plan", "replayed"})) {
+    out = "replayed the saved plan " + code_or_missing(file);
+  } else if (flag(model, {"run", "route_plan", "saved"})) {
+    out = "routed the trace; plan saved to " + code_or_missing(file);
+  } else {
+    out = "routed the trace; no plan saved";
+  }
+  if (!why.empty()) out += " (" + escape(why) + ")";
+  return out;
+}
+
 }  // namespace
 
 std::string run_section(const Json& model) {
@@ -168,6 +185,8 @@ std::string run_section(const Json& model) {
       {"Records/s", fmt_rate(num(model, {"run", "records_per_s"}))},
   };
   if (std::string t0 = t0_row(model); !t0.empty()) replay_rows.push_back({"T0", std::move(t0)});
+  if (std::string plan = route_plan_row(model); !plan.empty())
+    replay_rows.push_back({"Routing plan", std::move(plan)});
   const std::string replay = kv_table(replay_rows);
   std::string body = tiles + "<div class=\"two-col\"><div><h3>Trace</h3>" + trace +
                      "</div><div><h3>Replay</h3>" + replay + "</div></div>";

@@ -129,6 +129,28 @@ TEST(ReportPage, VerdictBannerAndPartialBadge) {
             std::string::npos);
 }
 
+TEST(ReportPage, TheRoutingPlanRowSaysWhatTheCacheDid) {
+  json model = test::synthetic_report_model({});
+  EXPECT_EQ(render_report_html(model).find("Routing plan"), std::string::npos);  // no cache
+  model["run"]["route_plan"] = {
+      {"replayed", true}, {"saved", false}, {"file", "/c/<x>.route"}, {"why_not", ""}};
+  EXPECT_NE(
+      render_report_html(model).find("replayed the saved plan <code>/c/&lt;x&gt;.route</code>"),
+      std::string::npos);
+  model["run"]["route_plan"] = {{"replayed", false},
+                                {"saved", true},
+                                {"file", "/c/y.route"},
+                                {"why_not", "routing the trace again: checksum mismatch"}};
+  EXPECT_NE(
+      render_report_html(model).find("routed the trace; plan saved to <code>/c/y.route</code> "
+                                     "(routing the trace again: checksum mismatch)"),
+      std::string::npos);
+  model["run"]["route_plan"] = {
+      {"replayed", false}, {"saved", false}, {"file", nullptr}, {"why_not", "not saved: stopped"}};
+  EXPECT_NE(render_report_html(model).find("routed the trace; no plan saved (not saved: stopped)"),
+            std::string::npos);
+}
+
 TEST(ReportPage, DigestTableMarksEachNode) {
   const std::string rows = between(small_page(), "<tbody id=\"digests-rows\">", "</tbody>");
   EXPECT_EQ(count(rows, "<tr"), 2u);
