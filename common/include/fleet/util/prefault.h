@@ -1,7 +1,7 @@
 // Maps memory in ahead of its first use with one madvise(MADV_POPULATE_WRITE) call per
 // range instead of one page fault per 4 KiB page. On the VMs measured a fault costs ~10 us
-// and a populated page ~0.2 us (docs/benchmarks.md, "page faults"): a 369-record replay took
-// ~250 faults, a third of its run time. Needs Linux 5.14; on older kernels every call is a
+// and a populated page 0.12-0.4 us (docs/benchmarks.md, "Headline, eighth pass"): a 369-record
+// replay took ~250 faults. Needs Linux 5.14; on older kernels every call is a
 // no-op (false) and pages fault in on first touch as before.
 #pragma once
 
@@ -13,9 +13,10 @@ namespace fleet::util {
 // block are heap too) as a write would. Contents are unchanged. False if nothing was done.
 bool prefault_writable(void* p, std::size_t bytes) noexcept;
 
-// Grows the main heap's free top to at least `bytes` and populates it, so the process's next
-// allocations of that much find their pages present. Call after tune_malloc_for_streaming()
-// (which keeps a block this size on the heap and keeps it mapped once freed).
+// Grows the calling thread's heap (the main heap, from the main thread) by `bytes` and populates
+// them, so the next allocations of that much find their pages present. Call after
+// tune_malloc_for_streaming(), which keeps a block this size on the heap rather than mmapping
+// it, and keeps it mapped once freed.
 void prefault_heap(std::size_t bytes) noexcept;
 
 }  // namespace fleet::util

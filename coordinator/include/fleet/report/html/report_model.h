@@ -1,5 +1,6 @@
-// The report page's data ("report model", docs/report.md) built from a run's files alone, so a
-// finished run and `coordinator report DIR` (also on a partial run) draw the same page:
+// The report page's data ("report model", docs/report.md) built from what a run's files hold
+// (a finishing run passes its summary in hand instead of re-reading it), so a finished run and
+// `coordinator report DIR` (also on a partial run) draw the same page:
 // fleet_summary.json (totals, nodes, ops and their CDFs, cache, contention) and
 // fleet_timeseries.csv (every node's 1-second windows). Series are bounded for big runs: the
 // top nodes by records plus "others", at most kMaxSeriesPoints points each with every bucket's
