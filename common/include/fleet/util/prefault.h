@@ -1,6 +1,6 @@
 // Maps memory in ahead of its first use with one madvise(MADV_POPULATE_WRITE) call per
 // range instead of one page fault per 4 KiB page. On the VMs measured a fault costs ~10 us
-// and a populated page 0.12-0.4 us (docs/benchmarks.md, "Headline, eighth pass"): a 369-record
+// and a populated page 0.5-1.6 us (docs/benchmarks.md, "Headline, eighth pass"): a 369-record
 // replay took ~250 faults. Needs Linux 5.14; on older kernels every call is a
 // no-op (false) and pages fault in on first touch as before.
 #pragma once
