@@ -36,16 +36,17 @@ std::string escape(std::string_view text) {
 
 std::string json_for_script(const nlohmann::json& value) {
   std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // '<' occurs only inside JSON strings, where \u003c is the same character.
+  size_t lt = text.find('<');
+  if (lt == std::string::npos) return text;
   std::string out;
   out.reserve(text.size() + 64);
-  // '<' occurs only inside JSON strings, where \u003c is the same character.
-  for (char c : text) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out += c;
-    }
+  size_t from = 0;
+  for (; lt != std::string::npos; from = lt + 1, lt = text.find('<', from)) {
+    out.append(text, from, lt - from);
+    out += "\\u003c";
   }
+  out.append(text, from, std::string::npos);
   return out;
 }
 

@@ -1,6 +1,5 @@
 #include "model_sections.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,23 +11,17 @@ namespace fleet::report::html {
 
 using json = nlohmann::json;
 
-double round4(double v) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  // printf's "%.4g" and back (to_chars with a precision is defined as printf; from_chars as
-  // strtod), without the locale machinery: thousands of CDF points per page.
-  char b[32];
-  const auto printed = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 4);
-  double out = v;
-  std::from_chars(b, printed.ptr, out);
-  return out;
-}
-
 json round_points(const json& points) {
-  json out = json::array();
+  json::array_t out;
   if (!points.is_array()) return out;
+  out.reserve(points.size());
   for (const auto& p : points) {
     if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number()) {
-      out.push_back({round4(p[0].get<double>()), round4(p[1].get<double>())});
+      // Built in place: an initializer list would copy each point once more.
+      json::array_t point(2);
+      point[0] = round4(p[0].get<double>());
+      point[1] = round4(p[1].get<double>());
+      out.emplace_back(std::move(point));
     }
   }
   return out;
@@ -296,7 +289,7 @@ json ops_json(const json& summary) {
     op["qualname"] = q;
     op["short"] = stats::short_op_name(q);
     op["cdf"] = cdfs.is_object() && cdfs.contains(q) ? round_points(cdfs[q]) : json::array();
-    out.push_back(op);
+    out.push_back(std::move(op));
   }
   return out;
 }

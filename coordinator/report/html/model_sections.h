@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "fleet/report/html/report_model.h"
+#include "significant_digits.h"
 
 namespace fleet::report::html {
 
-// Four significant digits: what a chart can show, and a 64-node page stays near 1.3 MB.
-double round4(double v);
 nlohmann::json round_points(const nlohmann::json& points);  // [[x, y], ...] -> rounded
 
 // `j[key]` or null, for any j (a partial run's summary may lack anything).

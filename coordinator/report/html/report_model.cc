@@ -78,8 +78,10 @@ Points downsample_min_max(const Points& in, size_t max_points) {
 namespace {
 
 json points_json(const Points& p) {
-  json a = json::array();
-  for (const auto& [x, y] : downsample_min_max(p)) a.push_back({x, round4(y)});  // x: seconds
+  json::array_t a;
+  const Points kept = downsample_min_max(p);
+  a.reserve(kept.size());
+  for (const auto& [x, y] : kept) a.emplace_back(json::array_t{x, round4(y)});  // x: seconds
   return a;
 }
 
