@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "fleet/util/pyjson.h"
 
@@ -147,6 +148,26 @@ TEST(PyFormat, JsonTextIsPythons) {
             "  \"e\": {},\n  \"a\": [],\n  \"u\": 18446744073709551615\n}");
   EXPECT_EQ(util::py_json_dumps(doc),
             R"({"k": [1, -2, 3.5, null, true, "x"], "e": {}, "a": [], "u": 18446744073709551615})");
+}
+
+// A document's floats are each written as their own repr, however often they repeat and
+// however many share a slot of the dumper's table of recent reprs (1,000 distinct values,
+// each three times, interleaved; signed zeros and NaN among them).
+TEST(PyFormat, JsonDumpWritesEveryRepeatedFloatAsItsOwnRepr) {
+  std::mt19937_64 rng(7);
+  std::vector<double> distinct = {0.0, -0.0, std::nan(""), 1e-05, 0.1, 20.0};
+  while (distinct.size() < 1000) distinct.push_back(std::ldexp(double(rng() >> 11), -50));
+  nlohmann::ordered_json doc = nlohmann::ordered_json::array();
+  std::string want = "[";
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      const double v = distinct[(i * 7 + round * 13) % distinct.size()];
+      doc.push_back(v);
+      if (want.size() > 1) want += ", ";
+      want += reference_repr(v);
+    }
+  }
+  EXPECT_EQ(util::py_json_dumps(doc), want + "]");
 }
 
 TEST(PyFormat, Len) {
