@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "flag_groups.h"
 #include "fleet/session/local_run.h"
 #include "fleet/storage/engine_config.h"
 #include "fleet/storage/engine_config_json.h"
@@ -49,25 +50,28 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   app.add_option("--engine", o.engine.engine_name, "native (StorageManager) or noop (overhead)")
       ->check(CLI::IsMember({"native", "noop"}))
       ->capture_default_str();
-  storage::add_engine_flags(app, o.engine);
+  storage::add_engine_flags(flag_group(app, "Engine"), o.engine);
 
-  app.add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
+  CLI::App& outputs = flag_group(app, "Outputs");
+  outputs
+      .add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
       ->capture_default_str();
-  app.add_flag(
+  outputs.add_flag(
       "--no-csv", [&](int64_t) { o.output.write_csv = false; }, "Skip trace_replay_ops.csv");
-  app.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
-  app.add_flag(
+  outputs.add_flag("--json", o.output.write_summary_json, "Also write trace_replay_summary.json");
+  outputs.add_flag(
       "--no-report", [&](int64_t) { o.output.write_report = false; },
       "Skip report.html (rebuild it later with `coordinator report DIR`)");
-  app.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
-  app.add_flag("--decode-ahead", o.decode_ahead,
-               "Embedded run: read and decode records on a second thread, ahead of the dispatch");
-  app.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
-  app.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
-  app.add_option("--format", o.output.format, "Summary format on stdout")
+  outputs.add_flag("--verbose", o.verbose, "Mirror each record to stdout");
+  outputs.add_flag(
+      "--decode-ahead", o.decode_ahead,
+      "Embedded run: read and decode records on a second thread, ahead of the dispatch");
+  outputs.add_option("--jsonl-out", o.jsonl_out, "Write one JSON object per record to PATH");
+  outputs.add_flag("-q,--quiet", o.output.quiet, "No stdout summary (files are still written)");
+  outputs.add_option("--format", o.output.format, "Summary format on stdout")
       ->check(CLI::IsMember({"terminal", "json"}))
       ->capture_default_str();
-  app.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
+  outputs.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
   app.add_option("--progress", progress, "Live progress line: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -78,83 +82,93 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
 
-  auto* workers = app.add_option(
+  CLI::App& fleet_flags = flag_group(app, "Fleet");
+  auto* workers = fleet_flags.add_option(
       "--workers", fleet.workers_spec,
       "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
-  auto* local = app.add_option("--local", fleet.local, "Start N worker processes on loopback")
-                    ->check(CLI::Range(1, 256));
+  auto* local =
+      fleet_flags.add_option("--local", fleet.local, "Start N worker processes on loopback")
+          ->check(CLI::Range(1, 256));
   workers->excludes(local);
-  app.add_option("--expect-workers", fleet.expect_workers,
-                 "Fail unless exactly N workers are found");
-  app.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
+  fleet_flags.add_option("--expect-workers", fleet.expect_workers,
+                         "Fail unless exactly N workers are found");
+  fleet_flags.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
       ->check(CLI::Range(100, 600000))
       ->capture_default_str();
-  app.add_option("--shard", shard, "none (every worker replays all), time or key")
+  fleet_flags.add_option("--shard", shard, "none (every worker replays all), time or key")
       ->check(CLI::IsMember({"none", "time", "key"}))
       ->capture_default_str();
-  app.add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
+  fleet_flags
+      .add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--timeline", timeline,
-                 "preserve (recorded times) or stack (every shard starts at T0)")
+  fleet_flags
+      .add_option("--timeline", timeline,
+                  "preserve (recorded times) or stack (every shard starts at T0)")
       ->check(CLI::IsMember({"preserve", "stack"}))
       ->capture_default_str();
-  app.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
-  app.add_option("--route-cache", fleet.route_cache_dir,
-                 "Directory of saved routing plans (private to this user): a run that routes "
-                 "the trace saves its plan there, and the next run of the same trace with the "
-                 "same workers and sharding replays it without reading the trace "
-                 "(docs/sharding.md)");
-  sweep::add_sweep_flags(app, x.sweep);
-  app.add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
-                 "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
+  fleet_flags.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
+  fleet_flags.add_option(
+      "--route-cache", fleet.route_cache_dir,
+      "Directory of saved routing plans (private to this user): a run that routes "
+      "the trace saves its plan there, and the next run of the same trace with the "
+      "same workers and sharding replays it without reading the trace "
+      "(docs/sharding.md)");
+  sweep::add_sweep_flags(flag_group(app, "Sweep (docs/sweep.md)"), x.sweep);
+  fleet_flags
+      .add_option("--start-at-mono-ns", fleet.start_at_mono_ns,
+                  "T0 at this CLOCK_MONOTONIC instant (set by --sweep for its variants)")
       ->group("");
-  app.add_option("--start-delay", fleet.start_delay_s,
-                 "Least seconds from the last handshake to T0 (T0 otherwise follows as soon as "
-                 "every worker's engine is built and its first batches are queued)")
+  fleet_flags
+      .add_option("--start-delay", fleet.start_delay_s,
+                  "Least seconds from the last handshake to T0 (T0 otherwise follows as soon as "
+                  "every worker's engine is built and its first batches are queued)")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
-  app.add_option("--on-worker-loss", x.on_worker_loss,
-                 "abort the run, or continue without the lost worker")
+  fleet_flags
+      .add_option("--on-worker-loss", x.on_worker_loss,
+                  "abort the run, or continue without the lost worker")
       ->check(CLI::IsMember({"abort", "continue"}))
       ->capture_default_str();
-  app.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
+  fleet_flags.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  app.add_option("--compression", x.compression,
-                 "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
+  fleet_flags
+      .add_option("--compression", x.compression,
+                  "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
       ->check(CLI::IsMember({"auto", "zstd", "none"}))
       ->capture_default_str();
-  app.add_option("--compression-level", fleet.compression_level,
-                 "zstd level for batches (negative: zstd's fast modes)")
+  fleet_flags
+      .add_option("--compression-level", fleet.compression_level,
+                  "zstd level for batches (negative: zstd's fast modes)")
       ->check(CLI::Range(-7, 19))
       ->capture_default_str();
-  app.add_option("--trace-access", x.trace_access,
-                 "How records reach workers: shared (workers read the trace file themselves and "
-                 "get references), stream (records travel in batches), or auto (shared for "
-                 "workers on this host that can read the file, stream for the rest)")
+  fleet_flags
+      .add_option("--trace-access", x.trace_access,
+                  "How records reach workers: shared (workers read the trace file themselves and "
+                  "get references), stream (records travel in batches), or auto (shared for "
+                  "workers on this host that can read the file, stream for the rest)")
       ->check(CLI::IsMember({"auto", "shared", "stream"}))
       ->capture_default_str();
-  app.add_option("--worker-trace-path", fleet.worker_trace_path,
-                 "Where workers find the trace with --trace-access shared (default: FILE as an "
-                 "absolute path, e.g. on a file system every host mounts at the same place)");
-  app.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
+  fleet_flags.add_option(
+      "--worker-trace-path", fleet.worker_trace_path,
+      "Where workers find the trace with --trace-access shared (default: FILE as an "
+      "absolute path, e.g. on a file system every host mounts at the same place)");
+  fleet_flags.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
       ->check(CLI::Range(10, 60000))
       ->capture_default_str();
-  app.add_option("--local-worker-arg", fleet.local_worker_args,
-                 "Extra flag passed to every --local worker (repeatable)");
-  const char* security = "Security (docs/security.md)";
-  app.add_option("--curve-cert", fleet.curve_cert_path,
-                 "This coordinator's secret CURVE certificate (worker keygen NAME; mode 0600)")
-      ->group(security);
-  app.add_option("--known-workers", fleet.known_workers_path,
-                 "The workers' public keys: HOST:PORT key=<Z85> lines, or * key=<Z85> for all "
-                 "(a hosts-file line's own key= wins)")
-      ->group(security);
-  app.add_flag("--insecure", fleet.insecure,
-               "--local workers without CURVE (to measure its cost); no warning for "
-               "plaintext workers")
-      ->group(security);
+  fleet_flags.add_option("--local-worker-arg", fleet.local_worker_args,
+                         "Extra flag passed to every --local worker (repeatable)");
+  CLI::App& security = flag_group(app, "Security (docs/security.md)");
+  security.add_option(
+      "--curve-cert", fleet.curve_cert_path,
+      "This coordinator's secret CURVE certificate (worker keygen NAME; mode 0600)");
+  security.add_option("--known-workers", fleet.known_workers_path,
+                      "The workers' public keys: HOST:PORT key=<Z85> lines, or * key=<Z85> for all "
+                      "(a hosts-file line's own key= wins)");
+  security.add_flag("--insecure", fleet.insecure,
+                    "--local workers without CURVE (to measure its cost); no warning for "
+                    "plaintext workers");
 }
 
 std::filesystem::file_time_type g_started;
@@ -191,15 +205,16 @@ void apply_replay_flags(ParsedCli& cli) {
 }  // namespace
 
 bool engine_flag_given(const CLI::App& app) {
-  for (const auto* opt : app.get_options()) {
-    const std::string& n = opt->get_name();
-    if (n == "--l2-key-namespace") continue;  // travels in START on its own, not in the config
-    if (opt->count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
-                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
-      return true;
+  bool given = false;
+  for_each_flag(app, [&given](const CLI::Option& opt) {
+    const std::string& n = opt.get_name();
+    if (n == "--l2-key-namespace") return;  // travels in START on its own, not in the config
+    if (opt.count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
+                            n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
+      given = true;
     }
-  }
-  return false;
+  });
+  return given;
 }
 
 std::unique_ptr<ParsedCli> parse_command_line(int argc, char** argv, int& exit_code) {

@@ -1,0 +1,93 @@
+// The coordinator's command line: its flags live in option groups (cli/flag_groups.h), where
+// CLI11 no longer checks one group's names against another's, and engine_flag_given must look
+// into the groups. Each flag is parsed, named once, and shown once in --help.
+#include "fleet/cli/coordinator_cli.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../../../coordinator/cli/flag_groups.h"
+
+namespace fleet::cli {
+namespace {
+
+std::unique_ptr<ParsedCli> parse(std::vector<std::string> args, int* code = nullptr) {
+  args.insert(args.begin(), "coordinator");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  spdlog::drop("coordinator");  // each parse sets up the "coordinator" logger again
+  int exit_code = -1;
+  auto cli = parse_command_line(static_cast<int>(argv.size()), argv.data(), exit_code);
+  if (code) *code = exit_code;
+  return cli;
+}
+
+TEST(CoordinatorCli, NoFlagNameIsTakenTwiceAndHelpShowsEachVisibleFlagOnce) {
+  auto cli = parse({"t.lct"});
+  ASSERT_TRUE(cli);
+  std::map<std::string, int> names;
+  std::vector<std::string> visible;
+  for_each_flag(*cli->app, [&](const CLI::Option& opt) {
+    for (const auto& n : opt.get_lnames()) ++names["--" + n];
+    for (const auto& n : opt.get_snames()) ++names["-" + n];
+    if (opt.nonpositional() && !opt.get_group().empty())
+      visible.push_back(opt.get_name(false, true));
+  });
+  EXPECT_GT(names.size(), 60u);
+  for (const auto& [name, times] : names) EXPECT_EQ(times, 1) << name;
+
+  const std::string help = cli->app->help();
+  for (const std::string& flag : visible) {
+    // A flag's line starts with two spaces and its name (e.g. "  --l1-use-lazy,--no-l1-...").
+    const std::string start = "\n  " + flag;
+    int count = 0;
+    for (size_t at = help.find(start); at != std::string::npos; at = help.find(start, at + 1)) {
+      const char next = help[at + start.size()];
+      count += next == ' ' || next == '\n';
+    }
+    EXPECT_EQ(count, 1) << flag << " in\n" << help;
+  }
+  for (const char* heading :
+       {"\nEngine:\n", "\nOutputs:\n", "\nFleet:\n", "\nSecurity (docs/security.md):\n"}) {
+    EXPECT_NE(help.find(heading), std::string::npos) << heading;
+  }
+  EXPECT_EQ(help.find("start-at-mono-ns"), std::string::npos);  // hidden: set by --sweep
+  EXPECT_EQ(help.find("[Option Group"), std::string::npos);
+}
+
+TEST(CoordinatorCli, FlagsInEveryGroupAreParsedAndEngineFlagsAreSeen) {
+  auto cli = parse({"t.lct", "--l1-size-gb", "2", "-q", "--no-report", "--shard", "key", "--local",
+                    "3", "--insecure", "--sweep-goal", "p99"});
+  ASSERT_TRUE(cli);
+  EXPECT_EQ(cli->fleet.replay.engine.l1_size_in_bytes, uint64_t{2} << 30);
+  EXPECT_TRUE(cli->fleet.replay.output.quiet);
+  EXPECT_FALSE(cli->fleet.replay.output.write_report);
+  EXPECT_EQ(cli->extras.shard, "key");
+  EXPECT_EQ(cli->fleet.local, 3);
+  EXPECT_TRUE(cli->fleet.insecure);
+  EXPECT_EQ(cli->extras.sweep.goal, "p99");
+  EXPECT_TRUE(cli->wants_fleet());
+  EXPECT_TRUE(engine_flag_given(*cli->app));
+
+  auto ns_only = parse({"t.lct", "--l2-key-namespace", "run7"});
+  ASSERT_TRUE(ns_only);
+  EXPECT_FALSE(engine_flag_given(*ns_only->app));  // the namespace travels on its own
+  EXPECT_FALSE(ns_only->wants_fleet());
+}
+
+TEST(CoordinatorCli, ConflictsAcrossTheCommandLineStillFail) {
+  int code = -1;
+  EXPECT_FALSE(parse({"t.lct", "--workers", "h:1", "--local", "2"}, &code));
+  EXPECT_EQ(code, 2);
+  EXPECT_FALSE(parse({"t.lct", "--no-such-flag"}, &code));
+  EXPECT_EQ(code, 2);
+  EXPECT_FALSE(parse({"t.lct", "--eviction-ratio", "1.5"}, &code));
+  EXPECT_EQ(code, 2);
+}
+
+}  // namespace
+}  // namespace fleet::cli
