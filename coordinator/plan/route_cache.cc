@@ -271,15 +271,22 @@ std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
     if (errno != ENOENT) why = r->path_ + ": cannot open: " + std::strerror(errno);
     return nullptr;
   }
-  auto bad = [&](const std::string& what) {
-    why = r->path_ + ": " + what;
-    return nullptr;
-  };
+  uint64_t meta_len = 0, checksum = 0;
+  why = r->check_layout(key, meta_len, checksum);
+  if (why.empty()) why = r->check_contents(meta_len, checksum);
+  if (!why.empty()) return nullptr;
+  r->read_.store(0);
+  return r;
+}
+
+std::string RoutePlanReader::check_layout(const RoutePlanKey& key, uint64_t& meta_len,
+                                          uint64_t& checksum) {
+  auto bad = [&](const std::string& what) { return path_ + ": " + what; };
   auto read_at = [&](void* out, uint64_t n, uint64_t at) {
-    return util::pread_exact(r->fd_, out, static_cast<size_t>(n), at);
+    return util::pread_exact(fd_, out, static_cast<size_t>(n), at);
   };
   struct stat st {};
-  if (::fstat(r->fd_, &st) != 0 || !S_ISREG(st.st_mode)) return bad("not a regular file");
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return bad("not a regular file");
   // As the directory: a plan someone else wrote, or could have, is not this user's plan.
   if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
     return bad("not this user's, or writable by group or others (mode " +
@@ -300,50 +307,55 @@ std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
       std::memcmp(footer + 32, kEndMagic, 8) != 0) {
     return bad("truncated (no footer at byte " + std::to_string(size - kFooterBytes) + ")");
   }
-  r->entries_begin_ = 12 + key_len;
-  r->entries_bytes_ = get_le(footer, 8);
-  r->entries_ = get_le(footer + 8, 8);
-  const uint64_t meta_len = get_le(footer + 16, 8);
-  const uint64_t checksum = get_le(footer + 24, 8);
-  if (meta_len > kMaxMetaBytes || r->entries_bytes_ > size ||
-      r->entries_begin_ + r->entries_bytes_ + meta_len + kFooterBytes != size ||
-      r->entries_ > r->entries_bytes_ / kEntryBytes) {
+  entries_begin_ = 12 + key_len;
+  entries_bytes_ = get_le(footer, 8);
+  entries_ = get_le(footer + 8, 8);
+  meta_len = get_le(footer + 16, 8);
+  checksum = get_le(footer + 24, 8);
+  if (meta_len > kMaxMetaBytes || entries_bytes_ > size ||
+      entries_begin_ + entries_bytes_ + meta_len + kFooterBytes != size ||
+      entries_ > entries_bytes_ / kEntryBytes) {
     return bad("footer sizes do not match the file's " + std::to_string(size) + " bytes");
   }
+  return "";
+}
+
+std::string RoutePlanReader::check_contents(uint64_t meta_len, uint64_t checksum) {
+  auto bad = [&](const std::string& what) { return path_ + ": " + what; };
+  const uint64_t before_footer = entries_begin_ + entries_bytes_ + meta_len;
   // One pass over everything before the footer for the checksum, one over the entries.
   RouteChecksum c;
-  std::vector<char> chunk(std::min<uint64_t>(size, 1u << 20));
-  for (uint64_t at = 0; at < size - kFooterBytes;) {
-    const uint64_t n = std::min<uint64_t>(size - kFooterBytes - at, chunk.size());
-    if (!read_at(chunk.data(), n, at)) return bad("read failed at byte " + std::to_string(at));
+  std::vector<char> chunk(std::min<uint64_t>(before_footer, 1u << 20));
+  for (uint64_t at = 0; at < before_footer;) {
+    const uint64_t n = std::min<uint64_t>(before_footer - at, chunk.size());
+    if (!util::pread_exact(fd_, chunk.data(), static_cast<size_t>(n), at))
+      return bad("read failed at byte " + std::to_string(at));
     c.update(chunk.data(), n);
     at += n;
   }
   if (c.value() != checksum) return bad("checksum mismatch (damaged)");
   std::string meta_text(meta_len, '\0');
-  if (!read_at(meta_text.data(), meta_len, r->entries_begin_ + r->entries_bytes_))
+  if (!util::pread_exact(fd_, meta_text.data(), meta_len, entries_begin_ + entries_bytes_))
     return bad("cannot read its metadata");
   try {
-    r->meta_ = util::parse_json_bounded(meta_text, r->path_);
+    meta_ = util::parse_json_bounded(meta_text, path_);
   } catch (const std::exception& e) {
     return bad(std::string("metadata: ") + e.what());
   }
-  if (!r->meta_.is_object()) return bad("metadata is not an object");
+  if (!meta_.is_object()) return bad("metadata is not an object");
   try {
-    Cursor all = r->cursor();
+    Cursor all = cursor();
     SavedRoute route;
     uint64_t n = 0;
     while (all.next(route)) ++n;
-    if (n != r->entries_) {
+    if (n != entries_) {
       return bad("holds " + std::to_string(n) + " entries, its footer says " +
-                 std::to_string(r->entries_));
+                 std::to_string(entries_));
     }
   } catch (const std::exception& e) {
-    why = e.what();
-    return nullptr;
+    return e.what();  // names the file and the entry's byte
   }
-  r->read_.store(0);
-  return r;
+  return "";
 }
 
 bool RoutePlanReader::Cursor::fill(size_t need) {

@@ -2,6 +2,8 @@
 // reads time from the injected clock, so T0, heartbeats and loss follow a VirtualClock in tests.
 #pragma once
 
+#include <spdlog/common.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -115,6 +117,8 @@ class FleetRun {
     std::string file, why_not;  // the plan replayed or saved; why none was replayed or saved
   } route_plan_;
   void route_plan_not_used(const std::string& why);  // logged and kept for the summary
+  // "not saved: WHY", logged at LEVEL and kept for the summary.
+  void route_plan_not_saved(spdlog::level::level_enum level, const std::string& why);
   double t_origin_ = 0.0;
   bool aborted_ = false;
   std::string abort_reason_;

@@ -70,8 +70,7 @@ bool FleetRun::open_saved_routes() {
     try {
       routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, *route_key_);
     } catch (const std::exception& e) {  // the directory is not writable
-      spdlog::warn("route plan: not saved: {}", e.what());
-      route_plan_.why_not = std::string("not saved: ") + e.what();
+      route_plan_not_saved(spdlog::level::warn, e.what());
     }
     return false;
   }
@@ -154,8 +153,7 @@ void FleetRun::save_routes() {
   if (why.empty() && (c.malformed_skipped > 0 || c.truncated_tail))
     why = "the trace has malformed or truncated frames";
   if (!why.empty()) {
-    spdlog::info("route plan: not saved: {}", why);
-    route_plan_.why_not = "not saved: " + why;
+    route_plan_not_saved(spdlog::level::info, why);
     return;
   }
   nlohmann::json meta;
@@ -169,8 +167,7 @@ void FleetRun::save_routes() {
     saved = Status::error(e.what());
   }
   if (!saved) {
-    spdlog::warn("route plan: not saved: {}", saved.status().message());
-    route_plan_.why_not = "not saved: " + saved.status().message();
+    route_plan_not_saved(spdlog::level::warn, saved.status().message());
   } else {
     spdlog::info("route plan: saved {}", saved.value());
     route_plan_.saved = true;
@@ -181,6 +178,11 @@ void FleetRun::save_routes() {
 void FleetRun::route_plan_not_used(const std::string& why) {
   spdlog::warn("route plan: not used: {}", why);
   route_plan_.why_not = why;
+}
+
+void FleetRun::route_plan_not_saved(spdlog::level::level_enum level, const std::string& why) {
+  spdlog::log(level, "route plan: not saved: {}", why);
+  route_plan_.why_not = "not saved: " + why;
 }
 
 nlohmann::ordered_json FleetRun::route_plan_json() const {

@@ -147,6 +147,12 @@ class RoutePlanReader {
 
  private:
   RoutePlanReader() = default;
+  // Each returns why the plan is refused, or "" (messages name the file and byte).
+  // A regular file of this user's with the magic, KEY and a footer that fits the file's size;
+  // sets the entries' place and the footer's metadata length and checksum.
+  std::string check_layout(const RoutePlanKey& key, uint64_t& meta_len, uint64_t& checksum);
+  // The checksum of everything before the footer, the metadata, and every entry readable.
+  std::string check_contents(uint64_t meta_len, uint64_t checksum);
 
   std::string path_;
   int fd_ = -1;
