@@ -273,7 +273,7 @@ void dump(const Json& j, Writer& w, int level) {
 template <class Json>
 std::string dumps(const Json& obj, int indent) {
   std::string out;
-  auto w = std::make_unique<Writer>(Writer{out, indent, {}});  // the cache is 10 KiB
+  auto w = std::make_unique<Writer>(Writer{out, indent, {}});  // the table is 12 KiB
   dump(obj, *w, 0);
   return out;
 }
