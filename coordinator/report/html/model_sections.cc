@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fleet/stats/replay_result.h"
+#include "fleet/util/json_pair.h"
 
 namespace fleet::report::html {
 
@@ -17,11 +18,8 @@ json round_points(const json& points) {
   out.reserve(points.size());
   for (const auto& p : points) {
     if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number()) {
-      // Built in place: an initializer list would copy each point once more.
-      json::array_t point(2);
-      point[0] = round4(p[0].get<double>());
-      point[1] = round4(p[1].get<double>());
-      out.emplace_back(std::move(point));
+      out.emplace_back(
+          util::json_pair<json>(round4(p[0].get<double>()), round4(p[1].get<double>())));
     }
   }
   return out;

@@ -11,6 +11,7 @@
 
 #include "fleet/util/build_info.h"
 #include "fleet/util/json_file.h"
+#include "fleet/util/json_pair.h"
 #include "fleet/util/utc_time.h"
 #include "model_sections.h"
 
@@ -81,7 +82,9 @@ json points_json(const Points& p) {
   json::array_t a;
   const Points kept = downsample_min_max(p);
   a.reserve(kept.size());
-  for (const auto& [x, y] : kept) a.emplace_back(json::array_t{x, round4(y)});  // x: seconds
+  for (const auto& [x, y] : kept) {
+    a.emplace_back(util::json_pair<json>(x, round4(y)));  // x: seconds
+  }
   return a;
 }
 

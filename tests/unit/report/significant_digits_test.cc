@@ -60,7 +60,9 @@ TEST(SignificantDigits, TiesDecadeEdgesAndNeighboursAgreeWithPrintf) {
       values.push_back(d * std::pow(10.0, e));
     }
   }
-  // Exact binary ties: n + 0.5 scaled by powers of two, where printf must round half to even.
+  // n + 0.5 scaled by powers of two: exactly representable, and at some scales an exact tie at
+  // the fifth digit, where printf rounds half to even (n + 0.5 itself; (n + 0.5) / 2 for
+  // n < 2,000; 2n + 1 when it has five digits and ends in 5). Other scales land near ties.
   for (int n = 1000; n < 10000; n += 37) {
     for (int s = -8; s <= 8; ++s) values.push_back(std::ldexp(n + 0.5, s));
   }
