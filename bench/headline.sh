@@ -7,7 +7,8 @@
 #   4. aggregate rate of --shard key/time against --shard none, --local 2 and 4, routed live and
 #      replayed from a saved routing plan (--route-cache)
 #   5. (--with-64) 64 loopback workers at --speed 1: bench/scale64.sh
-# Usage: bench/headline.sh [--runs N] [--records N] [--with-64]
+#   6. (--pgo DIR) goal 1's rows again for the opt-in PGO build in DIR (scripts/build-pgo.sh)
+# Usage: bench/headline.sh [--runs N] [--records N] [--with-64] [--pgo DIR]
 # Needs a build in ./build (BUILD_DIR=...), hyperfine and python3 (scripts/setup.sh installs
 # both); perf is used for counters when present.
 set -euo pipefail
@@ -16,18 +17,24 @@ B=${BUILD_DIR:-build}
 RUNS=10
 RECORDS=100000
 WITH64=0
+PGO=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;
     --records) RECORDS=$2; shift 2 ;;
     --with-64) WITH64=1; shift ;;
-    *) echo "headline.sh: unknown argument '$1' (--runs N | --records N | --with-64)" >&2; exit 2 ;;
+    --pgo) PGO=$2; shift 2 ;;
+    *) echo "headline.sh: unknown argument '$1' (--runs N | --records N | --with-64 | --pgo DIR)" >&2
+       exit 2 ;;
   esac
 done
 PYREPLAY=${PYREPLAY:-../shared/bench/py_replay.py}
 for need in hyperfine python3; do
   command -v "$need" >/dev/null || { echo "headline.sh: $need not found (scripts/setup.sh)" >&2; exit 2; }
 done
+if [ -n "$PGO" ] && [ ! -x "$PGO/coordinator/coordinator" ]; then
+  echo "headline.sh: --pgo $PGO: no coordinator/coordinator there (scripts/build-pgo.sh)" >&2; exit 2
+fi
 [ -f "$PYREPLAY" ] || { echo "headline.sh: Python baseline not found: $PYREPLAY (set PYREPLAY)" >&2; exit 2; }
 C="$B/coordinator/coordinator"
 LCT="$B/tools/lct/lct"
@@ -56,6 +63,12 @@ for n in 2 4; do
     --output-dir "$TMP/o-l$n"
 done
 "$C" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop"
+if [ -n "$PGO" ]; then
+  CP="$PGO/coordinator/coordinator"
+  time_cmd embedded-pgo "$CP" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-emb-pgo"
+  time_cmd small-pgo "$CP" "$TMP/small.lct" "${REPLAY[@]}" --output-dir "$TMP/o-small-pgo"
+  "$CP" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop-pgo"
+fi
 # Each mode routed live three times, then with --route-cache: one run saves the routing plan,
 # three replay it (docs/sharding.md, "Saved routing plans").
 for n in 2 4; do
@@ -122,6 +135,17 @@ row("1 fixed cost (369 records)", f"{small*1e3:.2f} ± {small_sd*1e3:.2f} ms", "
 loop = summary("o-loop")
 rate = loop["records"]["total"] / loop["duration_s"]
 row("1 replay loop (inside)", f"{rate/1e6:.2f}M rec/s", "", "", ">= 2.5M/s", rate >= 2.5e6)
+if os.path.exists(os.path.join(tmp, "embedded-pgo.json")):
+    pe, pe_sd = hf("embedded-pgo")
+    row("1 embedded whole process, PGO build", f"{pe*1e3:.1f} ± {pe_sd*1e3:.1f} ms ({n/pe/1e6:.2f}M rec/s)",
+        f"py_replay {py*1e3:.0f} ms", f"{py/pe:.1f}x", ">= 20x", py / pe >= 20)
+    ps, ps_sd = hf("small-pgo")
+    row("1 fixed cost, PGO build", f"{ps*1e3:.2f} ± {ps_sd*1e3:.2f} ms", "", "", "<= 5 ms",
+        ps <= 0.005)
+    pl = summary("o-loop-pgo")
+    prate = pl["records"]["total"] / pl["duration_s"]
+    row("1 replay loop, PGO build", f"{prate/1e6:.2f}M rec/s", f"default build {rate/1e6:.2f}M rec/s",
+        f"{prate/rate:.2f}x", ">= 2.5M/s", prate >= 2.5e6)
 for k in (2, 4):
     m, sd = hf(f"local{k}")
     over = (m - emb) * 1e3
