@@ -8,7 +8,9 @@
 
 namespace fleet::report {
 
+namespace {
 using Json = nlohmann::ordered_json;
+}  // namespace
 
 const std::vector<double>& cdf_fractions() {
   static const std::vector<double> grid = [] {
