@@ -2,10 +2,10 @@
 # Builds the coordinator (both binaries), the worker and lct with profile-guided optimisation
 # into ./build-pgo (BUILD_DIR=...): an instrumented build, a training replay, then a rebuild
 # from its profile.
-# Opt-in: it takes two builds and a training run (~2x the time of scripts/build.sh), and the
-# default build must not depend on a profile that could go stale (docs/architecture.md,
-# "Optimisation"; figures in docs/benchmarks.md, tenth pass). Outputs are those of the default
-# build; only speed differs.
+# Opt-in: it builds the binaries twice around a training run, and the default build must not
+# depend on a profile that could go stale (docs/architecture.md, "Optimisation"; times and
+# figures in docs/benchmarks.md, tenth pass). Outputs are those of the default build; only
+# speed differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build-pgo}
