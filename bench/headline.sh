@@ -23,7 +23,9 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift 2 ;;
     --records) RECORDS=$2; shift 2 ;;
     --with-64) WITH64=1; shift ;;
-    --pgo) PGO=$2; shift 2 ;;
+    --pgo) [ $# -ge 2 ] || { echo "headline.sh: --pgo needs a build directory (scripts/build-pgo.sh)" >&2
+             exit 2; }
+           PGO=$2; shift 2 ;;
     *) echo "headline.sh: unknown argument '$1' (--runs N | --records N | --with-64 | --pgo DIR)" >&2
        exit 2 ;;
   esac
@@ -54,21 +56,20 @@ time_cmd() {  # NAME CMD...
     echo "headline.sh: '$*' failed:" >&2; "$@" >&2 || true; exit 1; }
 }
 time_cmd py /usr/bin/python3 "$PYREPLAY" "$TMP/t.lct"
-time_cmd embedded "$C" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-emb"
-time_cmd small "$C" "$TMP/small.lct" "${REPLAY[@]}" --output-dir "$TMP/o-small"
+# Goal 1's three measurements of one coordinator binary, named with SUFFIX.
+goal1_runs() {  # COORDINATOR SUFFIX
+  time_cmd "embedded$2" "$1" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-emb$2"
+  time_cmd "small$2" "$1" "$TMP/small.lct" "${REPLAY[@]}" --output-dir "$TMP/o-small$2"
+  "$1" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop$2"
+}
+goal1_runs "$C" ""
+if [ -n "$PGO" ]; then goal1_runs "$PGO/coordinator/coordinator" "-pgo"; fi
 # --shard time --window 1: the trace replayed once in total, as embedded does (--shard none
 # would replay it N times, N times the work on this host's cores).
 for n in 2 4; do
   time_cmd "local$n" "$C" "$TMP/t.lct" "${REPLAY[@]}" --local "$n" --shard time --window 1 \
     --output-dir "$TMP/o-l$n"
 done
-"$C" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop"
-if [ -n "$PGO" ]; then
-  CP="$PGO/coordinator/coordinator"
-  time_cmd embedded-pgo "$CP" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-emb-pgo"
-  time_cmd small-pgo "$CP" "$TMP/small.lct" "${REPLAY[@]}" --output-dir "$TMP/o-small-pgo"
-  "$CP" "$TMP/t.lct" "${REPLAY[@]}" --output-dir "$TMP/o-loop-pgo"
-fi
 # Each mode routed live three times, then with --route-cache: one run saves the routing plan,
 # three replay it (docs/sharding.md, "Saved routing plans").
 for n in 2 4; do
@@ -124,28 +125,25 @@ rows = []
 def row(metric, value, baseline, ratio, goal, ok):
     rows.append((metric, value, baseline, ratio, goal, "yes" if ok else "NO"))
 py, py_sd = hf("py")
-emb, emb_sd = hf("embedded")
-ratio = py / emb
-row("1 embedded whole process", f"{emb*1e3:.1f} ± {emb_sd*1e3:.1f} ms ({n/emb/1e6:.2f}M rec/s)",
-    f"py_replay {py*1e3:.0f} ± {py_sd*1e3:.0f} ms ({n/py/1e3:.0f}k rec/s)", f"{ratio:.1f}x",
-    ">= 20x", ratio >= 20)
-small, small_sd = hf("small")
-row("1 fixed cost (369 records)", f"{small*1e3:.2f} ± {small_sd*1e3:.2f} ms", "", "", "<= 5 ms",
-    small <= 0.005)
-loop = summary("o-loop")
-rate = loop["records"]["total"] / loop["duration_s"]
-row("1 replay loop (inside)", f"{rate/1e6:.2f}M rec/s", "", "", ">= 2.5M/s", rate >= 2.5e6)
+# Goal 1's rows for one build's runs (suffix "" or "-pgo"); returns its mean and loop rate.
+def goal1_rows(suffix, label, base_rate=None):
+    emb, emb_sd = hf("embedded" + suffix)
+    row(f"1 embedded whole process{label}",
+        f"{emb*1e3:.1f} ± {emb_sd*1e3:.1f} ms ({n/emb/1e6:.2f}M rec/s)",
+        f"py_replay {py*1e3:.0f} ± {py_sd*1e3:.0f} ms ({n/py/1e3:.0f}k rec/s)", f"{py/emb:.1f}x",
+        ">= 20x", py / emb >= 20)
+    small, small_sd = hf("small" + suffix)
+    row(f"1 fixed cost (369 records){label}", f"{small*1e3:.2f} ± {small_sd*1e3:.2f} ms", "", "",
+        "<= 5 ms", small <= 0.005)
+    loop = summary("o-loop" + suffix)
+    rate = loop["records"]["total"] / loop["duration_s"]
+    row(f"1 replay loop (inside){label}", f"{rate/1e6:.2f}M rec/s",
+        "" if base_rate is None else f"default build {base_rate/1e6:.2f}M rec/s",
+        "" if base_rate is None else f"{rate/base_rate:.2f}x", ">= 2.5M/s", rate >= 2.5e6)
+    return emb, rate
+emb, rate = goal1_rows("", "")
 if os.path.exists(os.path.join(tmp, "embedded-pgo.json")):
-    pe, pe_sd = hf("embedded-pgo")
-    row("1 embedded whole process, PGO build", f"{pe*1e3:.1f} ± {pe_sd*1e3:.1f} ms ({n/pe/1e6:.2f}M rec/s)",
-        f"py_replay {py*1e3:.0f} ms", f"{py/pe:.1f}x", ">= 20x", py / pe >= 20)
-    ps, ps_sd = hf("small-pgo")
-    row("1 fixed cost, PGO build", f"{ps*1e3:.2f} ± {ps_sd*1e3:.2f} ms", "", "", "<= 5 ms",
-        ps <= 0.005)
-    pl = summary("o-loop-pgo")
-    prate = pl["records"]["total"] / pl["duration_s"]
-    row("1 replay loop, PGO build", f"{prate/1e6:.2f}M rec/s", f"default build {rate/1e6:.2f}M rec/s",
-        f"{prate/rate:.2f}x", ">= 2.5M/s", prate >= 2.5e6)
+    goal1_rows("-pgo", ", PGO build", rate)
 for k in (2, 4):
     m, sd = hf(f"local{k}")
     over = (m - emb) * 1e3

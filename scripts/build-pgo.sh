@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Builds the coordinator (both binaries), the worker and lct with profile-guided optimisation
-# into ./build-pgo (BUILD_DIR=...): an instrumented build, a training replay, then a rebuild
-# from its profile.
+# into ./build-pgo (PGO_BUILD_DIR=...): an instrumented build, a training replay, then a
+# rebuild from its profile.
 # Opt-in: it builds the binaries twice around a training run, and the default build must not
 # depend on a profile that could go stale (docs/architecture.md, "Optimisation"; times and
 # figures in docs/benchmarks.md, tenth pass). Outputs are those of the default build; only
 # speed differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${BUILD_DIR:-build-pgo}
+# Its own variable, not build.sh's BUILD_DIR: an exported BUILD_DIR must not turn the default
+# build into an instrumented one.
+B=${PGO_BUILD_DIR:-build-pgo}
+if [ -f "$B/CMakeCache.txt" ] && ! grep -q '^FLEET_PGO:STRING=.' "$B/CMakeCache.txt"; then
+  echo "build-pgo: $B holds a build without profile-guided optimisation; give another" \
+    "PGO_BUILD_DIR (this script reconfigures and retrains the one it is given)" >&2
+  exit 2
+fi
 TARGETS=(coordinator/coordinator coordinator/coordinator-net worker/worker tools/lct/lct)
 configure() {  # PHASE
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEET_PGO="$1" \
@@ -26,7 +33,7 @@ trap 'rm -rf "$T"' EXIT
 "$B/tools/lct/lct" gen -o "$T/small.lct" --seed 1 --records 369 --rate 200 --era 3 --tp 1 -q
 "$B/tools/lct/lct" gen -o "$T/t.lct" --seed 3 --records 100000 --rate 200 --era 3 --tp 1 -q
 "$B/tools/lct/lct" gen -o "$T/e4.lct" --seed 4 --records 20000 --rate 50 --era 4 --tp 2 -q
-"$B/tools/lct/lct" info "$T/t.lct" >/dev/null
+"$B/tools/lct/lct" info "$T/t.lct" >/dev/null  # lct's own reader, trained too
 C=("$B/coordinator/coordinator" --speed 0 -q --progress never)
 train() {  # NAME ARGS...
   local name=$1; shift
