@@ -72,5 +72,23 @@ TEST(SortDoubles, AwkwardValuesAndFewDistinctDigits) {
   expect_sorted_like_std(bits);
 }
 
+// The keys are sorted in place and in one scratch array by turns, so the sorted keys end in
+// either, by the parity of the passes that run: one pass (only the lowest digit varies), two,
+// and three.
+TEST(SortDoubles, EndsRightAfterAnOddOrEvenNumberOfPasses) {
+  std::mt19937_64 rng(10);
+  for (uint64_t varying_bits : {11u, 22u, 33u}) {
+    std::vector<double> v(20000);
+    for (auto& x : v) {
+      uint64_t b;
+      const double one = 1.0;
+      std::memcpy(&b, &one, sizeof b);
+      b += rng() & ((uint64_t{1} << varying_bits) - 1);
+      std::memcpy(&x, &b, sizeof x);
+    }
+    expect_sorted_like_std(v);
+  }
+}
+
 }  // namespace
 }  // namespace fleet::stats
