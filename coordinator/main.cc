@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   // Page faults cost ~10 us each on the VMs measured: the first MiB of heap, which a small run
   // fills, is populated in one call instead (util/prefault.h).
   util::tune_malloc_for_streaming();
+  util::share_one_malloc_arena();  // this binary's threads seldom allocate at once (see there)
   util::prefault_heap(kStartHeapBytes);
   if (argc >= 2 && std::string(argv[1]) == "report") {
     spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));

@@ -18,6 +18,8 @@ void tune_malloc_for_streaming() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+void share_one_malloc_arena() { mallopt(M_ARENA_MAX, 1); }
+
 namespace {
 
 // True once the heap's next kReserve bytes are reserved and advised.

@@ -32,7 +32,7 @@ void expect_sorted_like_std(std::vector<double> v) {
 TEST(SortDoubles, LatenciesOfEverySizeAroundTheRadixSwitch) {
   std::mt19937_64 rng(8);
   std::lognormal_distribution<double> lat(-3.0, 1.5);
-  for (std::size_t n : {0u, 1u, 2u, 1000u, 16383u, 16384u, 16385u, 100000u, 1000003u}) {
+  for (std::size_t n : {0u, 1u, 2u, 1000u, 1023u, 1024u, 1025u, 16384u, 100000u, 1000003u}) {
     std::vector<double> v(n);
     for (auto& x : v) x = lat(rng);
     expect_sorted_like_std(v);

@@ -16,6 +16,19 @@ inline constexpr uint64_t kHugeHeapFromTraceBytes = 8ull << 20;
 // stays bounded by the peak in use, which credit flow bounds (docs/protocol.md).
 void tune_malloc_for_streaming();
 
+// One malloc arena for all the process's threads. A thread's first allocation otherwise opens
+// an arena of its own: fresh address space whose every page is populated or faulted in when
+// first used. The embedded replay's end-of-run sort runs half its ops on a helper thread, whose
+// arrays then cost ~0.37 ms more of a 100k-record run's ~2.3 ms sort and 40 more page faults
+// (docs/benchmarks.md, eleventh pass) than when they reuse pages the replay freed. Call it first
+// thing in main: glibc fixes the arena limit when a second thread first needs an arena, so a
+// later call may do nothing (measured: no gain when called just before the sort). For the
+// embedded coordinator, whose threads seldom allocate at once (the read-ahead thread allocates
+// nothing; the small allocations of an L2 adapter's I/O threads come from their per-thread
+// caches, which need no arena lock). Not for the worker or coordinator-net,
+// whose ZeroMQ threads allocate every message while the replay thread allocates its own.
+void share_one_malloc_arena();
+
 // Lets the kernel back the heap's next 64 MiB with transparent huge pages: one fault per 2 MiB
 // instead of one per 4 KiB page (~10 us each on the VMs measured: an unpaced 100k-record replay
 // spent ~3 ms of its ~48 faulting in samples and histograms, docs/benchmarks.md). For unpaced
