@@ -15,10 +15,11 @@ namespace {
 constexpr int kDigitBits = 11;
 constexpr int kPasses = (64 + kDigitBits - 1) / kDigitBits;  // 6
 constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-// Below this std::sort wins. Measured with fresh samples for every sort, as a run sorts each
-// op's once (a benchmark that sorts the same array again lets the branch predictor learn it and
-// makes std::sort look 5-10x faster up to ~4k samples): radix 12-17 us against std::sort's
-// 20 us at 512 samples, 22-30 against 93-103 at 2k, 159-179 against 884-1,079 at 16k.
+// The radix sort from here on. Measured with fresh samples for every sort, as a run sorts each
+// op's once (a benchmark that sorts one array again and again lets the branch predictor learn
+// it, and std::sort then looks 5-10x faster up to ~4k samples): radix 22-30 us against
+// std::sort's 93-103 at 2k samples, 159-179 against 884-1,079 at 16k; at 512 the margin is
+// small (12-17 against 20), so smaller inputs keep std::sort and skip the counts and scratch.
 constexpr std::size_t kRadixFrom = 1 << 10;
 
 // Count is the digit counts' type: 32 bits while n fits, which halves the counts that every
