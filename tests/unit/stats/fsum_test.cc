@@ -103,8 +103,41 @@ TEST(FsumPartials, ConcatenatedPartialsOfAnySplitGiveTheSameSum) {
     ++checked;
   }
   EXPECT_GT(checked, 19000);
+  EXPECT_TRUE(fsum_partials(std::vector<double>{}).has_value());
+  EXPECT_EQ(fsum(*fsum_partials(std::vector<double>{-0.0})), fsum(std::vector<double>{-0.0}));
   EXPECT_FALSE(fsum_partials(std::vector<double>{1.0, INFINITY}).has_value());
   EXPECT_FALSE(fsum_partials(std::vector<double>{1e308, 1e308}).has_value());
+}
+
+// Most partials come from a fixed-point accumulator that carries between its limbs every 65,536
+// values: long runs of samples (a node's hundreds of thousands), values that cancel across those
+// carries, negative totals, subnormals and the edge of its range (2^960, beyond which Shewchuk's
+// partials take over) must all give fsum's bits.
+TEST(FsumPartials, LongRunsAcrossCarriesAndTheRangeEdge) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> lat(-8.0, 2.0);
+  auto check = [](const std::vector<double>& v, const char* what) {
+    const auto partials = fsum_partials(v);
+    ASSERT_TRUE(partials.has_value()) << what;
+    const double want = fsum(v), got = fsum(*partials);
+    ASSERT_EQ(std::memcmp(&want, &got, sizeof want), 0) << what << ": " << want << " vs " << got;
+  };
+  std::vector<double> latencies(300000);
+  for (auto& x : latencies) x = lat(rng);
+  check(latencies, "latencies");
+  std::vector<double> cancelling;
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::ldexp(lat(rng), static_cast<int>(rng() % 200) - 100);
+    cancelling.push_back(x);
+    cancelling.push_back(i % 3 ? -x : -x * (1 + 0x1p-52));
+  }
+  cancelling.push_back(0x1p-1074);
+  check(cancelling, "cancelling, negative total");
+  check({0x1p-1074, 0x1p-1060, -0x1p-1070, 0x1.8p-1022}, "subnormals");
+  check({0x1.fffffffffffffp959, 0x1.fffffffffffffp959, -1.0, 0x1p-1074}, "just below 2^960");
+  check({0x1p960, -0x1p960, 1.0}, "from 2^960: Shewchuk's partials");
+  check({1e288, 1e287, -1e288}, "large, inside the range");
+  check({1e300, 1e299, -1e300}, "1e300: Shewchuk's partials");
 }
 
 }  // namespace

@@ -14,9 +14,9 @@ namespace fleet::stats {
 // where CPython raises OverflowError for an intermediate overflow, this returns +/-inf.
 double fsum(std::span<const double> values);
 
-// The exact partials (Shewchuk's non-overlapping doubles, whose exact sum is the exact sum of
-// `values`) that fsum rounds at its end; nullopt when an infinity, a NaN or an intermediate
-// overflow made the sum inexact. fsum over the concatenated partials of several parts is the
+// Exact partials: a few doubles whose exact sum is the exact sum of `values` (from a fixed-point
+// accumulator for finite values below 2^960, else Shewchuk's partials as fsum keeps them);
+// nullopt when an infinity, a NaN or an intermediate overflow made the sum inexact. fsum over the concatenated partials of several parts is the
 // fsum of all their values (both are the correctly rounded exact sum): how a node's DONE lets
 // the coordinator compute the union's exact mean without a pass over every sample.
 std::optional<std::vector<double>> fsum_partials(std::span<const double> values);
