@@ -5,7 +5,7 @@
 # Usage: bench/replay_bench.sh [RECORDS]   (needs a build in ./build and /usr/bin/python3)
 # py_replay.py is not in this repository: it comes from the project's research notes and is
 # looked for at ../shared/bench/py_replay.py; set PYREPLAY=PATH to use another copy
-# (docs/benchmarks.md, "The Python baseline").
+# (docs/benchmarks.md, "Trace reading": the Python baseline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build}
@@ -14,7 +14,7 @@ PY=/usr/bin/python3
 PYREPLAY=${PYREPLAY:-../shared/bench/py_replay.py}
 if [ ! -f "$PYREPLAY" ]; then
   echo "replay_bench.sh: Python baseline not found: $PYREPLAY" >&2
-  echo "  It is not part of this repository (docs/benchmarks.md, \"The Python baseline\");" >&2
+  echo "  It is not part of this repository (docs/benchmarks.md, \"Trace reading\");" >&2
   echo "  set PYREPLAY=/path/to/py_replay.py." >&2
   exit 2
 fi

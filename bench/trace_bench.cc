@@ -1,7 +1,7 @@
 // Trace-reading benchmark (issue 2): scan GB/s, full decode records/s, peak RSS while scanning,
 // and our decode side by side with a Python stand-in for LMCache's loop (py_replay.py, not in
-// this repository: looked for at ../shared/bench/py_replay.py, see docs/benchmarks.md "The
-// Python baseline"; --py-script or --no-python otherwise) on the same file. Each measurement
+// this repository: looked for at ../shared/bench/py_replay.py, see docs/benchmarks.md "Trace
+// reading"; --py-script or --no-python otherwise) on the same file. Each measurement
 // runs in a fresh child process (this binary re-executed with --child), so VmHWM is the scan's
 // own peak and not the generator's.
 //

@@ -1,4 +1,4 @@
-// Offline validation of the Kubernetes manifests (docs/deploying.md § Validated how): every
+// Offline validation of the Kubernetes manifests (docs/compose.md § Validated how): every
 // document of deploy/k8s/*.yaml against the Kubernetes OpenAPI schemas that the npm package
 // kubernetes-models ships (no cluster, no network), plus Fleet Replay's own rules: every
 // container runs the one fleet-replay image, and kustomization.yaml names only files that

@@ -1,7 +1,7 @@
 // Reads a regular file ahead of its consumer on a helper thread, into a small ring of blocks.
 // The kernel's copy out of the page cache is about a third of a replay's decode loop on a 1 KB-
 // record trace; on a second core it overlaps with the decoding instead of preceding it
-// (docs/benchmarks.md, "Read-ahead"). FrameReader uses it for large regular files.
+// (docs/benchmarks.md, "Headline, third pass"). FrameReader uses it for large regular files.
 #pragma once
 
 #include <condition_variable>

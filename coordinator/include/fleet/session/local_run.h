@@ -21,7 +21,8 @@ struct ReplayOptions {
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
   bool verbose = false;
   // Decode records on a second thread ahead of the dispatch (replay/decoded_stream.h). Off by
-  // default: on the 2-core VMs measured it was slower (docs/benchmarks.md, "Decode ahead").
+  // default: on the 2-core VMs measured it was slower (docs/benchmarks.md, "Tried and kept
+  // off: decoding on a second thread").
   bool decode_ahead = false;
   std::string jsonl_out;
   uint32_t max_frame_bytes = 64u << 20;
