@@ -18,8 +18,7 @@ if [ -f "$B/CMakeCache.txt" ] && ! grep -q '^FLEET_PGO:STRING=.' "$B/CMakeCache.
 fi
 TARGETS=(coordinator/coordinator coordinator/coordinator-net worker/worker tools/lct/lct)
 configure() {  # PHASE
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEET_PGO="$1" \
-    -DFLEET_BUILD_TESTS=OFF -DFLEET_BUILD_BENCH=OFF >/dev/null
+  cmake --preset "pgo-$1" -B "$B" >/dev/null
 }
 
 echo "build-pgo: 1/3 instrumented build in $B" >&2

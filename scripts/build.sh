@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds everything into ./build (Release with debug info, Ninja, -j2), with
-# warnings as errors (-DFLEET_WERROR=ON).
+# Configures and builds everything into ./build (CMakePresets.json's `default`: RelWithDebInfo,
+# Ninja, warnings as errors, through ccache when installed), -j2.
+#   BUILD_DIR=DIR     another tree;  JOBS=N     parallel jobs
+#   TARGETS="a b"     only those targets (CI builds what its stages run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEET_WERROR=ON >/dev/null
-ninja -C "$BUILD_DIR" -j"${JOBS:-2}"
+cmake --preset default -B "$BUILD_DIR" >/dev/null
+# shellcheck disable=SC2086
+ninja -C "$BUILD_DIR" -j"${JOBS:-2}" ${TARGETS:-}

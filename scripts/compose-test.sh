@@ -5,16 +5,29 @@
 # mid-run in a second run and checks exit 3 with the partial report, and tears it all down
 # (also on failure or Ctrl-C), leaving no container, pod, network or volume behind.
 #
-#   scripts/compose-test.sh [--skip-if-unavailable]
+#   scripts/compose-test.sh [--skip-if-unavailable] [--from-build DIR] [--check-dockerfile]
 #
 # --skip-if-unavailable: where no container runtime can run, print why and exit 0 (CI).
+# --from-build DIR: the image from DIR's binaries (scripts/image.sh --from-build), not compiled
+#   again; CI passes the tree its tests stage just tested.
+# --check-dockerfile: afterwards, prove that deploy/Dockerfile builds from source
+#   (scripts/image.sh --check-dockerfile), as CI does when it used --from-build.
 # FLEET_COMPOSE overrides the compose command (default: podman-compose with podman, else
 # `docker compose`, else docker-compose). Each step is bounded by FLEET_STEP_TIMEOUT_S (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 skip_ok=0
-[ "${1:-}" = "--skip-if-unavailable" ] && skip_ok=1
+image_args=()
+check_dockerfile=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --skip-if-unavailable) skip_ok=1; shift ;;
+    --from-build) image_args=(--from-build "${2:?compose-test.sh: --from-build needs a build directory}"); shift 2 ;;
+    --check-dockerfile) check_dockerfile=1; shift ;;
+    *) echo "compose-test.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
 step_timeout="${FLEET_STEP_TIMEOUT_S:-300}"
 t_start=$SECONDS
 step() { echo "compose-test: [$((SECONDS - t_start))s] $*"; }
@@ -38,8 +51,8 @@ rt=$(echo "$runtime_info" | head -1)
 conf=$(echo "$runtime_info" | sed -n 's/^CONTAINERS_CONF=//p')
 [ -n "$conf" ] && export CONTAINERS_CONF="$conf"
 
-step "image: scripts/image.sh ($rt)"
-timeout "${FLEET_IMAGE_TIMEOUT_S:-1800}" bash scripts/image.sh || fail "image build"
+step "image: scripts/image.sh ${image_args[*]} ($rt)"
+timeout "${FLEET_IMAGE_TIMEOUT_S:-1800}" bash scripts/image.sh "${image_args[@]}" || fail "image build"
 image=fleet-replay:local
 
 if [ -n "${FLEET_COMPOSE:-}" ]; then
@@ -201,4 +214,9 @@ lost=$(summary_field "$work/out/fleet_summary.json" \
   'sum(1 for n in s["nodes"] if n.get("status") == "lost")')
 [ "$lost" = 1 ] || fail "run 2: $lost nodes reported lost, expected 1"
 step "run 2: exit 3, 1 node lost, partial report with balanced accounting"
+if [ $check_dockerfile = 1 ]; then
+  step "deploy/Dockerfile from source: scripts/image.sh --check-dockerfile"
+  timeout "${FLEET_IMAGE_TIMEOUT_S:-1800}" bash scripts/image.sh --check-dockerfile ||
+    fail "deploy/Dockerfile does not build"
+fi
 step "ok in $((SECONDS - t_start)) s"

@@ -35,9 +35,7 @@ targets=(${FUZZ_TARGETS:-${all_targets[@]}})
 
 # Only the libraries the targets need are built (tests and benchmarks off).
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang-14 CXX=clang++-14 nice flock /tmp/fleet-build.lock \
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEET_FUZZ=ON \
-    -DFLEET_SANITIZE=address,undefined -DFLEET_BUILD_TESTS=OFF -DFLEET_BUILD_BENCH=OFF >/dev/null
+  nice flock /tmp/fleet-build.lock cmake --preset fuzz -B "$build" >/dev/null
 fi
 nice flock /tmp/fleet-build.lock ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-2}" fuzz_targets >/dev/null
 

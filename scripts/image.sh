@@ -3,6 +3,16 @@
 # coordinator, worker, lct, redis-server and tini, from Debian packages alone, no registry.
 #
 #   scripts/image.sh [--tag NAME] [--no-cache] [--print-runtime]
+#                    [--from-build DIR | --check-dockerfile]
+#
+# Default: deploy/Dockerfile whole, from source (the users' path).
+# --from-build DIR: the Dockerfile's runtime stage (its last stage, extracted from the file, not
+#   copied) fed the binaries of an existing build tree (CI: the tree the suite just tested), with
+#   a check that every library they load is in the image. Compiles nothing.
+# --check-dockerfile: proves deploy/Dockerfile builds from source, cheaply: its build stage only
+#   (the runtime stage is the one --from-build uses), with podman mounting this project's ccache
+#   (FLEET_CCACHE_DIR) into the compile, whose flags are the suite's (the `image` preset), so a
+#   machine that has built the suite recompiles nothing. Tags NAME (default fleet-replay:check).
 #
 # Runtime: podman where present (preferred), else docker with a running engine; FLEET_RUNTIME
 # forces one. Exit 3 (with the reason) when neither can run containers here.
@@ -19,12 +29,16 @@ root=$(pwd)
 tag="fleet-replay:local"
 no_cache=()
 print_runtime=0
+from_build=""
+check_dockerfile=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --tag) tag="$2"; shift 2 ;;
     --no-cache) no_cache=(--no-cache); shift ;;
     --print-runtime) print_runtime=1; shift ;;
-    *) echo "image.sh: unknown argument '$1' (--tag NAME | --no-cache | --print-runtime)" >&2; exit 2 ;;
+    --from-build) from_build="${2:?image.sh: --from-build needs a build directory}"; shift 2 ;;
+    --check-dockerfile) check_dockerfile=1; shift ;;
+    *) echo "image.sh: unknown argument '$1' (--tag NAME | --no-cache | --print-runtime | --from-build DIR | --check-dockerfile)" >&2; exit 2 ;;
   esac
 done
 
@@ -151,11 +165,65 @@ t0=$SECONDS
 build_flags=()
 # podman build's RUN steps do not follow containers.conf's engine runtime: name it.
 [ "$rt" = podman ] && build_flags=(--runtime runc)
-"$rt" build "${build_flags[@]}" "${no_cache[@]}" -f deploy/Dockerfile --build-arg "BASE=$base" -t "$tag" . \
-  >"$state/build.log" 2>&1 || {
-  tail -30 "$state/build.log" >&2
-  say "build failed (log $state/build.log)"
-  exit 1
+build_log="$state/build.log"
+run_build() {  # CONTEXT ARGS...: one image build, its log kept, the tail shown on failure
+  local context="$1"
+  shift
+  "$rt" build "${build_flags[@]}" "${no_cache[@]}" --build-arg "BASE=$base" "$@" "$context" \
+    >"$build_log" 2>&1 || {
+    tail -30 "$build_log" >&2
+    say "build failed (log $build_log)"
+    exit 1
+  }
 }
+BINARIES=(coordinator/coordinator coordinator/coordinator-net worker/worker tools/lct/lct)
+
+if [ "$check_dockerfile" = 1 ]; then
+  [ "$tag" = fleet-replay:local ] && tag=fleet-replay:check
+  ccache_args=()
+  if [ "$rt" = podman ]; then
+    cache="${FLEET_CCACHE_DIR:-$HOME/.cache/fleet-ccache}"
+    mkdir -p "$cache"
+    ccache_args=(-v "$cache:/ccache" --build-arg FLEET_CCACHE_DIR=/ccache)
+  fi
+  run_build . -f deploy/Dockerfile --target build "${ccache_args[@]}" -t "$tag"
+  # The stage's own checks ran (static libzmq and libstdc++); its binaries must also start.
+  for b in coordinator coordinator-net worker lct; do
+    "$rt" run --rm --network none "$tag" "/out/usr/local/bin/$b" --version >/dev/null 2>"$state/check-$b.err" ||
+      { cat "$state/check-$b.err" >&2; say "the Dockerfile's $b does not start"; exit 1; }
+  done
+  say "deploy/Dockerfile's build stage builds ($tag) in $((SECONDS - t0)) s (log $build_log)"
+  exit 0
+fi
+
+if [ -n "$from_build" ]; then
+  # A context of its own: the binaries (stripped, as the build stage strips them), the two
+  # scripts the runtime stage copies, and that stage itself taken out of deploy/Dockerfile,
+  # its `COPY --from=build /out/ /` pointed at the binaries here.
+  ctx="$state/from-build"
+  rm -rf "$ctx" && mkdir -p "$ctx/out/usr/local/bin" "$ctx/deploy/docker" "$ctx/scripts"
+  for b in "${BINARIES[@]}"; do
+    [ -x "$from_build/$b" ] || { say "--from-build: no $from_build/$b (build it first: scripts/build.sh)"; exit 1; }
+    strip -o "$ctx/out/usr/local/bin/$(basename "$b")" "$from_build/$b"
+  done
+  cp -p deploy/docker/fleet-coordinator.sh "$ctx/deploy/docker/"
+  cp -p scripts/fleet-keys.sh "$ctx/scripts/"
+  awk '/^FROM / { body = "" } { body = body $0 "\n" } END { printf "%s", body }' deploy/Dockerfile |
+    sed 's|^COPY --from=build /out/ /$|COPY out/ /|' >"$ctx/Dockerfile.runtime"
+  { grep -m1 '^ARG BASE=' deploy/Dockerfile; cat "$ctx/Dockerfile.runtime"; } >"$ctx/Dockerfile"
+  grep -q '^COPY out/ /$' "$ctx/Dockerfile" ||
+    { say "deploy/Dockerfile's last stage no longer copies /out/ from the build stage"; exit 1; }
+  run_build "$ctx" -f "$ctx/Dockerfile" -t "$tag"
+  # Every library each binary loads must be in the image (ldd inside it names a missing one).
+  missing=$("$rt" run --rm --network none --entrypoint /bin/sh "$tag" -c \
+    'for b in /usr/local/bin/coordinator /usr/local/bin/coordinator-net /usr/local/bin/worker /usr/local/bin/lct; do ldd "$b" 2>&1 | sed "s|^|$b: |"; done' |
+    grep 'not found' || true)
+  [ -z "$missing" ] || { echo "$missing" >&2; say "--from-build: the image lacks libraries its binaries load"; exit 1; }
+  size=$("$rt" image inspect --format '{{.Size}}' "$tag")
+  say "built $tag from $from_build's binaries in $((SECONDS - t0)) s: $((size / 1000000)) MB (log $build_log)"
+  exit 0
+fi
+
+run_build . -f deploy/Dockerfile -t "$tag"
 size=$("$rt" image inspect --format '{{.Size}}' "$tag")
-say "built $tag in $((SECONDS - t0)) s: $((size / 1000000)) MB (log $state/build.log)"
+say "built $tag in $((SECONDS - t0)) s: $((size / 1000000)) MB (log $build_log)"

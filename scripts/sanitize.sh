@@ -14,36 +14,42 @@ case "$kind" in
   address)
     build="${ASAN_BUILD_DIR:-build-asan}"
     flags="address,undefined"
-    # Every target: the whole suite runs instrumented.
+    kind_preset=asan
+    # Every target: every C++ unit and integration test runs instrumented. The tests of no C++
+    # of ours run once, in the default build's pass (scripts/test.sh): the deploy files' checks
+    # (Python), the Kubernetes schemas (npm) and the pages drawn in headless Chromium (the C++
+    # that writes those pages is tested here by the report's own tests).
     targets=()
-    ctest_filter=()
-    extra_cmake=()
+    ctest_filter=(-E '^(deploy_files|deploy_k8s_schemas|deploy_doc_refs)$|^ReportBrowser\.')
     ;;
   thread)
     build="${TSAN_BUILD_DIR:-build-tsan}"
     flags="thread"
+    kind_preset=tsan
     # The threaded parts: the worker's batch queue and liveness (unit_service), and the real
     # processes with their network, replay, link and merge threads (integration tests of the
     # protocol, failures, lifecycles, shard unions and start sync).
     targets=(unit_service unit_replay integration_tests worker coordinator coordinator-net lct)
     ctest_filter=(-R "BatchQueue|Liveness|Dispatcher|Session|Protocol|WorkerLoss|CoordinatorLoss|Lifecycle|ShardUnion|StartSync|SharedTrace")
-    # The shared libzmq and libsodium: TSan cannot see their own synchronisation, and the
-    # suppressions (tests/sanitizer/tsan.supp) name them by library, which a static link hides.
-    extra_cmake=(-DFLEET_STATIC_ZMQ=OFF)
+    # The preset links the shared libzmq and libsodium: TSan cannot see their own
+    # synchronisation, and the suppressions (tests/sanitizer/tsan.supp) name them by library,
+    # which a static link hides.
     ;;
   *) echo "sanitize.sh: unknown kind '$kind' (address|thread)" >&2; exit 2 ;;
 esac
 
-cc=gcc cxx=g++ fuzz=OFF
-if command -v clang++-14 >/dev/null; then cc=clang-14 cxx=clang++-14; fi
-# With clang the ASan+UBSan tree also holds the libFuzzer targets (coverage instrumentation
-# costs the suite little), so CI builds the project once for both: scripts/fuzz.sh uses it.
-if [ "$kind" = address ] && [ "$cc" = clang-14 ]; then fuzz=ON; fi
-# -O1 and line tables only: half the compile time of -O2 -g, stacks still name file:line; no
-# NDEBUG, so every assert is checked as well.
-CC=$cc CXX=$cxx cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
-  -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" -DFLEET_WERROR=ON -DFLEET_SANITIZE="$flags" -DFLEET_FUZZ=$fuzz -DFLEET_BUILD_BENCH=OFF "${extra_cmake[@]}" >/dev/null
-echo "sanitize: building $build ($cxx, -fsanitize=$flags)"
+# Presets (CMakePresets.json): clang-14 when present (so this is also the project's clang build),
+# else g++. -O1 and line tables only: half the compile time of -O2 -g, stacks still name
+# file:line; no NDEBUG, so every assert is checked as well. With clang the ASan+UBSan tree also
+# holds the libFuzzer targets (coverage instrumentation costs the suite little), so CI builds
+# the project once for both: scripts/fuzz.sh uses it.
+preset=$kind_preset
+if ! command -v clang++-14 >/dev/null; then
+  [ "$kind" = thread ] && { echo "sanitize.sh: TSan needs clang-14 (scripts/setup.sh)" >&2; exit 2; }
+  preset=asan-gcc
+fi
+cmake --preset "$preset" -B "$build" >/dev/null
+echo "sanitize: building $build (preset $preset, -fsanitize=$flags)"
 ninja -C "$build" -j"${JOBS:-2}" "${targets[@]}"
 
 reports="$(pwd)/$build/sanitizer-reports"

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libspdlog-dev libfmt-dev libcli11-dev
   libzstd-dev nlohmann-json3-dev libhiredis-dev
   libjs-chart.js
