@@ -27,6 +27,9 @@ double ns_per(Clock::duration d, std::size_t n) {
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::stoull(argv[1]) : 5'000'000;
+  // --smoke (ctest's bench_smoke_stats): the figures are printed, the goal is not judged; a
+  // ctest run on a busy machine is no measurement.
+  const bool judge_goal = !(argc > 2 && std::string(argv[2]) == "--smoke");
   // Latencies drawn up front so the timed loop measures recording only.
   std::mt19937_64 rng(1);
   std::lognormal_distribution<double> dist(-3.0, 1.5);  // ms, median ~50 us, long tail
@@ -126,5 +129,5 @@ int main(int argc, char** argv) {
   std::printf("  (checks: p50[0]=%.6f p50 cold=%.6f p99 lateness=%lld bytes=%zu)\n",
               summary[0].second.p50_ms, cold.summary()[0].second.p50_ms,
               static_cast<long long>(ls.p99_ns()), bytes);
-  return record_ns <= 50.0 ? 0 : 1;
+  return !judge_goal || record_ns <= 50.0 ? 0 : 1;
 }

@@ -678,9 +678,18 @@ def check_shell(src, helps):
         b, flags = command_flags(json.loads(m.group(1)))
         if b:
             n += check_flags("deploy/Dockerfile", b, flags, helps)
-    for needed in ("debian:bookworm", "scripts/setup.sh", "-DFLEET_BUILD_TESTS=OFF", "-DFLEET_BUILD_BENCH=OFF", "USER "):
+    for needed in ("debian:bookworm", "scripts/setup.sh", "cmake --preset image", "USER "):
         if needed not in text:
             fail("deploy/Dockerfile: %r missing" % needed)
+    # The image's preset: the tested default build's flags, without tests or benchmarks.
+    with open(os.path.join(src, "CMakePresets.json")) as f:
+        presets = {p["name"]: p for p in json.load(f)["configurePresets"]}
+    image = presets.get("image", {})
+    if image.get("inherits") != "default":
+        fail("CMakePresets.json: the image preset does not inherit the default build's")
+    for var in ("FLEET_BUILD_TESTS", "FLEET_BUILD_BENCH"):
+        if image.get("cacheVariables", {}).get(var) != "OFF":
+            fail("CMakePresets.json: the image preset builds with %s not OFF" % var)
     for m in re.finditer(r"^CMD\s+(\[.*\])", text, re.M):
         cmd = json.loads(m.group(1))
         if command_flags(cmd)[0] == "worker":
