@@ -5,7 +5,10 @@
 #   scripts/setup.sh --build-only  only what compiles coordinator, worker and lct (the image's
 #                                  build stage, deploy/Dockerfile)
 #   scripts/setup.sh --containers  the default set plus podman, podman-compose and debootstrap
-#                                  (scripts/image.sh, scripts/compose-test.sh)
+#                                  (scripts/image.sh, scripts/compose-test.sh), and Slurm
+#   scripts/setup.sh --slurm       the default set plus slurm-wlm and munge (scripts/slurm-test.sh;
+#                                  where systemd runs, installing them enables munge, slurmctld
+#                                  and slurmd services, which the test neither needs nor uses)
 set -euo pipefail
 
 BUILD_PACKAGES=(
@@ -24,12 +27,15 @@ TEST_PACKAGES=(
 CONTAINER_PACKAGES=(
   podman netavark aardvark-dns iptables runc conmon catatonit podman-compose debootstrap
 )
+SLURM_PACKAGES=(slurm-wlm munge)
 
 case "${1:-}" in
   "") PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
   --build-only) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
-  --containers) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CONTAINER_PACKAGES[@]}") ;;
-  *) echo "setup.sh: unknown option '$1' (--build-only | --containers)" >&2; exit 2 ;;
+  # CI's set: the compose stage and the Slurm stage after it.
+  --containers) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CONTAINER_PACKAGES[@]}" "${SLURM_PACKAGES[@]}") ;;
+  --slurm) PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${SLURM_PACKAGES[@]}") ;;
+  *) echo "setup.sh: unknown option '$1' (--build-only | --containers | --slurm)" >&2; exit 2 ;;
 esac
 
 missing=()
