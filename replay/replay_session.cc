@@ -8,6 +8,7 @@
 
 #include "fleet/engine/counters_json.h"
 #include "fleet/replay/decoded_stream.h"
+#include "fleet/replay/l2_failure_logging.h"
 #include "fleet/replay/l2_windows.h"
 #include "fleet/replay/pacer.h"
 #include "fleet/storage/engine_config_json.h"
@@ -52,6 +53,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   Pacer pacer(clock_, t0, have_origin ? options_.t_origin : 0.0, options_.speed);
   std::string error_text;
   uint64_t windows = 0;
+  L2FailureLogging l2_failure_log(engine_, t0, options_.log_prefix);
   WindowSampler sampler(engine_, t0,
                         options_.on_window ? WindowSink([&](const stats::RunWindow& w) {
                           ++windows;
@@ -162,6 +164,7 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   res.engine_config = cfg ? storage::to_lmcache_json(*cfg) : nlohmann::json::object();
   res.engine_counters = engine::to_json(engine_.counters());
   res.l2 = summarize_l2_ops(sampler.finish(), t0);
+  res.l2_failures = l2_failure_log.finish();
   res.windows = windows;
   return res;
 }
@@ -184,6 +187,7 @@ wire::NodeResult to_node_result(SessionResult r, std::string name) {
   n.engine_config = std::move(r.engine_config);
   n.engine_counters = std::move(r.engine_counters);
   n.l2_windows = std::move(r.l2);
+  n.l2_failures = std::move(r.l2_failures);
   n.start_skew_ns = r.first_dispatch_ns ? r.first_dispatch_ns - r.t0_ns : 0;
   n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
   n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;

@@ -10,7 +10,9 @@
 #include "fleet/report/cache_summary.h"
 #include "fleet/report/contention.h"
 #include "fleet/report/html/report_writer.h"
+#include "fleet/report/l2_failure_text.h"
 #include "fleet/report/latency_cdf.h"
+#include "fleet/stats/l2_failures_json.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/util/json_number.h"
 #include "fleet/util/json_read_back.h"
@@ -81,6 +83,7 @@ nlohmann::ordered_json node_json(const NodeReport& n) {
   j["start_skew_us"] = us(n.start_skew_ns);
   j["read_exits_without_enter"] = n.dispatch_exits_without_enter;
   j["dangling_read_contexts_closed"] = n.dangling_contexts_closed;
+  if (!n.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(n.l2_failures);
   return j;
 }
 
@@ -139,8 +142,10 @@ std::string render_fleet_block(const RunReport& r) {
     sections.push_back(late);
   }
   auto contention = contention_json(r);
-  if (contention.contains("per_op")) {
+  const std::vector<stats::L2FailureRecord> l2_failures = r.l2_failures();
+  if (contention.contains("per_op") || !l2_failures.empty()) {
     stats::MetricSection l2{"l2", "L2 Operations", {}};
+    if (!contention.contains("per_op")) contention["per_op"] = nlohmann::json::object();
     for (auto it = contention["per_op"].begin(); it != contention["per_op"].end(); ++it) {
       const auto& v = it.value();
       l2.rows.push_back({it.key(), it.key() + " ops/s", v["ops_per_s"].get<double>()});
@@ -161,6 +166,7 @@ std::string render_fleet_block(const RunReport& r) {
       }
     }
     if (evicting) l2.rows.push_back({"evicted", "evicted keys (L2 eviction)", evicted});
+    for (auto& row : l2_failure_rows(l2_failures, r.nodes.size())) l2.rows.push_back(row);
     sections.push_back(l2);
   }
   if (r.nodes.size() > 1) {
@@ -170,6 +176,9 @@ std::string render_fleet_block(const RunReport& r) {
           n.status + " rec=" + std::to_string(n.total) + " fail=" + std::to_string(n.failed) +
           " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
           " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " + n.config_digest.substr(0, 8);
+      uint64_t l2_failed = 0;
+      for (const auto& f : n.l2_failures) l2_failed += f.failed;
+      if (l2_failed) v += " l2fail=" + std::to_string(l2_failed);
       if (n.status == "lost" && n.engine_counters.contains("records_confirmed_finished")) {
         v += " confirmed=" + n.engine_counters["records_confirmed_finished"].dump() + "/" +
              std::to_string(n.records_received);
@@ -215,6 +224,8 @@ nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
   if (!r.plan.empty()) j["plan"] = r.plan;
   auto contention = contention_json(r);
   if (!contention.empty()) j["contention"] = std::move(contention);
+  if (auto l2_failures = r.l2_failures(); !l2_failures.empty())
+    j["l2_failures"] = stats::l2_failures_json(l2_failures, /*merged=*/true);
   if (auto cache = run_cache(r)) j["cache"] = cache_json(*cache);
   j["latency_cdf_ms"] = op_latency_cdf_json(r.stats);
   // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`

@@ -58,4 +58,10 @@ std::string RunReport::digest_comparison() const {
   return "MISMATCH (rec=" + trace.header_digest.substr(0, 8) + ", run=" + run.substr(0, 8) + ")";
 }
 
+std::vector<stats::L2FailureRecord> RunReport::l2_failures() const {
+  std::vector<const std::vector<stats::L2FailureRecord>*> per_node;
+  for (const auto& n : nodes) per_node.push_back(&n.l2_failures);
+  return stats::merge_l2_failures(per_node);
+}
+
 }  // namespace fleet::report

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 #include "fleet/storage/json_options.h"
 #include "fleet/storage/payload.h"
@@ -32,6 +33,24 @@ bool write_all(int fd, const char* p, size_t n) {
     n -= static_cast<size_t>(w);
   }
   return true;
+}
+
+std::string errno_text(const char* call, const fs::path& path) {
+  return std::string(call) + " " + path.string() + ": " +
+         std::error_code(errno, std::generic_category()).message();
+}
+
+// Writes `size` bytes to `tmp` and renames it to `final_path`: "" on success, else which call
+// failed on which file, and why (ENOSPC: "No space left on device").
+std::string write_object(const fs::path& tmp, const fs::path& final_path, const char* payload,
+                         uint64_t size) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_text("open", tmp);
+  std::string why = write_all(fd, payload, size) ? "" : errno_text("write", tmp);
+  if (::close(fd) != 0 && why.empty()) why = errno_text("close", tmp);
+  if (why.empty() && ::rename(tmp.c_str(), final_path.c_str()) != 0)
+    why = errno_text("rename", final_path);
+  return why;
 }
 }  // namespace
 
@@ -155,6 +174,7 @@ L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectK
     if (name.empty()) {
       std::lock_guard<std::mutex> g(mu_);
       refused_++;
+      if (c.success) c.error = "a key has no file name (longer than 255 bytes, or a '/' in it)";
       c.success = false;
       continue;
     }
@@ -167,12 +187,10 @@ L2Completion FsL2Adapter::do_store(uint64_t id, const std::vector<trace::ObjectK
     const fs::path tmp = cfg_.relative_tmp_dir
                              ? fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir / name
                              : fs::path(cfg_.base_path) / fs_temp_file_name(keys[i]);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && write_all(fd, payload.get(), sizes[i]);
-    if (fd >= 0) ok = (::close(fd) == 0) && ok;
-    if (ok) ok = ::rename(tmp.c_str(), final_path.c_str()) == 0;
-    if (!ok) {
+    const std::string why = write_object(tmp, final_path, payload.get(), sizes[i]);
+    if (!why.empty()) {
       ::unlink(tmp.c_str());
+      if (c.success) c.error = why;
       c.success = false;
       continue;
     }

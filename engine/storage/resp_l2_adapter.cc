@@ -60,6 +60,11 @@ std::string error_text(const redisReply& r, const std::string& password) {
     e.replace(at, password.size(), "***");
   return e;
 }
+// A reply that is not the one expected, as text: Redis's error (OOM, READONLY, ...), or its type.
+std::string reply_error(const redisReply& r, const std::string& password) {
+  if (r.type == REDIS_REPLY_ERROR) return error_text(r, password);
+  return "unexpected reply of type " + std::to_string(r.type);
+}
 }  // namespace
 
 struct RespL2Adapter::Conn {
@@ -190,10 +195,14 @@ void RespL2Adapter::drop(Conn& c) {
   conn_errors_++;
 }
 
-bool RespL2Adapter::ensure_connected(Conn& c) {
-  if (c.ctx && c.ctx->err == 0) return true;
+namespace {
+constexpr const char* kClosing = "the adapter is closing (the run stopped)";
+}  // namespace
+
+std::string RespL2Adapter::connect(Conn& c) {
+  if (c.ctx && c.ctx->err == 0) return "";
   if (c.ctx) drop(c);
-  if (closing_.load(std::memory_order_relaxed)) return false;  // no new load once closed
+  if (closing_.load(std::memory_order_relaxed)) return kClosing;  // no new load once closed
   timeval tv{5, 0};
   redisContext* fresh = redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv);
   {
@@ -202,19 +211,23 @@ bool RespL2Adapter::ensure_connected(Conn& c) {
     // close() may have looked at this connection before it existed: cut it here instead.
     if (fresh && fresh->fd >= 0 && closing_.load()) ::shutdown(fresh->fd, SHUT_RDWR);
   }
-  if (!c.ctx || c.ctx->err) {
-    drop(c);
-    return false;
-  }
+  if (!c.ctx || c.ctx->err) return "connect " + endpoint() + ": " + drop_lost(c);
   redisSetTimeout(c.ctx, tv);
   if (!cfg_.password.empty()) {
     Reply r = send_auth(c.ctx, cfg_);
-    if (!r || r->type == REDIS_REPLY_ERROR) {
+    if (!r) return "AUTH at " + endpoint() + ": " + drop_lost(c);
+    if (r->type == REDIS_REPLY_ERROR) {
       drop(c);
-      return false;
+      return "AUTH at " + endpoint() + ": " + error_text(*r, cfg_.password);
     }
   }
-  return true;
+  return "";
+}
+
+std::string RespL2Adapter::drop_lost(Conn& c) {
+  std::string why = !c.ctx ? "out of memory" : c.ctx->errstr[0] ? c.ctx->errstr : "no reply";
+  drop(c);
+  return why;
 }
 
 void RespL2Adapter::run(std::function<void(size_t)> fn) {
@@ -251,14 +264,18 @@ size_t window_end(const std::vector<uint64_t>& sizes, size_t w, size_t end) {
 bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
                              const std::vector<uint64_t>& sizes, size_t begin, size_t end,
                              L2Completion& out) {
-  if (!ensure_connected(c)) return false;
+  out.error = connect(c);
+  if (!out.error.empty()) return false;
   uint64_t max_size = 0;
   for (size_t i = begin; i < end; ++i) max_size = std::max(max_size, sizes[i]);
   auto payload = zero_payload(max_size);
   bool ok = true;
   uint64_t stored = 0;
   for (size_t w = begin; w < end;) {
-    if (closing_.load(std::memory_order_relaxed)) return false;
+    if (closing_.load(std::memory_order_relaxed)) {
+      out.error = kClosing;
+      return false;
+    }
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
       std::string k = key_name(keys[i]);
@@ -268,7 +285,7 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
     for (size_t i = w; i < we; ++i) {
       Reply r = get_reply(c.ctx);
       if (!r) {
-        drop(c);
+        out.error = "SET at " + endpoint() + ": connection lost: " + drop_lost(c);
         return false;
       }
       if (r->type == REDIS_REPLY_STATUS && std::string_view(r->str, r->len) == "OK") {
@@ -282,6 +299,7 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
           used_ += sizes[i];
         }
       } else {
+        if (ok) out.error = "SET refused by " + endpoint() + ": " + reply_error(*r, cfg_.password);
         ok = false;
       }
     }
@@ -297,7 +315,8 @@ bool RespL2Adapter::do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
 
 bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys, size_t begin,
                               size_t end, L2Completion& out) {
-  if (!ensure_connected(c)) return false;
+  out.error = connect(c);
+  if (!out.error.empty()) return false;
   std::vector<std::string> names;
   for (size_t w = begin; w < end;) {
     const size_t we = std::min(end, w + kWindowCmds * 4);
@@ -308,7 +327,7 @@ bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys
     for (size_t i = w; i < we; ++i) {
       Reply r = get_reply(c.ctx);
       if (!r) {
-        drop(c);
+        out.error = "EXISTS at " + endpoint() + ": connection lost: " + drop_lost(c);
         for (size_t j = begin; j < end; ++j) out.bitmap[j] = 0;
         return false;
       }
@@ -325,10 +344,14 @@ bool RespL2Adapter::do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys
 bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
                             const std::vector<uint64_t>& sizes, size_t begin, size_t end,
                             L2Completion& out) {
-  if (!ensure_connected(c)) return false;
+  out.error = connect(c);
+  if (!out.error.empty()) return false;
   uint64_t loaded = 0;
   for (size_t w = begin; w < end;) {
-    if (closing_.load(std::memory_order_relaxed)) return false;
+    if (closing_.load(std::memory_order_relaxed)) {
+      out.error = kClosing;
+      return false;
+    }
     const size_t we = window_end(sizes, w, end);
     for (size_t i = w; i < we; ++i) {
       std::string k = key_name(keys[i]);
@@ -337,7 +360,7 @@ bool RespL2Adapter::do_load(Conn& c, const std::vector<trace::ObjectKey>& keys,
     for (size_t i = w; i < we; ++i) {
       Reply r = get_reply(c.ctx);
       if (!r) {
-        drop(c);
+        out.error = "GET at " + endpoint() + ": connection lost: " + drop_lost(c);
         for (size_t j = begin; j < end; ++j) out.bitmap[j] = 0;
         return false;
       }
@@ -392,6 +415,7 @@ void RespL2Adapter::run_split(L2OpKind kind, uint64_t id, std::vector<trace::Obj
       L2Completion done;
       {
         std::lock_guard<std::mutex> g(sh->mu);
+        if (!ok && sh->c.success) sh->c.error = std::move(part.error);  // the first reason
         sh->c.success = sh->c.success && ok;
         sh->c.bytes += part.bytes;
         for (size_t i = b; i < e && !part.bitmap.empty(); ++i) sh->c.bitmap[i] = part.bitmap[i];
@@ -458,7 +482,7 @@ std::vector<trace::ObjectKey> RespL2Adapter::delete_keys(
   if (names.empty()) return deleted;
   run([this, names = std::move(names)](size_t w) {
     Conn& c = conn(w);
-    if (!ensure_connected(c)) return;
+    if (!connect(c).empty()) return;
     for (const auto& k : names) redisAppendCommand(c.ctx, "DEL %b", k.data(), k.size());
     for (size_t i = 0; i < names.size(); ++i)
       if (!get_reply(c.ctx)) {

@@ -77,6 +77,9 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     ac.type = std::string(adapters_.back()->type());
     ac.eviction_enabled = wired;
     counters_.adapters.push_back(ac);
+    l2_failures_.emplace_back();
+    l2_failures_.back().adapter = static_cast<int>(i);
+    l2_failures_.back().type = ac.type;
     raw.push_back(adapters_.back().get());
   }
   store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
@@ -521,6 +524,7 @@ void StorageManager::on_l2_completion(size_t i, L2Completion c) {
     if (observer_) observer_(s);
     if (samples_on_) samples_.push_back(s);
   }
+  if (!c.success) count_l2_failure(i, c);
   if (l2_eviction_[i]) l2_eviction_[i]->on_completion(c);
   switch (c.kind) {
     case L2OpKind::Store:
@@ -539,6 +543,26 @@ void StorageManager::on_l2_completion(size_t i, L2Completion c) {
     ac.capacity_bytes = u.capacity_bytes;
     ac.peak_used_bytes = std::max(ac.peak_used_bytes, u.used_bytes);
   }
+}
+
+void StorageManager::count_l2_failure(size_t i, const L2Completion& c) {
+  stats::L2FailureRecord& r = l2_failures_[i];
+  r.record(static_cast<size_t>(c.kind), c.end_ns,
+           c.error.empty() ? "failed (the adapter gave no reason)" : c.error);
+  if (failure_listener_) failure_listener_(r);
+}
+
+std::vector<stats::L2FailureRecord> StorageManager::l2_failures() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::vector<stats::L2FailureRecord> out;
+  for (const auto& r : l2_failures_)
+    if (r.failed) out.push_back(r);
+  return out;
+}
+
+void StorageManager::set_l2_failure_listener(engine::L2FailureListener fn) {
+  std::lock_guard<std::mutex> g(mu_);
+  failure_listener_ = std::move(fn);
 }
 
 void StorageManager::enable_l2_op_samples(bool on) {

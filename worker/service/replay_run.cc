@@ -12,6 +12,8 @@ namespace fleet::service {
 ReplayRun::ReplayRun(RunSetup setup) : setup_(std::move(setup)) {
   if (setup_.virtual_clock)
     vclock_ = std::make_unique<util::VirtualClock>(setup_.real_clock->now_ns());
+  // Local workers share the coordinator's terminal: their L2 failure lines say whose they are.
+  setup_.session.log_prefix = "worker " + setup_.node_name + ": ";
   setup_.session.on_window = [this](const stats::RunWindow& w) {
     std::lock_guard<std::mutex> lock(mu_);
     windows_.push_back(w);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fleet/stats/fsum.h"
+#include "fleet/stats/l2_failures_json.h"
 #include "fleet/stats/radix_sort.h"
 #include "fleet/trace/msgpack_reader.h"
 #include "fleet/util/big_endian.h"
@@ -151,6 +152,8 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
       {"dangling_contexts_closed", r.dangling_contexts_closed},
       {"records_received", r.records_received},
   };
+  // Only when some L2 operation failed: a DONE without failures stays byte for byte as it was.
+  if (!r.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(r.l2_failures);
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
   // Pad so that prefix + length + map is a multiple of 8 (the prefix's own size depends on the
@@ -229,6 +232,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
     r.l2_windows = j.value("l2_windows", nlohmann::json::object());
     check_l2_windows_shape(r.l2_windows);
+    if (j.contains("l2_failures")) r.l2_failures = stats::l2_failures_from_json(j["l2_failures"]);
     r.clock_offset_ns =
         util::json_integer_or<int64_t>(j, "clock_offset_ns", int64_t{0}, "clock_offset_ns");
     r.clock_uncertainty_ns = util::json_integer_or<int64_t>(j, "clock_uncertainty_ns", int64_t{0},

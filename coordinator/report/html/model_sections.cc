@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "fleet/report/l2_failure_text.h"
+#include "fleet/stats/l2_failures_json.h"
 #include "fleet/stats/replay_result.h"
 #include "fleet/util/json_pair.h"
 
@@ -180,6 +182,20 @@ std::optional<json> trace_item(const json& tr) {
                   (truncated ? ", and its tail is truncated." : "."));
 }
 
+// One item per adapter whose L2 operations failed (summary "l2_failures", merged over nodes).
+void add_l2_failure_items(const json& summary, json& items) {
+  const json& merged = at(summary, "l2_failures");
+  if (merged.is_null()) return;
+  try {
+    for (const auto& r : stats::l2_failures_from_json(merged)) {
+      items.push_back(
+          item("warn", "L2 failures", l2_failure_sentence(r, nodes_of(summary).size())));
+    }
+  } catch (const std::exception& e) {
+    items.push_back(item("warn", "L2 failures", std::string("unreadable: ") + e.what()));
+  }
+}
+
 }  // namespace
 
 json verdict_json(const json& summary, const RunFiles& f) {
@@ -192,6 +208,7 @@ json verdict_json(const json& summary, const RunFiles& f) {
     if (str(n, "status") != "ok") items.push_back(node_item(n));
   if (auto d = digest_item(str(summary, "digest_comparison"))) items.push_back(*d);
   if (auto t = trace_item(at(summary, "trace"))) items.push_back(*t);
+  add_l2_failure_items(summary, items);
   for (const auto& p : f.problems) items.push_back(item("warn", "Files", p + "."));
   std::string status = "ok";
   for (const auto& i : items) {

@@ -7,7 +7,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "fleet/stats/l2_failures.h"
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
 #include "fleet/util/huge_page_allocator.h"
@@ -28,6 +30,8 @@ struct NodeResult {
   nlohmann::json engine_config;
   nlohmann::json engine_counters = nlohmann::json::object();
   nlohmann::json l2_windows = nlohmann::json::object();  // contention view (l2_windows.h)
+  // Adapters whose L2 operations failed, times since T0; in DONE only when there are any.
+  std::vector<stats::L2FailureRecord> l2_failures;
   int64_t clock_offset_ns = 0;
   int64_t clock_uncertainty_ns = 0;
   int64_t start_skew_ns = 0;  // first dispatch - T0 on the node's clock

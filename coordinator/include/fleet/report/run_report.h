@@ -47,6 +47,8 @@ struct RunReport {
   // disagree (the digest comparison then explains it).
   std::string replay_digest() const;
   std::string digest_comparison() const;
+  // Every node's L2 failures merged by adapter (empty when none failed).
+  std::vector<stats::L2FailureRecord> l2_failures() const;
 };
 
 // The report's trace section from a reader that has read the whole file.

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleet/engine/cache_outcome.h"
 #include "fleet/engine/counters.h"
+#include "fleet/stats/l2_failures.h"
 #include "fleet/trace/types.h"
 
 namespace fleet::storage {
@@ -42,6 +44,9 @@ struct L2Op {
   uint64_t bytes = 0;
   bool ok = true;
 };
+
+// Told of each failed L2 operation with its adapter's updated record (l2_failures.h).
+using L2FailureListener = std::function<void(const stats::L2FailureRecord&)>;
 
 class Engine {
  public:
@@ -87,6 +92,13 @@ class Engine {
   // enable_l2_ops(true)); engines without L2 return nothing.
   virtual void enable_l2_ops(bool /*on*/) {}
   virtual std::vector<L2Op> take_l2_ops() { return {}; }
+
+  // Every adapter's L2 failures so far, one record per adapter that failed, times on the
+  // engine's clock; engines without L2 have none.
+  virtual std::vector<stats::L2FailureRecord> l2_failures() const { return {}; }
+  // Called after each failed L2 operation, under the engine's lock on whichever thread completed
+  // it: must be quick and must not call the engine. An empty function removes it.
+  virtual void set_l2_failure_listener(L2FailureListener /*fn*/) {}
 };
 
 }  // namespace fleet::engine

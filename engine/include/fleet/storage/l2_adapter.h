@@ -23,6 +23,9 @@ struct L2Completion {
   uint64_t task_id = 0;
   bool success = true;  // store: whole-task success
   uint64_t bytes = 0;   // store: bytes actually written; load: bytes read
+  // Why the task failed, when it did (the first failing part's reason, for the failure record
+  // and the log): e.g. "connect 127.0.0.1:6379: Connection refused".
+  std::string error;
   // lookup/load: one entry per submitted key; store: per key "in L2 now" when `keys` is set
   std::vector<uint8_t> bitmap;
   // Store/load only, and only when the context asks (report_keys): the submitted keys, which

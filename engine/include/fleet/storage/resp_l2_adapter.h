@@ -63,13 +63,17 @@ class RespL2Adapter final : public L2Adapter {
   std::string endpoint() const;  // host:port, [v6]:port
   void check_credentials() const;
   Conn& conn(size_t worker);
-  bool ensure_connected(Conn& c);
+  // "" once `c` is connected (reconnecting when needed), else why it is not.
+  std::string connect(Conn& c);
   void drop(Conn& c);
+  // Why `c` failed (hiredis's errstr), after drop(c).
+  std::string drop_lost(Conn& c);
   void run(std::function<void(size_t)> fn);
   uint64_t next_id();
   void run_split(L2OpKind kind, uint64_t id, std::vector<trace::ObjectKey> keys,
                  std::vector<uint64_t> sizes);
-  // Work on keys[begin, end) on one connection; false on a connection or protocol failure.
+  // Work on keys[begin, end) on one connection; false on a connection or protocol failure, with
+  // the reason in out.error.
   bool do_store(Conn& c, const std::vector<trace::ObjectKey>& keys,
                 const std::vector<uint64_t>& sizes, size_t begin, size_t end, L2Completion& out);
   bool do_lookup(Conn& c, const std::vector<trace::ObjectKey>& keys, size_t begin, size_t end,

@@ -86,6 +86,8 @@ class StorageManager final : public engine::Engine {
   // The contention view's feed: the L2 op samples below, in the engine-neutral form.
   void enable_l2_ops(bool on) override { enable_l2_op_samples(on); }
   std::vector<engine::L2Op> take_l2_ops() override;
+  std::vector<stats::L2FailureRecord> l2_failures() const override;
+  void set_l2_failure_listener(engine::L2FailureListener fn) override;
 
   // ---- introspection (callers must not race with a real-clock driver thread) ----
   const EngineConfig& config() const { return cfg_; }
@@ -107,6 +109,7 @@ class StorageManager final : public engine::Engine {
 
  private:
   void on_l2_completion(size_t adapter_index, L2Completion c);
+  void count_l2_failure(size_t adapter_index, const L2Completion& c);
   void schedule_tick(int64_t at);
   void tick();
   void driver_loop();
@@ -141,6 +144,8 @@ class StorageManager final : public engine::Engine {
   bool samples_on_ = false;
   std::vector<L2OpSample> samples_;
   std::function<void(const L2OpSample&)> observer_;
+  std::vector<stats::L2FailureRecord> l2_failures_;  // one per adapter, even without failures
+  engine::L2FailureListener failure_listener_;
 
   // Real-clock driver.
   std::thread driver_;

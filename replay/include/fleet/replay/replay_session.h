@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleet/engine/engine.h"
 #include "fleet/replay/dispatcher.h"
@@ -42,6 +43,8 @@ struct SessionOptions {
   // Read and decode records on a second thread, a bounded ring ahead of the dispatch
   // (decoded_stream.h). Same records, order and outcomes; worth it when a core is free.
   bool decode_ahead = false;
+  // Starts each log line about L2 failures (a worker's "worker NAME: "); none when embedded.
+  std::string log_prefix;
 };
 
 // Per-record notification (verbose, jsonl, live progress). Skipped records are reported as
@@ -76,6 +79,8 @@ struct SessionResult {
   nlohmann::json engine_counters;
   nlohmann::json l2;     // contention view: see l2_windows.h
   uint64_t windows = 0;  // handed to on_window
+  // The adapters whose L2 operations failed, times since T0.
+  std::vector<stats::L2FailureRecord> l2_failures;
 };
 
 // Live numbers another thread may read while run() is going (progress line, heartbeats).
