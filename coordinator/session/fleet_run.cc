@@ -537,7 +537,7 @@ void FleetRun::drain() {
     if (should_stop() && abort_deadline == 0) abort_deadline = clock_.now_ns() + 2'000'000'000;
     if (abort_deadline && clock_.now_ns() > abort_deadline) {
       for (auto& l : links_)
-        if (!l->finished()) l->mark_lost("no result within 2 s of ABORT");
+        if (!l->finished()) l->mark_unresponsive("no result within 2 s of ABORT");
       break;
     }
     service_links(20);

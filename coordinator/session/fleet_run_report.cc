@@ -82,6 +82,14 @@ void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
   c["done_bytes"] = done_bytes;
 }
 
+// The links the run found silent (LocalWorkers::stop kills those workers without a grace).
+std::vector<size_t> unresponsive_links(const LinkSet& links) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < links.size(); ++i)
+    if (links[i].unresponsive()) out.push_back(i);
+  return out;
+}
+
 }  // namespace
 
 ExitCode FleetRun::report() {
@@ -130,7 +138,7 @@ ExitCode FleetRun::report() {
   } catch (const std::exception& e) {  // the output directory became unwritable
     return fail(Status::error(e.what()));
   }
-  if (local_) local_->stop();
+  if (local_) local_->stop(unresponsive_links(links_));
   return final_status(outputs_status);
 }
 

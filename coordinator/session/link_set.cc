@@ -63,7 +63,7 @@ void LinkSet::check_silence(WorkerLink& l, const Handler& handler) {
   if (l.finished() || now - l.last_heard_ns() <= lost_ns_) return;
   const int64_t silent_ms = (now - l.last_heard_ns()) / 1'000'000;
   spdlog::error("worker {} silent for {} ms: lost", l.address().name(), silent_ms);
-  l.mark_lost("no heartbeat for " + std::to_string(silent_ms) + " ms");
+  l.mark_unresponsive("no heartbeat for " + std::to_string(silent_ms) + " ms");
 }
 
 bool LinkSet::pump(int credit_window, int max_pending) {

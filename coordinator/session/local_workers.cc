@@ -219,9 +219,14 @@ bool reap_before(pid_t pid, std::chrono::steady_clock::time_point deadline) {
 
 }  // namespace
 
-void LocalWorkers::stop() {
+void LocalWorkers::stop(const std::vector<size_t>& unresponsive) {
   remove_key_dir();
-  for (pid_t pid : pids_) kill(pid, SIGTERM);
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    const bool silent =
+        std::find(unresponsive.begin(), unresponsive.end(), i) != unresponsive.end();
+    kill(pids_[i], silent ? SIGKILL : SIGTERM);
+    if (!silent) kill(pids_[i], SIGCONT);
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (pid_t pid : pids_) {
     if (!reap_before(pid, deadline)) {

@@ -323,6 +323,12 @@ void WorkerLink::mark_lost(const std::string& why) {
   lost_reason_ = why;
 }
 
+void WorkerLink::mark_unresponsive(const std::string& why) {
+  if (state_ == State::Done) return;
+  mark_lost(why);
+  unresponsive_ = true;
+}
+
 void WorkerLink::mark_rejected(const std::string& why) {
   state_ = State::Rejected;
   lost_reason_ = why;

@@ -28,8 +28,11 @@ class LocalWorkers {
 
   const std::vector<WorkerAddress>& addresses() const { return addresses_; }
   const std::vector<pid_t>& pids() const { return pids_; }
-  // SIGTERM, then SIGKILL after a grace period; reaps the processes.
-  void stop();
+  // Stops every worker and reaps it: SIGTERM (with SIGCONT, since a stopped process acts on
+  // SIGTERM only once continued), then SIGKILL for any still running after a grace period.
+  // The workers at `unresponsive` (indices into addresses()) get SIGKILL at once: the run
+  // found them silent (stopped, hung), so a grace period would only delay the coordinator.
+  void stop(const std::vector<size_t>& unresponsive = {});
 
   // The worker binary: $FLEET_WORKER_BIN, next to this executable, ../worker/worker, or PATH.
   static std::string find_worker_binary();

@@ -89,6 +89,10 @@ class WorkerLink {
   void heard(int64_t now_ns) { last_heard_ns_ = now_ns; }
   int64_t last_heard_ns() const { return last_heard_ns_; }
   void mark_lost(const std::string& why);
+  // Lost because it stopped answering (no heartbeat, no result after ABORT): a --local worker
+  // in that state is killed without a grace period (LocalWorkers::stop).
+  void mark_unresponsive(const std::string& why);
+  bool unresponsive() const { return unresponsive_; }
   void mark_rejected(const std::string& why);
 
   // While Connecting: an error naming what the socket monitor saw when the ZeroMQ handshake
@@ -182,6 +186,7 @@ class WorkerLink {
   uint64_t windows_dropped_ = 0;
   std::optional<wire::NodeResult> result_;
   std::string lost_reason_;
+  bool unresponsive_ = false;
   std::string abort_reason_;
   wire::AbortKind abort_kind_ = wire::AbortKind::None;
   Counters counters_;
