@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/slurm/fleet-replay.sbatch for real (docs/deploying.md § 3. Slurm): a local Slurm cluster
+# deploy/slurm/fleet-replay.sbatch for real (docs/deploying.md § Tested): a local Slurm cluster
 # of 3 nodes, each a network namespace with its own address, hostname and /etc/hosts, runs the
 # shipped batch script the way a user submits it, with a real redis-server as the shared L2:
 #   job 1  sbatch --nodes=3 --wait ... --shard key --speed 0: exit 0, 3 nodes, every record
@@ -25,8 +25,6 @@
 # namespace (our hosts file bound over /etc/hosts), so node names resolve on every node as
 # they would on a cluster, and the host's /etc/hosts is never touched.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
 
 skip_ok=0
 keep=0
@@ -35,12 +33,15 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --skip-if-unavailable) skip_ok=1; shift ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     -*) echo "slurm-test.sh: unknown option '$1'" >&2; exit 2 ;;
     *) build="$1"; shift ;;
   esac
 done
-build=$(cd "$build" 2>/dev/null && pwd) || { echo "slurm-test.sh: FAIL: no build directory '$build'" >&2; exit 2; }
+# BUILD_DIR is relative to where this is called from; everything else to the repository.
+if [[ -d "$build" ]]; then build=$(cd "$build" && pwd); fi
+cd "$(dirname "$0")/.."
+root=$(pwd)
 step_timeout="${FLEET_STEP_TIMEOUT_S:-120}"
 job_user="${FLEET_SLURM_USER:-nobody}"
 t_start=$SECONDS
@@ -150,7 +151,8 @@ cleanup() {
   exit $status
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "slurm-test: FAIL: interrupted (SIGINT)" >&2; exit 130' INT
+trap 'echo "slurm-test: FAIL: terminated (SIGTERM, e.g. an outer timeout)" >&2; exit 143' TERM
 
 # bounded SECONDS CMD...: CMD under timeout, in the background so that Ctrl-C is not held up
 # until it ends; returns its status.

@@ -637,6 +637,29 @@ def check_fleet_keys(src, bin_dir):
     print("scripts/fleet-keys.sh: ok (shared and named keys, modes, idempotent, --force)")
 
 
+def check_slurm_test(src, helps):
+    """scripts/slurm-test.sh (the batch script on a local Slurm cluster, run by hand and in CI,
+    not by ctest): the flags it gives lct gen, the coordinator (after the trace, through sbatch)
+    and the workers (FLEET_WORKER_ARGS) exist."""
+    path = os.path.join(src, "scripts", "slurm-test.sh")
+    with open(path) as f:
+        text = f.read()
+    flag = r"(?<![\w$-])(--[a-z0-9][a-z0-9-]*)"
+    n = check_flags("slurm-test.sh lct gen", "lct gen", shell_command_flags(text, r'tools/lct/lct" gen'), helps)
+    coord = []
+    for m in re.finditer(r'"\$sbatch_script" "\$trace"([^\n]*)', text):
+        coord += re.findall(flag, m.group(1))
+    if "--shard" not in coord:
+        fail("slurm-test.sh: no coordinator flags after the trace on its sbatch line (--shard key)")
+    n += check_flags("slurm-test.sh coordinator", "coordinator", coord, helps)
+    m = re.search(r'^export FLEET_WORKER_ARGS="([^"]*)"', text, re.M)
+    if not m:
+        fail("slurm-test.sh: no FLEET_WORKER_ARGS")
+    else:
+        n += check_flags("slurm-test.sh FLEET_WORKER_ARGS", "worker", re.findall(flag, m.group(1)), helps)
+    return n
+
+
 def check_shell(src, helps):
     n = 0
     sb = os.path.join(src, "deploy", "slurm", "fleet-replay.sbatch")
@@ -656,6 +679,11 @@ def check_shell(src, helps):
             fail("fleet-replay.sbatch: %s has no %s" % ("worker" if who is wflags else "coordinator", f))
     if "umask 077" not in text or not re.search(r'key=\$\(public_key ', text):
         fail("fleet-replay.sbatch: keys not made under umask 077, or hosts.txt lines without key=")
+    # Workers are named after the Slurm node (hosts.txt's name), not the hostname (docs/deploying.md
+    # § Tested: nodes that share a hostname were reported under one name).
+    if '--name "$n"' not in text:
+        fail('fleet-replay.sbatch: the worker is not named after its node (--name "$n")')
+    n += check_slurm_test(src, helps)
     fk = os.path.join(src, "scripts", "fleet-keys.sh")
     with open(fk) as f:
         ktext = f.read()
@@ -720,6 +748,7 @@ def main():
     if sc:
         r = subprocess.run([sc, "-S", "warning", os.path.join(a.source, "scripts", "fleet-keys.sh"),
                             os.path.join(a.source, "deploy", "slurm", "fleet-replay.sbatch"),
+                            os.path.join(a.source, "scripts", "slurm-test.sh"),
                             os.path.join(a.source, "deploy", "docker", "fleet-coordinator.sh")],
                            capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
