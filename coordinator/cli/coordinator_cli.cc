@@ -174,8 +174,11 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
 std::filesystem::file_time_type g_started;
 
 void set_up_logging(const std::string& level) {
-  // stdout carries LMCache's byte-exact outputs; logs go to stderr.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("coordinator"));
+  // stdout carries LMCache's byte-exact outputs; logs go to stderr. A second parse in one
+  // process (the tests parse many command lines) reuses the logger: spdlog refuses a second
+  // logger of the same name.
+  auto logger = spdlog::get("coordinator");
+  spdlog::set_default_logger(logger ? logger : spdlog::stderr_color_mt("coordinator"));
   spdlog::set_level(spdlog::level::from_str(level));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
 }

@@ -4,7 +4,6 @@
 #include "fleet/cli/coordinator_cli.h"
 
 #include <gtest/gtest.h>
-#include <spdlog/spdlog.h>
 
 #include <map>
 #include <string>
@@ -19,7 +18,6 @@ std::unique_ptr<ParsedCli> parse(std::vector<std::string> args, int* code = null
   args.insert(args.begin(), "coordinator");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  spdlog::drop("coordinator");  // each parse sets up the "coordinator" logger again
   int exit_code = -1;
   auto cli = parse_command_line(static_cast<int>(argv.size()), argv.data(), exit_code);
   if (code) *code = exit_code;
