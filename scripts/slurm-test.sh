@@ -81,10 +81,23 @@ bg=""         # the bounded command running in the background, if any
 work=""
 ctl=()
 ctld_pid=""
+redis_pid=""
+munged_pid=""
+slurmd_pids=()
 hosts_sum=$(sha256sum /etc/hosts | cut -d' ' -f1)
 
 # --- teardown: runs on every exit ------------------------------------------------------------
 ns_pids() { ip netns pids "$1" 2>/dev/null || true; }
+stop() {  # stop PID...: SIGTERM, then up to 5 s for them to end
+  local p alive
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 50); do
+    alive=0
+    for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [[ $alive == 0 ]] && return 0
+    sleep 0.1
+  done
+}
 teardown() {
   if [[ -n "$bg" ]]; then kill -TERM "$bg" 2>/dev/null || true; fi
   # Jobs first, so that slurmd can still end their steps; bounded.
@@ -92,13 +105,11 @@ teardown() {
     timeout 10 "${ctl[@]}" scancel --quiet --full --signal=KILL --partition=fleet >/dev/null 2>&1 || true
     timeout 10 "${ctl[@]}" scancel --quiet --partition=fleet >/dev/null 2>&1 || true
   fi
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for _ in $(seq 1 50); do
-    local alive=0
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-    [[ $alive == 0 ]] && break
-    sleep 0.1
-  done
+  # Then the daemons, in the order that lets each one shut down cleanly: the slurmds (they still
+  # tell slurmctld), slurmctld and redis, munged last (every Slurm message needs it).
+  stop ${slurmd_pids[@]+"${slurmd_pids[@]}"}
+  stop $ctld_pid $redis_pid
+  stop $munged_pid
   # Whatever is still in our namespaces (slurmstepd, a worker, the coordinator, redis): killed.
   for ns in "${namespaces[@]}"; do
     for p in $(ns_pids "$ns"); do kill -KILL "$p" 2>/dev/null || true; done
@@ -231,6 +242,7 @@ sock="$work/munge/run/munge.socket"
 setsid munged --foreground --force --key-file="$work/munge/key/munge.key" --socket="$sock" \
   --pid-file="$work/munge/run/munged.pid" --seed-file="$work/munge/lib/munged.seed" \
   --log-file="$work/log/munged.log" >"$work/log/munged.out" 2>&1 &
+munged_pid=$!
 pids+=($!)
 deadline=$((SECONDS + 10))
 until [[ -S $sock ]] || ((SECONDS >= deadline)); do sleep 0.1; done
@@ -304,6 +316,7 @@ for n in "${nodes[@]}"; do
   in_node "$n" "$tag-$n"
   setsid "${pre[@]}" slurmd -D -N "$n" -f "$SLURM_CONF" >"$work/log/slurmd-$n.out" 2>&1 &
   slurmd_pid[$n]=$!
+  slurmd_pids+=($!)
   pids+=($!)
 done
 idle=0
@@ -340,6 +353,7 @@ in_node ctl "$ctl_ns"
 setsid "${pre[@]}" redis-server --bind 10.78.0.1 --port 6379 --protected-mode no --save "" \
   --appendonly no --dir "$work" --maxmemory 512mb --maxmemory-policy allkeys-lru \
   >"$work/log/redis.log" 2>&1 &
+redis_pid=$!
 pids+=($!)
 redis() { timeout 5 "${ctl[@]}" redis-cli -h 10.78.0.1 -p 6379 "$@"; }
 deadline=$((SECONDS + 10))
