@@ -12,11 +12,12 @@
 #include <string>
 
 #include "fleet/trace/trace_writer.h"
+#include "test_paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kCoordinator = std::string(FLEET_BIN_DIR) + "/coordinator/coordinator";
+const std::string kCoordinator = ::fleet::test::bin_dir() + "/coordinator/coordinator";
 const std::string kP = "lmcache.v1.distributed.storage_manager.StorageManager.";
 
 struct RunOutput {
@@ -241,7 +242,7 @@ TEST_F(EmbeddedReplay, BadInputIsExitTwoWithAClearMessage) {
 }
 
 TEST_F(EmbeddedReplay, VirtualClockRunsAreIdentical) {
-  std::string fixture = std::string(FLEET_SHARED_FIXTURES) + "/era3_small.lct";
+  std::string fixture = ::fleet::test::shared_fixtures() + "/era3_small.lct";
   std::string common = fixture + " --config-from-trace --clock virtual -q --json --output-dir ";
   ASSERT_EQ(run(common + (dir_ / "a").string()).status, 0);
   ASSERT_EQ(run(common + (dir_ / "b").string()).status, 0);
@@ -255,7 +256,7 @@ TEST_F(EmbeddedReplay, VirtualClockRunsAreIdentical) {
 }
 
 TEST_F(EmbeddedReplay, FixtureReplaysWithZeroFailuresOnAGenerousL1) {
-  std::string fixture = std::string(FLEET_SHARED_FIXTURES) + "/era3_small.lct";
+  std::string fixture = ::fleet::test::shared_fixtures() + "/era3_small.lct";
   auto r = run(fixture +
                " --speed 0 --l1-size-gb 64 --no-l1-use-lazy --eviction-policy LRU"
                " --l2-adapter '{\"type\":\"mock\",\"max_size_gb\":4,\"mock_bandwidth_gb\":10}'"

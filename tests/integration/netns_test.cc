@@ -8,7 +8,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string script() { return std::string(FLEET_SOURCE_DIR) + "/scripts/netns-cluster.sh"; }
+std::string script() { return ::fleet::test::source_dir() + "/scripts/netns-cluster.sh"; }
 
 TEST(NetnsCluster, ThreeWorkerNamespacesReplayTheTraceOnce) {
   TempDir dir;
@@ -22,11 +22,11 @@ TEST(NetnsCluster, ThreeWorkerNamespacesReplayTheTraceOnce) {
   const std::string path = synthetic_trace("union", 3000, 2);
   const TraceCounts tc = count_trace(path);
   const std::string out = dir / "cluster";
+  const std::string bins = ::fleet::test::bin_dir();
   Process cluster(
-      {"/bin/bash", script(),        "--trace",     path, "--out",    out,          "--workers",
-       "3",         "--bin-dir",     FLEET_BIN_DIR, "--", "-q",       "--progress", "never",
-       "--shard",   "time",          "--window",    "1",  "--engine", "noop",       "--speed",
-       "0",         "--start-delay", "0.3"},
+      {"/bin/bash", script(), "--trace",  path,   "--out",      out,     "--workers",     "3",
+       "--bin-dir", bins,     "--",       "-q",   "--progress", "never", "--shard",       "time",
+       "--window",  "1",      "--engine", "noop", "--speed",    "0",     "--start-delay", "0.3"},
       dir.path().string(), "cluster");
   auto code = cluster.wait_exit(60s);
   ASSERT_TRUE(code) << "netns cluster hung: " << cluster.err();

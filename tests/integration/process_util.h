@@ -21,11 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace fleet::test {
 
 using Clock = std::chrono::steady_clock;
 
-inline std::string bin(const char* rel) { return std::string(FLEET_BIN_DIR) + "/" + rel; }
+inline std::string bin(const char* rel) { return ::fleet::test::bin_dir() + "/" + rel; }
 inline std::string coordinator_bin() { return bin("coordinator/coordinator"); }
 inline std::string worker_bin() { return bin("worker/worker"); }
 

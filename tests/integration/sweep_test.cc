@@ -20,7 +20,7 @@ TEST(Sweep, ThreeL1SizesRunConcurrentlyWithOneT0) {
   const std::string trace = synthetic_trace("sweep", 6000);
   // The trace's LRU curve, drawn under the variants in sweep.html.
   Process mrc(
-      {std::string(FLEET_BIN_DIR) + "/tools/lct/lct", "mrc", trace, "--json", dir / "mrc.json"},
+      {::fleet::test::bin_dir() + "/tools/lct/lct", "mrc", trace, "--json", dir / "mrc.json"},
       dir.path().string(), "mrc");
   ASSERT_EQ(mrc.wait_exit(std::chrono::seconds(60)), 0) << mrc.err();
   RunResult r = run_coordinator(
@@ -116,8 +116,8 @@ TEST(Sweep, VariantsSharingARedisGetAKeyNamespaceEach) {
   };
   // Small objects (2 KiB per chunk): the point is the key names, not Redis' bandwidth.
   const std::string trace = dir / "small.lct";
-  Process gen({std::string(FLEET_BIN_DIR) + "/tools/lct/lct", "gen", "-o", trace, "--records",
-               "3000", "--layout", "2x2x1x64:bfloat16", "--cache-chunks", "200", "-q"},
+  Process gen({::fleet::test::bin_dir() + "/tools/lct/lct", "gen", "-o", trace, "--records", "3000",
+               "--layout", "2x2x1x64:bfloat16", "--cache-chunks", "200", "-q"},
               dir.path().string(), "gen");
   ASSERT_EQ(gen.wait_exit(std::chrono::seconds(30)), 0) << gen.err();
   const std::string adapter =

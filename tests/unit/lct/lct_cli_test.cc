@@ -14,6 +14,7 @@
 #include "../trace/trace_test_bytes.h"
 #include "fleet/trace/format.h"
 #include "lct_run.h"
+#include "test_paths.h"
 
 namespace fleet::trace {
 namespace {
@@ -21,9 +22,9 @@ namespace {
 using namespace testing;
 
 TEST(LctInfo, ByteIdenticalToLmcacheOnFixture) {
-  LctRun r = lct("info era3_small.lct", FLEET_SHARED_FIXTURES);
+  LctRun r = lct("info era3_small.lct", ::fleet::test::shared_fixtures());
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, read_bytes(FLEET_SHARED_FIXTURES "/era3_small.lct.info"));
+  EXPECT_EQ(r.out, read_bytes(::fleet::test::shared_fixtures() + "/era3_small.lct.info"));
   EXPECT_EQ(r.err, "");
 }
 
@@ -77,7 +78,7 @@ TEST(LctInfo, EmptyTraceAndEventsLevel) {
 }
 
 TEST(LctLint, FixtureAndGeneratedTracesAreClean) {
-  LctRun r = lct("lint era3_small.lct", FLEET_SHARED_FIXTURES);
+  LctRun r = lct("lint era3_small.lct", ::fleet::test::shared_fixtures());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("result: clean"), std::string::npos);
   for (int era : {1, 3, 4}) {
@@ -143,7 +144,7 @@ TEST(LctLint, ReportsEveryKindOfProblem) {
 }
 
 TEST(LctCat, JsonLinesWithDecodedArgs) {
-  LctRun r = lct("cat --head 1 worked_example.lct", FLEET_SHARED_FIXTURES);
+  LctRun r = lct("cat --head 1 worked_example.lct", ::fleet::test::shared_fixtures());
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
   auto j = nlohmann::json::parse(r.out);
@@ -154,7 +155,7 @@ TEST(LctCat, JsonLinesWithDecodedArgs) {
   EXPECT_EQ(j["args"]["layout_desc"]["dtypes"][0], "torch.float16");
   EXPECT_EQ(j["args"]["mode"], "new");
 
-  r = lct("cat era3_small.lct", FLEET_SHARED_FIXTURES);
+  r = lct("cat era3_small.lct", ::fleet::test::shared_fixtures());
   ASSERT_EQ(r.code, 0);
   std::istringstream lines(r.out);
   std::string line;

@@ -10,10 +10,11 @@
 #include <string>
 
 #include "../trace/trace_test_bytes.h"
+#include "test_paths.h"
 
 namespace fleet::trace::testing {
 
-inline const std::string kLct = FLEET_BIN_DIR "/tools/lct/lct";
+inline const std::string kLct = ::fleet::test::bin_dir() + "/tools/lct/lct";
 
 struct LctRun {
   int code = -1;

@@ -7,6 +7,7 @@
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/util/sha256.h"
+#include "test_paths.h"
 #include "trace_test_bytes.h"
 
 namespace fleet::trace {
@@ -143,7 +144,7 @@ TEST(SyntheticTrace, RecordsLimitAndSharedPrefixes) {
 TEST(SyntheticTrace, HeaderConfigMatchesLMCacheShape) {
   // With default options the config is the one of the independent fixture, byte for byte.
   SyntheticOptions o;
-  FrameReader fixture(FLEET_SHARED_FIXTURES "/era3_small.lct");
+  FrameReader fixture(::fleet::test::shared_fixtures() + "/era3_small.lct");
   EXPECT_EQ(synthetic_config_json(o), fixture.header().sm_config_json);
   EXPECT_EQ(synthetic_header(o).sm_config_digest, fixture.header().sm_config_digest);
 }

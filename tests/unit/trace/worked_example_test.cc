@@ -10,6 +10,7 @@
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/trace_writer.h"
 #include "fleet/util/sha256.h"
+#include "test_paths.h"
 
 namespace fleet::trace {
 namespace {
@@ -51,7 +52,7 @@ TEST(WorkedExample, WriterReproducesFixtureBytes) {
     w.close();
   }
   std::string ours = read_file(path);
-  std::string fixture = read_file(FLEET_SHARED_FIXTURES "/worked_example.lct");
+  std::string fixture = read_file(::fleet::test::shared_fixtures() + "/worked_example.lct");
   ASSERT_EQ(fixture.size(), 869u);
   EXPECT_EQ(ours.size(), fixture.size());
   EXPECT_TRUE(ours == fixture);
@@ -60,7 +61,7 @@ TEST(WorkedExample, WriterReproducesFixtureBytes) {
 }
 
 TEST(WorkedExample, ReaderDecodesFixture) {
-  FrameReader reader(FLEET_SHARED_FIXTURES "/worked_example.lct");
+  FrameReader reader(::fleet::test::shared_fixtures() + "/worked_example.lct");
   EXPECT_EQ(reader.header().level, "storage");
   EXPECT_EQ(reader.header().trace_schema_version, 2);
   EXPECT_EQ(reader.header().t_mono_start, 1000.0);
@@ -87,7 +88,7 @@ TEST(WorkedExample, ReaderDecodesFixture) {
 }
 
 TEST(Era3Fixture, EveryRecordDecodes) {
-  FrameReader reader(FLEET_SHARED_FIXTURES "/era3_small.lct");
+  FrameReader reader(::fleet::test::shared_fixtures() + "/era3_small.lct");
   EXPECT_EQ(reader.header().sm_config_digest,
             "0afcc54a131be4178632c9a9e00d3defd8eb416881b465c742116789a4a5df9b");
   EXPECT_EQ(util::sha256_hex(reader.header().sm_config_json), reader.header().sm_config_digest);
