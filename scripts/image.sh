@@ -189,7 +189,9 @@ if [ "$check_dockerfile" = 1 ]; then
   run_build . -f deploy/Dockerfile --target build "${ccache_args[@]}" -t "$tag"
   # The stage's own checks ran (static libzmq and libstdc++); its binaries must also start.
   for b in coordinator coordinator-net worker lct; do
-    "$rt" run --rm --network none "$tag" "/out/usr/local/bin/$b" --version >/dev/null 2>"$state/check-$b.err" ||
+    flag=--version
+    [ "$b" = lct ] && flag=--help  # lct's flags belong to its subcommands
+    "$rt" run --rm --network none "$tag" "/out/usr/local/bin/$b" "$flag" >/dev/null 2>"$state/check-$b.err" ||
       { cat "$state/check-$b.err" >&2; say "the Dockerfile's $b does not start"; exit 1; }
   done
   say "deploy/Dockerfile's build stage builds ($tag) in $((SECONDS - t0)) s (log $build_log)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Fleet Replay needs. Idempotent: when everything is present it
-# installs nothing and touches no package list.
+# installs nothing and (but with --containers) touches no package list.
 #   scripts/setup.sh               build, test, benchmark and run the demo (the default)
 #   scripts/setup.sh --build-only  only what compiles coordinator, worker and lct (the image's
 #                                  build stage, deploy/Dockerfile)
@@ -38,6 +38,22 @@ case "${1:-}" in
   *) echo "setup.sh: unknown option '$1' (--build-only | --containers | --slurm)" >&2; exit 2 ;;
 esac
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+
+# --containers (CI) also brings the C and C++ headers every compile reads up to the archive's
+# current versions, the ones deploy/Dockerfile's build stage installs: ccache checks each
+# header an object was built from, and a host image a point release behind (linux-libc-dev)
+# made every object that includes a kernel header miss in the Dockerfile's build
+# (docs/reliability.md, "CI and its build cache").
+if [ "${1:-}" = --containers ]; then
+  headers=(linux-libc-dev libc6-dev libstdc++-12-dev)
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends --only-upgrade "${headers[@]}" |
+    grep -E '^(Unpacking|Setting up)' || true
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,9 +64,6 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
