@@ -30,8 +30,6 @@ FMT_END_NAMESPACE
 #ifndef SPDLOG_COMPILED_LIB
 #error "fleet_log compiles spdlog: SPDLOG_COMPILED_LIB must be defined (CMakeLists.txt)"
 #endif
-#include <mutex>
-
 #include <spdlog/common-inl.h>
 #include <spdlog/details/backtracer-inl.h>
 #include <spdlog/details/log_msg-inl.h>
@@ -48,6 +46,8 @@ FMT_END_NAMESPACE
 #include <spdlog/sinks/stdout_color_sinks-inl.h>
 #include <spdlog/sinks/stdout_sinks-inl.h>
 #include <spdlog/spdlog-inl.h>
+
+#include <mutex>
 
 template SPDLOG_API spdlog::logger::logger(std::string name, sinks_init_list::iterator begin,
                                            sinks_init_list::iterator end);
