@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "../security/test_dir.h"
 
@@ -166,9 +166,16 @@ TEST(RouteCache, TheKeyNamesTheTraceFileAndEveryRoutingInput) {
   o = base;
   o.worker_names.pop_back();
   EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
-  // The same bytes rewritten: a new modification time (and change time).
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  write_file(f.trace, std::string(10000, 'x'));
+  // The same bytes rewritten: a new modification time (and change time). The file system's
+  // clock ticks coarsely (a few ms; a second on some), so write until the time has moved.
+  const auto written = std::filesystem::last_write_time(f.trace);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  do {
+    write_file(f.trace, std::string(10000, 'x'));
+  } while (std::filesystem::last_write_time(f.trace) == written &&
+           std::chrono::steady_clock::now() < deadline);
+  ASSERT_NE(std::filesystem::last_write_time(f.trace), written)
+      << "rewriting the trace left its modification time unchanged for 5 s";
   EXPECT_NE(route_plan_key(f.trace, "d", base, 1u << 20).text, k);
   EXPECT_THROW(route_plan_key(f.dir / "missing.lct", "d", base, 1u << 20), std::runtime_error);
 }

@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fleet/replay/replay_session.h"
@@ -23,6 +29,7 @@ namespace {
 
 using testing::key;
 using testing::RecordingEngine;
+using namespace std::chrono_literals;
 
 trace::Op make(trace::OpKind kind, double t, char k) {
   trace::Op o;
@@ -197,7 +204,7 @@ TEST(DecodeAhead, ASourceFailureComesAfterEveryRecordBeforeIt) {
   EXPECT_EQ(ahead.next(), nullptr);  // thrown once; the stream then stays ended
 }
 
-// Never ends: the producer fills the ring and waits for the consumer.
+// Never ends: the producer fills the ring and waits for the consumer. Counts what it served.
 class EndlessSource final : public RecordSource {
  public:
   EndlessSource()
@@ -205,20 +212,75 @@ class EndlessSource final : public RecordSource {
                                         trace::Era::Three)) {}
   bool next(trace::RecordView& out) override {
     trace::parse_record(reinterpret_cast<const uint8_t*>(body_.data()), body_.size(), out);
+    served_.fetch_add(1);
     return true;
   }
   void reject_malformed(const trace::RecordView&, const std::string&) override {}
+  int served() const { return served_.load(); }
 
  private:
   std::string body_;
+  std::atomic<int> served_{0};
 };
 
+// A ring of 4 with 3 records taken (the third still held by the consumer, so 2 released): the
+// producer has decoded 2 + 4 = 6 and sleeps on the full ring. Returns once it is there.
+constexpr int kFullRing = 6;
+void fill_the_ring(const EndlessSource& source, DecodeAhead& ahead) {
+  for (int i = 0; i < 3; ++i) ASSERT_NE(ahead.next(), nullptr);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (source.served() < kFullRing && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);  // poll interval: the producer gives no other signal
+  ASSERT_EQ(source.served(), kFullRing) << "the producer did not fill the ring within 10 s";
+}
+
+// Runs `fn` on its own thread and says whether it returned within `timeout`. On time out the
+// thread is left behind (detached; `fn` must own what it touches) so that the test fails with
+// a message instead of hanging until ctest's timeout.
+template <class Fn>
+bool returns_within(std::chrono::milliseconds timeout, Fn fn) {
+  auto returned = std::make_shared<std::promise<void>>();
+  std::future<void> f = returned->get_future();
+  std::thread([fn = std::optional<Fn>(std::move(fn)), returned]() mutable {
+    (*fn)();
+    fn.reset();  // what it captured is released before the caller goes on
+    returned->set_value();
+  }).detach();
+  return f.wait_for(timeout) == std::future_status::ready;
+}
+
 TEST(DecodeAhead, CancelReleasesAProducerWaitingOnAFullRing) {
-  EndlessSource source;
-  auto ahead = std::make_unique<DecodeAhead>(source, 4);
-  for (int i = 0; i < 3; ++i) ASSERT_NE(ahead->next(), nullptr);
-  ahead.reset();  // cancels and joins: the test would hang here if the producer slept on
-  SUCCEED();
+  auto source = std::make_shared<EndlessSource>();
+  auto ahead = std::make_shared<DecodeAhead>(*source, 4);
+  ASSERT_NO_FATAL_FAILURE(fill_the_ring(*source, *ahead));
+  // The destructor cancels and joins: a producer that slept on through the cancel never lets
+  // it return.
+  ASSERT_TRUE(returns_within(10s, [source, ahead = std::move(ahead)]() mutable { ahead.reset(); }))
+      << "destroying a DecodeAhead whose producer waits on a full ring did not return within "
+         "10 s: the cancel did not wake the producer";
+  EXPECT_EQ(source->served(), kFullRing) << "the cancelled producer read on";
+}
+
+TEST(DecodeAhead, CancelEndsTheStreamOfAProducerWaitingOnAFullRing) {
+  auto source = std::make_shared<EndlessSource>();
+  auto ahead = std::make_shared<DecodeAhead>(*source, 4);
+  ASSERT_NO_FATAL_FAILURE(fill_the_ring(*source, *ahead));
+  // After cancel() the consumer gets at most the records decoded before it, then the end: the
+  // producer left its wait and finished (a producer still asleep would leave next() waiting).
+  auto handed_out = std::make_shared<std::atomic<int>>(-1);
+  ASSERT_TRUE(returns_within(10s, [source, ahead, handed_out] {
+    ahead->cancel();
+    int n = 0;
+    while (n <= kFullRing && ahead->next() != nullptr) ++n;
+    handed_out->store(n);
+  })) << "next() after cancel() did not reach the end of the stream within 10 s";
+  EXPECT_GE(handed_out->load(), 0);
+  EXPECT_LE(handed_out->load(), kFullRing - 3)
+      << "records decoded after the cancel were handed out";
+  EXPECT_EQ(ahead->next(), nullptr) << "the stream stays ended";
+  EXPECT_EQ(source->served(), kFullRing) << "the cancelled producer read on";
+  EXPECT_TRUE(returns_within(10s, [source, ahead = std::move(ahead)]() mutable { ahead.reset(); }))
+      << "joining the finished producer did not return within 10 s";
 }
 
 // One record with a key mask (a worker's part of a split call), then counts what was refused.
