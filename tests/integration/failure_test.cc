@@ -281,7 +281,7 @@ TEST(CoordinatorLoss, WorkerSignalledAgainWhileItShutsDownExitsCleanly) {
   bool exited = false;
   while (!exited && Clock::now() - first < 5s) {
     kill(pid, SIGTERM);  // not Process::signal: that would reap the worker between signals
-    std::this_thread::sleep_for(200us);
+    std::this_thread::sleep_for(200us);  // the pace of the signals, not a wait for an event
     exited = !alive(pid);
   }
   EXPECT_TRUE(exited) << "still running 5 s after the first SIGTERM";

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "fleet_fixture.h"
+#include "run_events.h"
 #include "tcp_proxy.h"
 
 namespace fleet::test {
@@ -95,9 +96,8 @@ TEST(Fault, StoppedWorkerIsLostWithinTheHeartbeatBudgetAndSigcontCorruptsNothing
        w0.host_port() + "," + w1.host_port(), "--shard", "none", "--speed", "2", "--start-delay",
        "0.3", "--on-worker-loss", "continue", "--output-dir", dir / "run"},
       dir / "run", "coordinator");
-  ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
-  ASSERT_TRUE(w1.proc().wait_stderr("run started", 15s)) << coord.err();
-  std::this_thread::sleep_for(700ms);
+  // Mid-run: w0 has replayed records and reported them.
+  ASSERT_TRUE(wait_replaying(coord, dir / "run", "w0", 30s));
   kill(w0.proc().pid(), SIGSTOP);
   const auto stopped = Clock::now();
   auto code = coord.wait_exit(20s);
@@ -117,8 +117,14 @@ TEST(Fault, StoppedWorkerIsLostWithinTheHeartbeatBudgetAndSigcontCorruptsNothing
   expect_accounting_balances(summary, records);
   const auto& acc = summary["accounting"]["nodes"][0];
   EXPECT_GT(u(acc["not_delivered"], "lost_with_node") + u(acc["not_delivered"], "not_sent"), 0u);
-  // SIGCONT: the worker finds its coordinator gone, drops the run, and serves the next one.
-  ASSERT_TRUE(w0.proc().wait_stderr("ended: coordinator lost", 10s)) << w0.proc().err();
+  // SIGCONT: the worker lets go of the run and serves the next one. It holds the whole trace
+  // (the credit window covers it), so it either finds its coordinator gone ("coordinator lost")
+  // or, when the rest of its replay is due before its liveness check, finishes and sends its
+  // result to nobody ("result sent"): which one is a race of the resumed threads, and neither
+  // corrupts anything.
+  ASSERT_TRUE(eventually([&] { return worker_session_ended(w0.proc().err()); }, 30s,
+                         "w0 ending its run after SIGCONT"))
+      << w0.proc().err();
   expect_ready_for_next_run(w0, dir / "next");
 }
 
@@ -151,6 +157,14 @@ class Redis {
     std::smatch m;
     std::string info = cli("INFO");
     if (!std::regex_search(info, m, std::regex("total_commands_processed:([0-9]+)"))) return 0;
+    return std::stoull(m[1]);
+  }
+  // Bytes Redis has read from its clients: past a megabyte, a store's payload (an object of
+  // this trace is 32 MiB) is arriving, as our own INFO probes are a few bytes each.
+  uint64_t bytes_received() {
+    std::smatch m;
+    std::string info = cli("INFO");
+    if (!std::regex_search(info, m, std::regex("total_net_input_bytes:([0-9]+)"))) return 0;
     return std::stoull(m[1]);
   }
   std::string adapter_json() const {
@@ -194,10 +208,22 @@ TEST(Fault, RedisKilledMidRunAndRestartedIsCountedAndReconnected) {
   argv.insert(argv.end(), {"--output-dir", dir / "run"});
   Process coord(argv, dir / "run", "coordinator");
   ASSERT_TRUE(w.proc().wait_stderr("run started", 15s)) << coord.err();
-  std::this_thread::sleep_for(1500ms);
+  // Killed mid-store: the run's first objects are arriving at Redis.
+  ASSERT_TRUE(eventually([&] { return redis.bytes_received() > (1u << 20); }, 30s,
+                         "a store arriving at Redis before the kill", 50ms))
+      << coord.err();
   ASSERT_GT(redis.commands_processed(), 10u) << "the run was using Redis before the kill";
+  const uint64_t failed_before = timeseries_sum(dir / "run", "w", &stats::RunWindow::l2_failed);
   redis.kill9();
-  std::this_thread::sleep_for(1500ms);
+  // Redis stays down until the worker has met the outage: a window of its failed L2
+  // operations has reached the coordinator.
+  ASSERT_TRUE(eventually(
+      [&] {
+        return timeseries_sum(dir / "run", "w", &stats::RunWindow::l2_failed) > failed_before ||
+               !coord.running();
+      },
+      30s, "a window with failed L2 operations while Redis is down"))
+      << coord.err();
   ASSERT_TRUE(coord.running()) << "the replay goes on without Redis: " << coord.err();
   redis.start();  // empty (no persistence): whatever is stored now came after the reconnect
   if (!redis.ok()) {
@@ -250,6 +276,11 @@ TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   Process coord(argv, dir / "run", "coordinator");
   ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
   ASSERT_TRUE(w1.proc().wait_stderr("run started", 15s)) << coord.err();
+  // Still a fixed wait, on purpose for now: the event it stands for, "the run is loading
+  // Redis" (a store arriving: redis.bytes_received() past 1 MiB), makes this test fail on
+  // today's code. On a loaded host the first 32 MiB SET comes seconds after T0, so 1 s is
+  // before any store and there is no SET to cut; killed with SETs in flight, the workers'
+  // stores went on past +2 s and a worker did not answer the next HELLO within 3 s (#38).
   std::this_thread::sleep_for(1000ms);
   const uint64_t before = redis.commands_processed();
   coord.kill_group(SIGKILL);
@@ -260,7 +291,8 @@ TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   // The workers must notice within 2 s (asserted below), and their adapters cut the commands
   // in flight (a SET of this trace's objects is 32 MiB: letting the one per connection finish
   // was seconds of load on a loaded host), so Redis is quiet from +2 s (+4 s under a sanitizer,
-  // where noticing takes longer).
+  // where noticing takes longer). Elapsed time is the claim here (quiet from a deadline, over
+  // one second), so these two waits stay timed.
   const auto quiet_from = kSanitized ? 4s : 2s;
   std::this_thread::sleep_until(killed + quiet_from);
   const uint64_t at_start = redis.commands_processed();
@@ -370,7 +402,8 @@ TEST(Fault, ASharedTraceTruncatedWhileReadEndsWithTheReasonAndAccountsEveryRecor
                  dir / "run"},
                 dir / "run", "coordinator");
   ASSERT_TRUE(coord.wait_stderr("start: T0", 20s)) << coord.err();
-  std::this_thread::sleep_for(800ms);
+  // Mid-run: the workers are replaying records read from the shared trace.
+  ASSERT_TRUE(wait_replaying(coord, dir / "run", "", 30s));
   std::filesystem::resize_file(path, size / 3);
   const auto cut = Clock::now();
   auto code = coord.wait_exit(20s);
@@ -440,8 +473,10 @@ TEST(Fault, PartitionFromOneWorkerIsDetectedAndNeverHangs) {
   ProxiedRun run;
   ASSERT_TRUE(run.w0.ok() && run.w1.ok());
   run.start("2");
-  ASSERT_TRUE(run.w0.proc().wait_stderr("run started", 15s)) << run.coord->err();
-  std::this_thread::sleep_for(600ms);
+  // In the run: w0 has its GO. Its replay lasts until T0 + 3 s, longer than its 1.5 s budget
+  // for a silent coordinator, so behind the partition it must find the coordinator gone
+  // (asserted below) rather than finish first.
+  ASSERT_TRUE(run.w0.proc().wait_stderr("go: T0", 20s)) << run.w0.proc().err() << run.coord->err();
   run.proxy.set_stalled(true);
   const auto cut = Clock::now();
   auto code = run.coord->wait_exit(20s);
@@ -468,10 +503,15 @@ TEST(Fault, DroppedConnectionsCompleteExactlyOrFailWithTheReason) {
   ProxiedRun run;
   ASSERT_TRUE(run.w0.ok() && run.w1.ok());
   run.start("2");
-  ASSERT_TRUE(run.w0.proc().wait_stderr("run started", 15s)) << run.coord->err();
-  std::this_thread::sleep_for(600ms);
+  // Mid-run: w0 has replayed records and reported them through the proxy.
+  ASSERT_TRUE(wait_replaying(*run.coord, run.dir / "run", "w0", 30s));
+  const uint64_t connected = run.proxy.connections();
   run.proxy.drop_connections();
-  std::this_thread::sleep_for(300ms);
+  // Dropped again once the coordinator has connected anew (unless the run ended first).
+  ASSERT_TRUE(
+      eventually([&] { return run.proxy.connections() > connected || !run.coord->running(); }, 30s,
+                 "the coordinator connecting to w0 again after the drop"))
+      << run.coord->err();
   run.proxy.drop_connections();
   auto code = run.coord->wait_exit(20s);
   ASSERT_TRUE(code) << "hung after dropped connections: " << run.coord->err();
@@ -487,7 +527,11 @@ TEST(Fault, DroppedConnectionsCompleteExactlyOrFailWithTheReason) {
         << run.coord->err();
   }
   expect_accounting_balances(s, run.records);
-  std::this_thread::sleep_for(2s);  // whatever the worker held, it lets go by itself
+  // Whatever the worker held, it lets go by itself: the last session it began has ended (after
+  // a dropped connection it may wait out the heartbeat budget, 1.5 s).
+  ASSERT_TRUE(eventually([&] { return worker_session_ended(run.w0.proc().err()); }, 30s,
+                         "w0 ending its session with the coordinator"))
+      << run.w0.proc().err();
   expect_ready_for_next_run(run.w0, run.dir / "next");
 }
 

@@ -7,6 +7,7 @@
 #include "fleet/stats/timeseries_csv.h"
 #include "fleet/trace/trace_writer.h"
 #include "fleet_fixture.h"
+#include "run_events.h"
 
 namespace fleet::test {
 namespace {
@@ -376,7 +377,9 @@ TEST(Report, APartialRunIsMarkedAndRebuiltFromItsFiles) {
       coordinator_bin(), trace,        "--engine", "noop", "--output-dir",
       dir / "run",       "--progress", "never",    "-q"};
   Process p(argv, dir.path().string(), "interrupted");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Interrupted once the first window is written: the time series the page is rebuilt from
+  // below has a row.
+  ASSERT_TRUE(wait_replaying(p, dir / "run", "local", std::chrono::seconds(30)));
   p.signal(SIGINT);
   auto code = p.wait_exit(std::chrono::seconds(20));
   ASSERT_TRUE(code.has_value());

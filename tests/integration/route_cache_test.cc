@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "fleet_fixture.h"
+#include "run_events.h"
 
 namespace fleet::test {
 namespace {
@@ -114,10 +115,16 @@ TEST(RouteCache, ATraceThatChangedIsRoutedAgain) {
   auto first = run_cached(path, dir / "routes", {"--shard", "key"}, dir / "a");
   ASSERT_EQ(first.code, 0) << first.err;
   ASSERT_TRUE(contains(first.err, "route plan: saved")) << first.err;
-  // A trace written over in place (same inode, same size) has new modification times.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // A trace written over in place (same inode, same size) has new modification times. The file
+  // system's clock ticks coarsely (a few ms; a second on some): written until the time moves.
+  const auto written = std::filesystem::last_write_time(path);
   const std::string bytes = read_file(path);
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+        return std::filesystem::last_write_time(path) != written;
+      },
+      std::chrono::seconds(5), "a new modification time for the trace written over"));
   auto second = run_cached(path, dir / "routes", {"--shard", "key"}, dir / "b");
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_FALSE(contains(second.err, "replaying")) << second.err;
@@ -177,7 +184,9 @@ TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
        "--shard", "key", "--route-cache", dir / "routes", "--output-dir", dir / "b"},
       dir / "b", "coordinator");
   ASSERT_TRUE(coord.wait_stderr("route plan: replaying", 15s)) << coord.err();
-  std::this_thread::sleep_for(1500ms);  // the replay is paced: a few seconds of 60 are done
+  // Mid-run: records have been replayed (routed from the plan); the replay is paced, so most
+  // of its 60 s are still ahead.
+  ASSERT_TRUE(wait_replaying(coord, dir / "b", "", 30s));
   coord.signal(SIGINT);
   auto code = coord.wait_exit(10s);
   ASSERT_TRUE(code) << coord.err();

@@ -80,4 +80,13 @@ inline ::testing::AssertionResult wait_replaying(Process& coord, const std::stri
   return r;
 }
 
+// True when a worker's log (its stderr) shows every session it began as ended: the last
+// "coordinator ... connected (run ...)" line is followed by a "run with ... ended: ..." line,
+// whatever ended it (result sent, coordinator lost, aborted). An idle worker takes the next
+// coordinator.
+inline bool worker_session_ended(const std::string& log) {
+  const size_t began = log.rfind(" connected (run "), ended = log.rfind("run with ");
+  return began != std::string::npos && ended != std::string::npos && ended > began;
+}
+
 }  // namespace fleet::test

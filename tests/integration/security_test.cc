@@ -363,11 +363,18 @@ TEST(Limits, AnOversizedMessageIsDroppedWithoutALargeAllocation) {
   {
     zmq::context_t ctx;
     zmq::socket_t s(ctx, zmq::socket_type::dealer);
-    s.set(zmq::sockopt::linger, 2000);
+    s.set(zmq::sockopt::linger, 0);
+    // The event: the worker cuts the connection once it has read the frame header.
+    ASSERT_EQ(zmq_socket_monitor(s.handle(), "inproc://oversized", ZMQ_EVENT_DISCONNECTED), 0);
+    zmq::socket_t events(ctx, zmq::socket_type::pair);
+    events.set(zmq::sockopt::linger, 0);
+    events.connect("inproc://oversized");
     s.connect(w.endpoint());
     std::string big(200u << 20, 'x');
     s.send(zmq::buffer(big), zmq::send_flags::none);
-    std::this_thread::sleep_for(1500ms);
+    zmq::pollitem_t item{events.handle(), 0, ZMQ_POLLIN, 0};
+    ASSERT_EQ(zmq::poll(&item, 1, 30s), 1)
+        << "the worker did not drop the connection that announced 200 MiB within 30 s";
   }
   const uint64_t after = vm_hwm_bytes(w.proc().pid());
   EXPECT_LT(after, before + (32u << 20)) << "peak RSS " << before << " -> " << after;
