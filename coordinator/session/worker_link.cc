@@ -139,7 +139,7 @@ void WorkerLink::handle(const wire::Envelope& env) {
     if (env.kind == wire::MessageType::Done) {
       // Its one result is unusable and it will send no other: say why now rather than let it
       // fall silent and be reported as a missed heartbeat.
-      spdlog::error("worker {}: its result could not be decoded: {}", address_.name(), e.what());
+      spdlog::error("worker {}: its result could not be decoded: {}", peer(), e.what());
       mark_lost(std::string("its result could not be decoded: ") + e.what());
       return;
     }

@@ -15,7 +15,7 @@
 #include "fleet/trace/msgpack_reader.h"
 #include "fleet/util/big_endian.h"
 #include "fleet/util/json_number.h"
-#include "fleet/wire/l2_windows_shape.h"
+#include "fleet/wire/node_result_shape.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -231,7 +231,6 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.engine_config = j.value("engine_config", nlohmann::json::object());
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
     r.l2_windows = j.value("l2_windows", nlohmann::json::object());
-    check_l2_windows_shape(r.l2_windows);
     if (j.contains("l2_failures")) r.l2_failures = stats::l2_failures_from_json(j["l2_failures"]);
     r.clock_offset_ns =
         util::json_integer_or<int64_t>(j, "clock_offset_ns", int64_t{0}, "clock_offset_ns");
@@ -245,6 +244,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
         j, "dangling_contexts_closed", uint64_t{0}, "dangling_contexts_closed");
     r.records_received =
         util::json_integer_or<uint64_t>(j, "records_received", uint64_t{0}, "records_received");
+    check_report_fields(r);
     return r;
   } catch (const std::exception& e) {
     throw ProtocolError(std::string("malformed node result: ") + e.what());

@@ -1,13 +1,19 @@
 // The DONE message written in one pass is a Done around a node result equal to
 // encode_node_result's (its "pad" differs: it aligns the samples within the message), and
-// decoding views its result in the received buffer instead of copying it.
+// decoding views its result in the received buffer instead of copying it; decoding checks every
+// field the coordinator reads later, when it writes the report.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "fleet/engine/counters_json.h"
+#include "fleet/replay/l2_windows.h"
+#include "fleet/storage/engine_counters.h"
 #include "fleet/wire/node_result.h"
 #include "fleet/wire/protocol.h"
 
@@ -89,6 +95,102 @@ TEST(DoneMessage, ADeeplyNestedResultIsAProtocolError) {
   bytes[3] = static_cast<char>(meta.size() & 0xff);
   bytes += meta;
   EXPECT_THROW(decode_node_result(bytes), ProtocolError);
+}
+
+// A result as a worker with an L2 adapter (eviction on) writes it: engine counters and L2
+// windows from the engine's own writers.
+NodeResult result_with_l2() {
+  NodeResult r = some_result();
+  storage::EngineCounters c;
+  storage::L2AdapterCounters a;
+  a.type = "resp";
+  a.eviction_enabled = true;
+  a.evicted_keys = 12;
+  c.adapters.push_back(a);
+  r.engine_counters = engine::to_json(c.to_counters());
+  std::vector<engine::L2Op> ops;
+  for (int i = 0; i < 20; ++i) {
+    ops.push_back({0, i % 2 ? "store" : "load", 1'000'000'000LL * (i / 10), 2000 + i, 4096, true});
+  }
+  r.l2_windows = replay::summarize_l2_ops(ops, 0);
+  r.duration_s = 2.5;
+  return r;
+}
+
+// The DONE's refusal, "" when it decodes.
+std::string refusal(const NodeResult& r) {
+  const auto msg = encode_done_message(r);
+  const Done d = decode(msg.data(), msg.size()).as<Done>();
+  try {
+    decode_node_result({d.result.ptr, d.result.size});
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DoneMessage, WhatAWorkerWritesPassesTheReportChecks) {
+  NodeResult r = result_with_l2();
+  ASSERT_TRUE(r.engine_counters["l2_adapters"][0]["eviction_enabled"].get<bool>());
+  EXPECT_EQ(refusal(r), "");
+  r.status = "aborted";                          // a partial result after ABORT
+  r.engine_counters = nlohmann::json::object();  // an engine without counters
+  r.l2_windows = nlohmann::json::object();       // nor L2
+  EXPECT_EQ(refusal(r), "");
+}
+
+// Every field the coordinator reads only when it writes the report is checked when the DONE
+// arrives: a mistyped one used to pass and then throw from the terminal summary (a
+// json type_error naming no peer) after the run, or to be taken for the coordinator's own
+// word (a "lost" status). Now the DONE is refused naming the field, and the coordinator names
+// the peer (UndecodableResult / DoneShape integration tests).
+TEST(DoneMessage, FieldsTheReportReadsAreCheckedWhenItArrives) {
+  using json = nlohmann::json;
+  struct Case {
+    const char* field;
+    void (*mutate)(NodeResult&);
+  };
+  const Case cases[] = {
+      {"engine_counters: must be an object", [](NodeResult& r) { r.engine_counters = "x"; }},
+      {"engine_counters: must be an object",
+       [](NodeResult& r) { r.engine_counters = json::array(); }},
+      {"engine_counters.l2_adapters: must be an array",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"] = "resp"; }},
+      {"engine_counters.l2_adapters[0]: must be an object",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0] = 7; }},
+      {"engine_counters.l2_adapters[0].eviction_enabled: must be a boolean",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["eviction_enabled"] = "yes"; }},
+      {"engine_counters.l2_adapters[0].evicted_keys",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["evicted_keys"] = "12"; }},
+      {"engine_counters.l2_adapters[0].evicted_keys",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["evicted_keys"] = 1.5; }},
+      {"engine_counters.l2_adapters[0].type: must be a string",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["type"] = 3; }},
+      {"status: expected \"ok\" or \"aborted\", got \"lost\"",
+       [](NodeResult& r) { r.status = "lost"; }},
+      {"status: expected", [](NodeResult& r) { r.status = std::string(100, '\n'); }},
+      {"duration_s: expected a finite number >= 0",
+       [](NodeResult& r) { r.duration_s = std::nan(""); }},
+      {"duration_s: expected a finite number >= 0", [](NodeResult& r) { r.duration_s = -1.0; }},
+      {"l2_windows: must be an object", [](NodeResult& r) { r.l2_windows = "x"; }},
+      {"l2_windows.windows[1].ops.store.p99_us: must be a finite number",
+       [](NodeResult& r) { r.l2_windows["windows"][1]["ops"]["store"]["p99_us"] = NAN; }},
+      {"engine_counters.l2_adapters[0].used_bytes: must be a finite number",
+       [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["used_bytes"] = INFINITY; }},
+      {"engine_config.l1.size: must be a finite number",
+       [](NodeResult& r) {
+         r.engine_config = {{"l1", {{"size", -INFINITY}}}};
+       }},
+      {"l2_windows.totals.load",
+       [](NodeResult& r) { r.l2_windows["totals"]["load"] = json::array(); }},
+  };
+  for (const auto& c : cases) {
+    NodeResult r = result_with_l2();
+    c.mutate(r);
+    const std::string why = refusal(r);
+    EXPECT_NE(why.find("malformed node result: "), std::string::npos) << c.field << ": " << why;
+    EXPECT_NE(why.find(c.field), std::string::npos) << c.field << ": " << why;
+  }
 }
 
 }  // namespace

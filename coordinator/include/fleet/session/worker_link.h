@@ -128,6 +128,11 @@ class WorkerLink {
   std::string node_name() const {
     return welcome_.hostname.empty() ? address_.name() : welcome_.hostname;
   }
+  // Its address, and its own name when that differs: "10.0.0.7:5555 (gpu-node-3)".
+  std::string peer() const {
+    const std::string name = node_name();
+    return name == address_.name() ? name : address_.name() + " (" + name + ")";
+  }
   // The run windows received since the last call (fleet_timeseries.csv rows), oldest first.
   std::vector<stats::RunWindow> take_windows();
   // Windows received but not yet written (the run loop collects them every poll): a bound
