@@ -29,8 +29,8 @@ esac
 
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
-all_targets=(trace_file record_op wire_message batch node_result hosts_file workers_spec
-             engine_config lct_lint route_plan)
+all_targets=(trace_file record_op wire_message batch node_result done_report hosts_file
+             workers_spec engine_config lct_lint route_plan)
 targets=(${FUZZ_TARGETS:-${all_targets[@]}})
 
 # Only the libraries the targets need are built (tests and benchmarks off).
@@ -41,7 +41,8 @@ nice flock /tmp/fleet-build.lock ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-2}" fuz
 
 dict_for() {
   case "$1" in
-    trace_file | record_op | wire_message | batch | node_result | lct_lint) echo msgpack ;;
+    trace_file | record_op | wire_message | batch | node_result | done_report | lct_lint)
+      echo msgpack ;;
     engine_config) echo json ;;
     hosts_file | workers_spec) echo workers ;;
   esac

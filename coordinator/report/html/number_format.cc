@@ -11,6 +11,9 @@ namespace {
 // v with three significant digits, trailing zeros dropped ("4.5", "123", "0.0123").
 std::string sig3(double v) {
   if (v == 0) return "0";
+  // A worker's absurd sample (4.5e303 ms) overflows to infinity once scaled to ns: shown as
+  // it is, not converted to an int (undefined behaviour; the done_report fuzz target).
+  if (!std::isfinite(v)) return v != v ? "NaN" : v > 0 ? "inf" : "-inf";
   int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   int decimals = std::max(0, 2 - magnitude);
   char buf[64];
@@ -82,6 +85,7 @@ std::string fmt_seconds(Number s) {
   if (!s) return kMissing;
   if (*s == 0) return "0 s";
   if (std::fabs(*s) < 60) return fmt_us(*s * 1e6);
+  if (!(std::fabs(*s) < 1e15)) return fmt_exact(s) + " s";  // beyond llround's range, or NaN
   long long total = std::llround(*s);
   char buf[64];
   if (total < 3600) {

@@ -114,6 +114,18 @@ TEST(ReportPage, TablesFormatNumbersForHumans) {
   EXPECT_NE(page.find("18,446,744,073,709,551,615"), std::string::npos);  // an exact counter
 }
 
+// A worker's absurd latency (4.5e303 ms, a finite double in its DONE) overflows to infinity
+// once the page scales it to ns: shown as "inf", never converted to an int (undefined
+// behaviour that UBSan reports; the done_report fuzz target found it).
+TEST(ReportPage, NumbersBeyondTheirUnitsReadAsInfinity) {
+  json model = test::synthetic_report_model({});
+  model["ops"][0]["max_ms"] = 4.5e303;
+  model["run"]["duration_s"] = 1e300;
+  const std::string page = render_report_html(model);
+  EXPECT_NE(page.find(">inf s<"), std::string::npos);  // max latency, 4.5e309 ns
+  EXPECT_NE(page.find(">1e+300 s<"), std::string::npos) << "a duration beyond llround's range";
+}
+
 TEST(ReportPage, VerdictBannerAndPartialBadge) {
   json model = test::synthetic_report_model({});
   EXPECT_NE(render_report_html(model).find("class=\"verdict level-warn\""), std::string::npos);
