@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "fleet/engine/counters_json.h"
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/storage/storage_manager.h"
+#include "fleet/engine/engine_config_json.h"
+#include "fleet/engine/storage_manager.h"
 
 extern char** environ;
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "fleet/report/run_report.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/wire/node_result.h"
 

@@ -8,9 +8,9 @@
 #include <csignal>
 #include <string>
 
-#include "fleet/cli/coordinator_cli.h"
-#include "fleet/compare/compare_command.h"
-#include "fleet/report/html/report_writer.h"
+#include "fleet/coordinator/cli/compare_command.h"
+#include "fleet/coordinator/cli/coordinator_cli.h"
+#include "fleet/coordinator/cli/report_command.h"
 #include "fleet/util/malloc_tuning.h"
 #include "fleet/util/prefault.h"
 

@@ -3,8 +3,8 @@
 // directly, it accepts the same command line, embedded runs included.
 #include <csignal>
 
-#include "fleet/cli/coordinator_cli.h"
-#include "fleet/cli/fleet_cli.h"
+#include "fleet/coordinator/cli/coordinator_cli.h"
+#include "fleet/coordinator/cli/fleet_cli.h"
 #include "fleet/util/malloc_tuning.h"
 
 int main(int argc, char** argv) {

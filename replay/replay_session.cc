@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "fleet/engine/counters_json.h"
+#include "fleet/engine/engine_config_json.h"
 #include "fleet/replay/decoded_stream.h"
 #include "fleet/replay/l2_failure_logging.h"
 #include "fleet/replay/l2_windows.h"
 #include "fleet/replay/pacer.h"
-#include "fleet/storage/engine_config_json.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/wire/node_result.h"

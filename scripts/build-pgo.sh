@@ -4,7 +4,7 @@
 # rebuild from its profile.
 # Opt-in: it builds the binaries twice around a training run, and the default build must not
 # depend on a profile that could go stale (docs/architecture.md, "Optimisation"; times and
-# figures in docs/benchmarks.md, tenth pass). Outputs are those of the default build; only
+# figures in docs/benchmarks.md, "Build configurations"). Outputs are those of the default build; only
 # speed differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "fleet/policy/l2_credentials.h"
 #include "fleet/security/certificate.h"
-#include "fleet/service/worker_service.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
 #include "fleet/util/malloc_tuning.h"
+#include "fleet/worker/l2_credentials.h"
+#include "fleet/worker/worker_service.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "fleet/cli/coordinator_cli.h"
+#include "fleet/coordinator/cli/coordinator_cli.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 
 #include "flag_groups.h"
-#include "fleet/session/local_run.h"
-#include "fleet/storage/engine_config.h"
-#include "fleet/storage/engine_config_json.h"
+#include "fleet/coordinator/session/local_run.h"
+#include "fleet/engine/engine_config.h"
+#include "fleet/engine/engine_config_json.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"

@@ -1,6 +1,6 @@
-#include "fleet/cli/fleet_cli.h"
+#include "fleet/coordinator/cli/fleet_cli.h"
 
-#include "fleet/sweep/sweep_cli.h"
+#include "fleet/coordinator/sweep/sweep_cli.h"
 #include "fleet/util/exit_codes.h"
 
 namespace fleet::cli {

@@ -1,4 +1,4 @@
-#include "fleet/session/batch_fanout.h"
+#include "fleet/coordinator/session/batch_fanout.h"
 
 #include <memory>
 

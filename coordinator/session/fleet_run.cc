@@ -1,4 +1,4 @@
-#include "fleet/session/fleet_run.h"
+#include "fleet/coordinator/session/fleet_run.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -8,13 +8,13 @@
 #include <csignal>
 #include <thread>
 
+#include "fleet/coordinator/session/batch_fanout.h"
+#include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/local_workers.h"
+#include "fleet/insight/report/outputs.h"
+#include "fleet/insight/report/progress.h"
 #include "fleet/plan/route_cache.h"
-#include "fleet/report/outputs.h"
-#include "fleet/report/progress.h"
 #include "fleet/security/certificate.h"
-#include "fleet/session/batch_fanout.h"
-#include "fleet/session/known_workers.h"
-#include "fleet/session/local_workers.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"

@@ -12,14 +12,14 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "fleet/coordinator/session/fleet_run.h"
+#include "fleet/coordinator/session/t0_decision.h"
+#include "fleet/coordinator/session/worker_addresses.h"
+#include "fleet/insight/report/timeseries_sink.h"
 #include "fleet/plan/route_cache.h"
 #include "fleet/plan/shard_router.h"
-#include "fleet/report/run_report.h"
-#include "fleet/report/timeseries_sink.h"
 #include "fleet/security/curve_key.h"
-#include "fleet/session/fleet_run.h"
-#include "fleet/session/t0_decision.h"
-#include "fleet/session/worker_addresses.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/status.h"
 #include "link_set.h"

@@ -3,10 +3,10 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
-#include "fleet/report/accounting.h"
-#include "fleet/report/outputs.h"
-#include "fleet/report/run_report.h"
-#include "fleet/session/local_workers.h"
+#include "fleet/coordinator/session/local_workers.h"
+#include "fleet/insight/report/outputs.h"
+#include "fleet/summary/accounting.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"

@@ -3,7 +3,7 @@
 // trace, or saves the routes it sends so that the next run of the same trace can.
 #include <spdlog/spdlog.h>
 
-#include "fleet/session/batch_fanout.h"
+#include "fleet/coordinator/session/batch_fanout.h"
 #include "fleet/util/clock.h"
 #include "fleet_run_machine.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "fleet/session/fleet_run.h"
-#include "fleet/session/worker_addresses.h"
+#include "fleet/coordinator/session/fleet_run.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/status.h"
 #include "link_set.h"

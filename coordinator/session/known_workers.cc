@@ -1,4 +1,4 @@
-#include "fleet/session/known_workers.h"
+#include "fleet/coordinator/session/known_workers.h"
 
 #include <sstream>
 #include <stdexcept>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fleet/session/worker_link.h"
+#include "fleet/coordinator/session/worker_link.h"
 
 namespace fleet::util {
 class Clock;

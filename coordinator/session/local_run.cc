@@ -1,4 +1,4 @@
-#include "fleet/session/local_run.h"
+#include "fleet/coordinator/session/local_run.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,12 +9,12 @@
 #include <memory>
 #include <thread>
 
+#include "fleet/engine/engine_factory.h"
+#include "fleet/insight/report/timeseries_sink.h"
 #include "fleet/replay/replay_session.h"
-#include "fleet/report/accounting.h"
-#include "fleet/report/run_report.h"
-#include "fleet/report/timeseries_sink.h"
 #include "fleet/stats/record_lines.h"
-#include "fleet/storage/engine_factory.h"
+#include "fleet/summary/accounting.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"

@@ -1,4 +1,4 @@
-#include "fleet/session/local_workers.h"
+#include "fleet/coordinator/session/local_workers.h"
 
 #include <fcntl.h>
 #include <poll.h>

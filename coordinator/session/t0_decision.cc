@@ -1,4 +1,4 @@
-#include "fleet/session/t0_decision.h"
+#include "fleet/coordinator/session/t0_decision.h"
 
 #include <algorithm>
 

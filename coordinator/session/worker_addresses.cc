@@ -1,4 +1,4 @@
-#include "fleet/session/worker_addresses.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

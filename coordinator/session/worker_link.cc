@@ -1,4 +1,4 @@
-#include "fleet/session/worker_link.h"
+#include "fleet/coordinator/session/worker_link.h"
 
 #include <spdlog/spdlog.h>
 

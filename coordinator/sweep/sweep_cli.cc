@@ -1,4 +1,4 @@
-#include "fleet/sweep/sweep_cli.h"
+#include "fleet/coordinator/sweep/sweep_cli.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "fleet/sweep/sweep_runner.h"
+#include "fleet/coordinator/sweep/sweep_runner.h"
 #include "fleet/util/json_file.h"
 
 namespace fleet::sweep {

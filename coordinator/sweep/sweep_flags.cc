@@ -1,4 +1,4 @@
-#include "fleet/sweep/sweep_flags.h"
+#include "fleet/coordinator/sweep/sweep_flags.h"
 
 namespace fleet::sweep {
 

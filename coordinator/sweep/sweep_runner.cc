@@ -1,4 +1,4 @@
-#include "fleet/sweep/sweep_runner.h"
+#include "fleet/coordinator/sweep/sweep_runner.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -15,8 +15,8 @@
 #include <fstream>
 #include <set>
 
-#include "fleet/session/worker_addresses.h"
-#include "fleet/sweep/sweep_summary.h"
+#include "fleet/coordinator/session/worker_addresses.h"
+#include "fleet/insight/sweep/sweep_summary.h"
 #include "fleet/util/json_file.h"
 
 namespace fleet::sweep {

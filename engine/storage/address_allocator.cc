@@ -1,4 +1,4 @@
-#include "fleet/storage/address_allocator.h"
+#include "fleet/engine/address_allocator.h"
 
 #include <algorithm>
 #include <iterator>

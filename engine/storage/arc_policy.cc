@@ -1,4 +1,4 @@
-#include "fleet/storage/arc_policy.h"
+#include "fleet/engine/arc_policy.h"
 
 #include <algorithm>
 

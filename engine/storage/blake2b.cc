@@ -1,4 +1,4 @@
-#include "fleet/storage/blake2b.h"
+#include "fleet/engine/blake2b.h"
 
 #include <cstring>
 

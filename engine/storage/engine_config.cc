@@ -1,4 +1,4 @@
-#include "fleet/storage/engine_config.h"
+#include "fleet/engine/engine_config.h"
 
 #include <CLI/CLI.hpp>
 #include <cctype>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/engine/engine_config_json.h"
+#include "fleet/engine/l2_adapter_factory.h"
 #include "fleet/util/json_file.h"
 #include "fleet/util/json_number.h"
 #include "fleet/util/pyjson.h"

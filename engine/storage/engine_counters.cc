@@ -1,4 +1,4 @@
-#include "fleet/storage/engine_counters.h"
+#include "fleet/engine/engine_counters.h"
 
 #include <utility>
 

@@ -1,9 +1,9 @@
-#include "fleet/storage/engine_factory.h"
+#include "fleet/engine/engine_factory.h"
 
 #include <stdexcept>
 
-#include "fleet/storage/noop_engine.h"
-#include "fleet/storage/storage_manager.h"
+#include "fleet/engine/noop_engine.h"
+#include "fleet/engine/storage_manager.h"
 
 namespace fleet::storage {
 

@@ -1,4 +1,4 @@
-#include "fleet/storage/event_loop.h"
+#include "fleet/engine/event_loop.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,9 +1,9 @@
-#include "fleet/storage/eviction_policy.h"
+#include "fleet/engine/eviction_policy.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "fleet/storage/arc_policy.h"
+#include "fleet/engine/arc_policy.h"
 
 namespace fleet::storage {
 

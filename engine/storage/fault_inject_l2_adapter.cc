@@ -1,11 +1,11 @@
-#include "fleet/storage/fault_inject_l2_adapter.h"
+#include "fleet/engine/fault_inject_l2_adapter.h"
 
 #include <cmath>
 #include <set>
 #include <stdexcept>
 
-#include "fleet/storage/blake2b.h"
-#include "fleet/storage/json_options.h"
+#include "fleet/engine/blake2b.h"
+#include "fleet/engine/json_options.h"
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {

@@ -1,4 +1,4 @@
-#include "fleet/storage/fold.h"
+#include "fleet/engine/fold.h"
 
 #include <algorithm>
 

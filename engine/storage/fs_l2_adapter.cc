@@ -1,4 +1,4 @@
-#include "fleet/storage/fs_l2_adapter.h"
+#include "fleet/engine/fs_l2_adapter.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "fleet/storage/json_options.h"
-#include "fleet/storage/payload.h"
+#include "fleet/engine/json_options.h"
+#include "fleet/engine/payload.h"
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {

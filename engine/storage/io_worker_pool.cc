@@ -1,4 +1,4 @@
-#include "fleet/storage/io_worker_pool.h"
+#include "fleet/engine/io_worker_pool.h"
 
 namespace fleet::storage {
 

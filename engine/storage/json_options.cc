@@ -1,4 +1,4 @@
-#include "fleet/storage/json_options.h"
+#include "fleet/engine/json_options.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "fleet/storage/l1_manager.h"
+#include "fleet/engine/l1_manager.h"
 
 #include <algorithm>
 

@@ -1,12 +1,12 @@
-#include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/engine/l2_adapter_factory.h"
 
 #include <stdexcept>
 
-#include "fleet/storage/fault_inject_l2_adapter.h"
-#include "fleet/storage/fs_l2_adapter.h"
-#include "fleet/storage/l2_eviction.h"
-#include "fleet/storage/mock_l2_adapter.h"
-#include "fleet/storage/resp_l2_adapter.h"
+#include "fleet/engine/fault_inject_l2_adapter.h"
+#include "fleet/engine/fs_l2_adapter.h"
+#include "fleet/engine/l2_eviction.h"
+#include "fleet/engine/mock_l2_adapter.h"
+#include "fleet/engine/resp_l2_adapter.h"
 
 namespace fleet::storage {
 

@@ -1,8 +1,8 @@
-#include "fleet/storage/l2_eviction.h"
+#include "fleet/engine/l2_eviction.h"
 
 #include <stdexcept>
 
-#include "fleet/storage/json_options.h"
+#include "fleet/engine/json_options.h"
 
 namespace fleet::storage {
 

@@ -1,4 +1,4 @@
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
 
 #include <algorithm>
 #include <stdexcept>

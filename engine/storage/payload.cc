@@ -1,4 +1,4 @@
-#include "fleet/storage/payload.h"
+#include "fleet/engine/payload.h"
 
 #include <algorithm>
 #include <mutex>

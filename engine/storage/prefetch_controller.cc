@@ -1,10 +1,10 @@
-#include "fleet/storage/prefetch_controller.h"
+#include "fleet/engine/prefetch_controller.h"
 
-#include "fleet/storage/engine_counters.h"
-#include "fleet/storage/event_loop.h"
-#include "fleet/storage/fold.h"
-#include "fleet/storage/l1_manager.h"
-#include "fleet/storage/l2_adapter.h"
+#include "fleet/engine/engine_counters.h"
+#include "fleet/engine/event_loop.h"
+#include "fleet/engine/fold.h"
+#include "fleet/engine/l1_manager.h"
+#include "fleet/engine/l2_adapter.h"
 
 namespace fleet::storage {
 

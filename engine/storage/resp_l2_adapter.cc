@@ -1,4 +1,4 @@
-#include "fleet/storage/resp_l2_adapter.h"
+#include "fleet/engine/resp_l2_adapter.h"
 
 #include <hiredis/hiredis.h>
 #include <sys/socket.h>
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "fleet/storage/json_options.h"
-#include "fleet/storage/payload.h"
+#include "fleet/engine/json_options.h"
+#include "fleet/engine/payload.h"
 #include "fleet/trace/msgpack_value.h"
 
 namespace fleet::storage {

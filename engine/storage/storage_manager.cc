@@ -1,4 +1,4 @@
-#include "fleet/storage/storage_manager.h"
+#include "fleet/engine/storage_manager.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,15 +7,15 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "fleet/storage/eviction_policy.h"
-#include "fleet/storage/fold.h"
-#include "fleet/storage/key_hash.h"
-#include "fleet/storage/l1_manager.h"
-#include "fleet/storage/l2_adapter.h"
-#include "fleet/storage/l2_adapter_factory.h"
-#include "fleet/storage/l2_eviction.h"
-#include "fleet/storage/prefetch_controller.h"
-#include "fleet/storage/store_controller.h"
+#include "fleet/engine/eviction_policy.h"
+#include "fleet/engine/fold.h"
+#include "fleet/engine/key_hash.h"
+#include "fleet/engine/l1_manager.h"
+#include "fleet/engine/l2_adapter.h"
+#include "fleet/engine/l2_adapter_factory.h"
+#include "fleet/engine/l2_eviction.h"
+#include "fleet/engine/prefetch_controller.h"
+#include "fleet/engine/store_controller.h"
 
 namespace fleet::storage {
 

@@ -1,11 +1,11 @@
-#include "fleet/storage/store_controller.h"
+#include "fleet/engine/store_controller.h"
 
 #include <unordered_map>
 
-#include "fleet/storage/engine_counters.h"
-#include "fleet/storage/event_loop.h"
-#include "fleet/storage/l1_manager.h"
-#include "fleet/storage/l2_adapter.h"
+#include "fleet/engine/engine_counters.h"
+#include "fleet/engine/event_loop.h"
+#include "fleet/engine/l1_manager.h"
+#include "fleet/engine/l2_adapter.h"
 
 namespace fleet::storage {
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "fleet/report/cache_summary.h"
-#include "fleet/report/contention.h"
-#include "fleet/report/html/report_model.h"
-#include "fleet/report/html/report_page.h"
-#include "fleet/report/outputs.h"
-#include "fleet/report/run_report.h"
+#include "fleet/insight/html/report_model.h"
+#include "fleet/insight/html/report_page.h"
+#include "fleet/insight/report/cache_summary.h"
+#include "fleet/insight/report/contention.h"
+#include "fleet/insight/report/outputs.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/util/json_read_back.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/wire/node_result.h"

@@ -15,10 +15,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "fleet/policy/host_policy.h"
-#include "fleet/storage/engine_config.h"
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/storage/l2_adapter_factory.h"
+#include "fleet/engine/engine_config.h"
+#include "fleet/engine/engine_config_json.h"
+#include "fleet/engine/l2_adapter_factory.h"
+#include "fleet/worker/host_policy.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fleet/session/known_workers.h"
-#include "fleet/session/worker_addresses.h"
+#include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "fleet/storage/engine_config_json.h"
+#include "fleet/engine/engine_config_json.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/op_decoder.h"

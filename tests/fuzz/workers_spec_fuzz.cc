@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fleet/session/worker_addresses.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 
 namespace {
 

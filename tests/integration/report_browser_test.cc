@@ -10,7 +10,7 @@
 
 #include "../unit/report/synthetic_report_model.h"
 #include "chromium.h"
-#include "fleet/report/html/report_page.h"
+#include "fleet/insight/html/report_page.h"
 #include "fleet_fixture.h"
 #include "process_util.h"
 

@@ -181,7 +181,7 @@ TEST(Curve, AnUnauthorizedCoordinatorIsRefusedAndTheWorkerOpensNoRun) {
 }
 
 // Debian's libzmq.a also speaks GSSAPI (Kerberos), whose entry points the static link replaces
-// with stubs that fail (wire/src/zmq_unused_transports.cc). A peer offering GSSAPI in its ZMTP
+// with stubs that fail (wire/zmq_unused_transports.cc). A peer offering GSSAPI in its ZMTP
 // greeting must be closed at once, at the greeting, before any mechanism runs (a peer offering
 // CURVE would be kept for the 5 s handshake timeout), and the worker must go on serving.
 TEST(Curve, APeerOfferingGssapiIsClosedAtTheGreetingAndTheWorkerServesOn) {

@@ -1,4 +1,4 @@
-#include "fleet/policy/host_policy.h"
+#include "fleet/worker/host_policy.h"
 
 #include <sys/stat.h>
 
@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "fleet/storage/fault_inject_l2_adapter.h"
-#include "fleet/storage/fs_l2_adapter.h"
-#include "fleet/storage/mock_l2_adapter.h"
-#include "fleet/storage/resp_l2_adapter.h"
+#include "fleet/engine/fault_inject_l2_adapter.h"
+#include "fleet/engine/fs_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
+#include "fleet/engine/resp_l2_adapter.h"
 #include "fleet/util/file_type.h"
 
 namespace fleet::policy {

@@ -1,4 +1,4 @@
-#include "fleet/policy/l2_credentials.h"
+#include "fleet/worker/l2_credentials.h"
 
 #include <cstdlib>
 

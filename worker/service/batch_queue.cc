@@ -1,4 +1,4 @@
-#include "fleet/service/batch_queue.h"
+#include "fleet/worker/batch_queue.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>

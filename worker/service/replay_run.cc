@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fleet/storage/engine_factory.h"
+#include "fleet/engine/engine_factory.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/node_result.h"

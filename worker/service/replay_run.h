@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
+#include "fleet/engine/engine_config.h"
 #include "fleet/replay/replay_session.h"
-#include "fleet/service/batch_queue.h"
-#include "fleet/storage/engine_config.h"
 #include "fleet/util/huge_page_allocator.h"
 #include "fleet/wire/protocol.h"
+#include "fleet/worker/batch_queue.h"
 
 namespace fleet::trace {
 class SharedTrace;

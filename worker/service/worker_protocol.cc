@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "fleet/storage/engine_config_json.h"
+#include "fleet/engine/engine_config_json.h"
 #include "fleet/trace/msgpack_value.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/build_info.h"

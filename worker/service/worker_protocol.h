@@ -11,9 +11,9 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "fleet/service/worker_service.h"
 #include "fleet/util/log_limiter.h"
 #include "fleet/wire/protocol.h"
+#include "fleet/worker/worker_service.h"
 #include "replay_run.h"
 
 namespace fleet::trace {

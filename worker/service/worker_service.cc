@@ -1,4 +1,4 @@
-#include "fleet/service/worker_service.h"
+#include "fleet/worker/worker_service.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>

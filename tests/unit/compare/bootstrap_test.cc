@@ -2,7 +2,7 @@
 // around 0 (nearly always), a shifted one an interval that excludes 0 on the right side; the
 // same seed gives the same intervals; the multinomial resample is unbiased on both of its
 // paths; and a run of millions of samples resamples in well under a second per op.
-#include "fleet/compare/bootstrap.h"
+#include "fleet/insight/compare/bootstrap.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <iostream>
 #include <random>
 
-#include "../../../coordinator/compare/bucket_resampler.h"
+#include "../../../insight/compare/bucket_resampler.h"
 
 namespace fleet::compare {
 namespace {

@@ -1,7 +1,7 @@
 // The three outputs of one comparison: the terminal table (aligned, every section), compare.json
 // (the documented fields) and compare.html (self-contained, every section and chart, the model
 // embedded, tolerant of an empty model).
-#include "fleet/compare/compare_outputs.h"
+#include "fleet/insight/compare/compare_outputs.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "fleet/compare/run_snapshot.h"
+#include "fleet/insight/compare/run_snapshot.h"
 #include "fleet/stats/log_linear_histogram.h"
 
 namespace fleet::compare::testing {

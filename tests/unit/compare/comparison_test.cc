@@ -1,12 +1,12 @@
 // Two summaries compared: the union of ops (added / removed), latency intervals and their
 // significance, cache rates with Newcombe's interval, records, lateness, config differences,
 // and the partial rule.
-#include "fleet/compare/comparison.h"
+#include "fleet/insight/compare/comparison.h"
 
 #include <gtest/gtest.h>
 
 #include "compare_test_util.h"
-#include "fleet/compare/rate_interval.h"
+#include "fleet/insight/compare/rate_interval.h"
 
 namespace fleet::compare {
 namespace {

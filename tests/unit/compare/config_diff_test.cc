@@ -1,6 +1,6 @@
 // The engine config compared field by field: nested objects and arrays by path, added and
 // removed fields, numbers by value, and the one-line descriptions the outputs print.
-#include "fleet/compare/config_diff.h"
+#include "fleet/insight/compare/config_diff.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "compare_test_util.h"
-#include "fleet/compare/threshold.h"
+#include "fleet/insight/compare/threshold.h"
 
 namespace fleet::compare {
 namespace {

@@ -2,7 +2,7 @@
 // message that quotes the offending token.
 #include <gtest/gtest.h>
 
-#include "fleet/compare/threshold.h"
+#include "fleet/insight/compare/threshold.h"
 
 namespace fleet::compare {
 namespace {

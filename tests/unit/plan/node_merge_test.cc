@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "fleet/report/run_report.h"
+#include "fleet/summary/run_report.h"
 #include "fleet/wire/node_result.h"
 #include "fleet/wire/protocol.h"
 

@@ -1,6 +1,6 @@
 // --workers parsing: host:port, [IPv6]:port, hosts files (comments, blank lines, errors that
 // name the line), inline lists and dns:NAME:PORT.
-#include "fleet/session/worker_addresses.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The worker's host policy against real files: a fresh directory per test (mkdtemp) with the
 // roots, symlinks, FIFOs and sockets each case needs. Every refusal is checked for what it names.
-#include "fleet/policy/host_policy.h"
+#include "fleet/worker/host_policy.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -16,7 +16,7 @@
 #include <map>
 #include <optional>
 
-#include "fleet/storage/engine_config_json.h"
+#include "fleet/engine/engine_config_json.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/shared_trace.h"
 

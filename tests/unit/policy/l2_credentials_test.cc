@@ -1,6 +1,6 @@
 // --l2-secret-file against real files in a fresh directory: the format, the mode check, and
 // that no error ever quotes the secret.
-#include "fleet/policy/l2_credentials.h"
+#include "fleet/worker/l2_credentials.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

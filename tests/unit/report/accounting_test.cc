@@ -1,7 +1,7 @@
 // The record accounting (report/accounting.h, docs/outputs.md § Record accounting): each
 // record lands in exactly one bucket per node, the buckets add up to the trace, and a run whose
 // counts do not add up is flagged, never reported as balanced.
-#include "fleet/report/accounting.h"
+#include "fleet/summary/accounting.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The L2 contention sweep (`coordinator report --contention`): rows read back from two fake
 // runs' fleet_summary.json and redis_commandstats.txt, the exact table text, contention.json,
 // the --check rules, and the exit codes of the command.
-#include "fleet/report/contention_sweep.h"
+#include "fleet/insight/report/contention_sweep.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

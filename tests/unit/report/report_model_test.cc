@@ -1,7 +1,7 @@
 // The report model from a run's files (report_model.h): series stay bounded at 64 nodes and
 // hours of windows (top nodes + "others", min/max-preserving downsampling), the cache and
 // verdict sections follow fleet_summary.json, and a run without a summary is partial.
-#include "fleet/report/html/report_model.h"
+#include "fleet/insight/html/report_model.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fleet/report/html/report_page.h"
+#include "fleet/insight/html/report_page.h"
 
 namespace fleet::report::html {
 namespace {

@@ -2,7 +2,7 @@
 // inlined), model strings escaped, scripts that close only where they should, the embedded
 // model round-tripping, robustness to empty and wrongly typed models, and the page size of a
 // 64-node model (the limit docs/report.md states).
-#include "fleet/report/html/report_page.h"
+#include "fleet/insight/html/report_page.h"
 
 #include <gtest/gtest.h>
 

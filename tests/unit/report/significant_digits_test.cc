@@ -1,6 +1,6 @@
 // round4 (the page's four significant digits) is printf("%.4g") read back, whichever way it
 // is computed: the arithmetic route must give the text route's double for every input.
-#include "../../../coordinator/report/html/significant_digits.h"
+#include "fleet/insight/html/significant_digits.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The worker's hand-off between its network and replay threads: consumed batches wake the
 // network thread (so CREDIT goes back at once), and a record that does not parse stops the
 // replay with a reason instead of being skipped.
-#include "fleet/service/batch_queue.h"
+#include "fleet/worker/batch_queue.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>

@@ -11,9 +11,9 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "fleet/service/worker_service.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/protocol.h"
+#include "fleet/worker/worker_service.h"
 
 namespace fleet::service {
 namespace {

@@ -1,7 +1,7 @@
 // The coordinator's command line: its flags live in option groups (cli/flag_groups.h), where
 // CLI11 no longer checks one group's names against another's, and engine_flag_given must look
 // into the groups. Each flag is parsed, named once, and shown once in --help.
-#include "fleet/cli/coordinator_cli.h"
+#include "fleet/coordinator/cli/coordinator_cli.h"
 
 #include <gtest/gtest.h>
 

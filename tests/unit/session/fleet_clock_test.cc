@@ -17,8 +17,8 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "fleet/session/fleet_run.h"
-#include "fleet/session/t0_decision.h"
+#include "fleet/coordinator/session/fleet_run.h"
+#include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/clock.h"

@@ -2,7 +2,7 @@
 // queued, then the latest of those instants plus a margin that grows with the clock
 // estimates' error; --start-delay and --start-at are floors, and the decision names which one
 // held T0 back.
-#include "fleet/session/t0_decision.h"
+#include "fleet/coordinator/session/t0_decision.h"
 
 #include <gtest/gtest.h>
 

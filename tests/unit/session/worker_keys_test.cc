@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
-#include "fleet/session/known_workers.h"
-#include "fleet/session/worker_addresses.h"
 
 namespace fleet::session {
 namespace {

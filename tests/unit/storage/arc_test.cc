@@ -3,7 +3,7 @@
 // moved by re-created ghosts, and victim selection around int(p).
 #include <gtest/gtest.h>
 
-#include "fleet/storage/arc_policy.h"
+#include "fleet/engine/arc_policy.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

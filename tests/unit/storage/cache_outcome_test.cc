@@ -3,7 +3,7 @@
 // lands in exactly one bucket, so requested = L1 + L2 + missed.
 #include <gtest/gtest.h>
 
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

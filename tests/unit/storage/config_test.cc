@@ -7,12 +7,12 @@
 #include <fstream>
 
 #include "fleet/engine/counters_json.h"
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/storage/engine_factory.h"
-#include "fleet/storage/l1_manager.h"
-#include "fleet/storage/l2_adapter_factory.h"
-#include "fleet/storage/noop_engine.h"
-#include "fleet/storage/storage_manager.h"
+#include "fleet/engine/engine_config_json.h"
+#include "fleet/engine/engine_factory.h"
+#include "fleet/engine/l1_manager.h"
+#include "fleet/engine/l2_adapter_factory.h"
+#include "fleet/engine/noop_engine.h"
+#include "fleet/engine/storage_manager.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
 #include "test_paths.h"

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fleet/storage/blake2b.h"
-#include "fleet/storage/fault_inject_l2_adapter.h"
-#include "fleet/storage/fs_l2_adapter.h"
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/blake2b.h"
+#include "fleet/engine/fault_inject_l2_adapter.h"
+#include "fleet/engine/fs_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

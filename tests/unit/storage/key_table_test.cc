@@ -1,6 +1,6 @@
 // KeyTable against std::unordered_map: random inserts and erases (backward-shift deletion is
 // the part that can silently lose keys), slot stability, iteration with erase, long keys.
-#include "fleet/storage/key_table.h"
+#include "fleet/engine/key_table.h"
 
 #include <gtest/gtest.h>
 

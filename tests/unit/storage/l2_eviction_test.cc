@@ -1,13 +1,13 @@
 // The L2 eviction controller (docs/era3-reference.md §3.5), driven by the virtual clock: a mock
 // adapter with an `eviction` block is trimmed by its own LRU once used/capacity reaches the
 // watermark; without a block (or without a capacity) nothing is ever deleted from L2.
-#include "fleet/storage/l2_eviction.h"
+#include "fleet/engine/l2_eviction.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

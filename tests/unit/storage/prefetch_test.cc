@@ -3,8 +3,8 @@
 // and argument errors.
 #include <gtest/gtest.h>
 
-#include "fleet/storage/fold.h"
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/fold.h"
+#include "fleet/engine/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "fleet/storage/resp_l2_adapter.h"
+#include "fleet/engine/resp_l2_adapter.h"
 #include "storage_test_util.h"
 
 extern char** environ;

@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "fleet/engine/counters_json.h"
-#include "fleet/storage/engine_config_json.h"
-#include "fleet/storage/eviction_policy.h"
-#include "fleet/storage/l1_manager.h"
-#include "fleet/storage/l2_adapter.h"
-#include "fleet/storage/l2_eviction.h"
-#include "fleet/storage/mock_l2_adapter.h"
-#include "fleet/storage/prefetch_controller.h"
-#include "fleet/storage/storage_manager.h"
-#include "fleet/storage/store_controller.h"
+#include "fleet/engine/engine_config_json.h"
+#include "fleet/engine/eviction_policy.h"
+#include "fleet/engine/l1_manager.h"
+#include "fleet/engine/l2_adapter.h"
+#include "fleet/engine/l2_eviction.h"
+#include "fleet/engine/mock_l2_adapter.h"
+#include "fleet/engine/prefetch_controller.h"
+#include "fleet/engine/storage_manager.h"
+#include "fleet/engine/store_controller.h"
 #include "fleet/util/clock.h"
 
 namespace fleet::storage::testing {

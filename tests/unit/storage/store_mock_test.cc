@@ -2,7 +2,7 @@
 // skip_l1, drain vs no-drain.
 #include <gtest/gtest.h>
 
-#include "fleet/storage/mock_l2_adapter.h"
+#include "fleet/engine/mock_l2_adapter.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {

@@ -1,10 +1,10 @@
 // --sweep parsing (docs/sweep.md): values split outside JSON, the grid and its labels, key
 // namespaces, the goal, and the command line each variant inherits.
-#include "fleet/sweep/sweep_spec.h"
+#include "fleet/insight/sweep/sweep_spec.h"
 
 #include <gtest/gtest.h>
 
-#include "fleet/sweep/sweep_runner.h"
+#include "fleet/coordinator/sweep/sweep_runner.h"
 
 namespace fleet::sweep {
 namespace {

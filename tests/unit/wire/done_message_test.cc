@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "fleet/engine/counters_json.h"
+#include "fleet/engine/engine_counters.h"
 #include "fleet/replay/l2_windows.h"
-#include "fleet/storage/engine_counters.h"
 #include "fleet/wire/node_result.h"
 #include "fleet/wire/protocol.h"
 

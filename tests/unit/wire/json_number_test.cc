@@ -7,8 +7,8 @@
 
 #include <stdexcept>
 
-#include "fleet/storage/engine_config.h"
-#include "fleet/storage/engine_config_json.h"
+#include "fleet/engine/engine_config.h"
+#include "fleet/engine/engine_config_json.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 // included) / accesses; byte miss ratio weighs each access by its object's bytes. A sampled
 // stream (SHARDS) has its distances scaled by 1/R (as published: the whole distance, own
 // object included, which is the posterior mean of the true distance given the sampled one;
-// scaling only the other objects was measured worse, docs/benchmarks.md) and its counts
-// estimated for the whole trace.
+// scaling only the other objects was measured worse, docs/benchmarks.md, "Measured and not
+// adopted") and its counts estimated for the whole trace.
 #pragma once
 
 #include <cstdint>

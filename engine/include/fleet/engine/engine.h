@@ -77,7 +77,7 @@ class Engine {
 
   // The configuration the engine was built from, or nullptr for an engine without one; the edge
   // renders it as LMCache's StorageManagerConfig dict (storage::to_lmcache_json in
-  // fleet/storage/engine_config_json.h, docs/engine.md § Configuration). And its SHA-256 digest
+  // fleet/engine/engine_config_json.h, docs/engine.md § Configuration). And its SHA-256 digest
   // computed as LMCache computes sm_config_digest.
   virtual const storage::EngineConfig* engine_config() const { return nullptr; }
   virtual std::string config_digest() const = 0;

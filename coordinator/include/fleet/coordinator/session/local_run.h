@@ -1,0 +1,41 @@
+// The embedded default: `coordinator FILE` with no --workers replays the whole trace in this
+// process with the same session class a worker runs, and writes LMCache's outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fleet/engine/engine_config.h"
+#include "fleet/insight/report/outputs.h"
+#include "fleet/insight/report/progress.h"
+#include "fleet/util/exit_codes.h"
+
+namespace fleet::session {
+
+struct ReplayOptions {
+  std::string trace_path;
+  storage::EngineConfig engine;
+  bool config_from_trace = false;  // applied by main (header config + flag overrides)
+  double speed = 1.0;
+  bool virtual_clock = false;
+  bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
+  bool verbose = false;
+  // Decode records on a second thread ahead of the dispatch (replay/decoded_stream.h). Off by
+  // default: on the 2-core VMs measured it was slower (docs/benchmarks.md, "Measured and
+  // not adopted").
+  bool decode_ahead = false;
+  std::string jsonl_out;
+  uint32_t max_frame_bytes = 64u << 20;
+  report::ProgressReporter::Mode progress = report::ProgressReporter::Mode::Auto;
+  report::OutputOptions output;
+};
+
+// kOk, kRecordsFailed (some record failed: LMCache's rule), kBadInput (unusable input or
+// config) or kInterrupted (a partial report is still written).
+ExitCode run_local(ReplayOptions options);
+
+// The trace's level/schema gates (LMCache's replay-safety check), shared by local and fleet
+// runs. Throws std::runtime_error with a message naming the file or flag.
+void check_replayable(const std::string& path, const std::string& level, int64_t schema);
+
+}  // namespace fleet::session

@@ -1,0 +1,223 @@
+// The coordinator's end of one worker connection: a DEALER socket, the handshake and clock
+// estimate, credit-based flow control with a bounded queue of batches waiting for credit, and
+// the worker's liveness, progress and final result. Every link lives on the coordinator's
+// main thread (ZeroMQ sockets are not shared across threads).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <zmq.hpp>
+
+#include "fleet/coordinator/session/worker_addresses.h"
+#include "fleet/security/curve_key.h"
+#include "fleet/security/handshake_monitor.h"
+#include "fleet/util/status.h"
+#include "fleet/wire/batch.h"
+#include "fleet/wire/node_result.h"
+#include "fleet/wire/protocol.h"
+
+namespace fleet::session {
+
+class WorkerLink {
+ public:
+  enum class State { Connecting, Ready, Running, Done, Lost, Rejected };
+
+  // With `curve` (the coordinator's key pair), the link speaks CURVE and authenticates the
+  // worker by address.server_key; without, plaintext.
+  WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity,
+             const security::CurveKeyPair* curve = nullptr);
+  ~WorkerLink();
+  WorkerLink(const WorkerLink&) = delete;
+  WorkerLink& operator=(const WorkerLink&) = delete;
+
+  const WorkerAddress& address() const { return address_; }
+  zmq::socket_t& socket() { return sock_; }
+  State state() const { return state_; }
+  bool finished() const {
+    return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected;
+  }
+
+  // Handed to ZeroMQ without a copy, never blocking. Before WELCOME a message the socket cannot
+  // take yet is kept for retry_unsent(); afterwards the link is lost (its pipe is gone).
+  void send(std::string payload);
+  void retry_unsent();
+  // The link's last message: kept up to 1 s after the link is closed so that it is delivered.
+  void send_last(std::string payload);
+  // The next message waiting on the socket (non-blocking); one that does not decode comes back
+  // with an empty `type` (it still proves the worker alive) after a warning.
+  std::optional<wire::Envelope> receive_one();
+  void handle(const wire::Envelope& env);  // ready, credit, progress, done, abort; others ignored
+
+  // Batching with flow control.
+  // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
+  // the record finished (a lost node's report then says exactly where it got to).
+  // `original`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
+  // so with a shared trace it travels as a reference. A non-empty `key_mask` (of `mask_keys`)
+  // makes it a part of a split call: a masked reference (only with a shared trace).
+  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original,
+                  std::string_view key_mask = {}, uint16_t mask_keys = 0);
+  // A record of the shared trace by reference only (a saved routing plan has no bodies).
+  void add_reference(uint64_t file_offset, uint32_t body_size, double t_shift,
+                     std::string_view key_mask = {}, uint16_t mask_keys = 0);
+  // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
+  void use_shared_trace() { shared_trace_ = true; }
+  bool shared_trace() const { return shared_trace_; }
+  // How this link's batches travel (set before the first record; default zstd level 1).
+  void set_codec(wire::BatchCodec codec, int level) {
+    codec_ = codec;
+    level_ = level;
+  }
+  wire::BatchCodec codec() const { return codec_; }
+  int codec_level() const { return level_; }
+  void flush_builder();
+  // What add_record does, for a BatchFanout that builds one batch for several links: account
+  // one record of the shared batch, then queue the batch (its seq must be this link's next).
+  void note_record(uint64_t file_offset, bool by_reference);
+  void enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch);
+  int64_t next_seq() const { return seq_; }
+  void pump(int credit_window);  // sends queued batches while credit allows
+  size_t queued_batches() const { return pending_.size(); }
+  void send_end_when_drained();
+  bool end_sent() const { return end_sent_; }
+
+  // Liveness, on the run's clock.
+  void heard(int64_t now_ns) { last_heard_ns_ = now_ns; }
+  int64_t last_heard_ns() const { return last_heard_ns_; }
+  void mark_lost(const std::string& why);
+  // Lost because it stopped answering (no heartbeat, no result after ABORT): a --local worker
+  // in that state is killed without a grace period (LocalWorkers::stop).
+  void mark_unresponsive(const std::string& why);
+  bool unresponsive() const { return unresponsive_; }
+  void mark_rejected(const std::string& why);
+
+  // While Connecting: an error naming what the socket monitor saw when the ZeroMQ handshake
+  // itself failed (a refused or mismatched key, CURVE on one side only); ok otherwise.
+  Status handshake_status();
+  // The handshake: WELCOME accepted (Connecting -> Ready; the monitor is no longer needed),
+  // the clock estimate, START sent (Ready -> Running).
+  void accept_welcome(wire::Welcome w);
+  void set_clock_estimate(int64_t offset_ns, int64_t uncertainty_ns) {
+    clock_offset_ns_ = offset_ns;
+    clock_uncertainty_ns_ = uncertainty_ns;
+  }
+  void mark_running(int64_t now_ns);
+  // READY: whether and when it arrived (on the run's clock) and how long the worker took to
+  // build its engine (its own measure).
+  bool ready() const { return ready_; }
+  int64_t ready_ns() const { return ready_ns_; }
+  int64_t engine_build_ns() const { return engine_build_ns_; }
+
+  // What the run reads.
+  const wire::Welcome& welcome() const { return welcome_; }
+  int64_t clock_offset_ns() const { return clock_offset_ns_; }            // worker - coordinator
+  int64_t clock_uncertainty_ns() const { return clock_uncertainty_ns_; }  // half the best RTT
+  const wire::Progress& progress() const { return progress_; }  // the run loop's thread only
+  // The same numbers for another thread (the live line), written as PROGRESS arrives.
+  struct LiveProgress {
+    std::atomic<uint64_t> records{0}, failed{0}, sent{0};
+    std::atomic<int64_t> last_lateness_ns{0};
+    std::atomic<double> trace_time_s{0.0};
+  };
+  const LiveProgress& live() const { return live_; }
+  // The name its results carry: the worker's own (WELCOME), else its address.
+  std::string node_name() const {
+    return welcome_.hostname.empty() ? address_.name() : welcome_.hostname;
+  }
+  // Its address, and its own name when that differs: "10.0.0.7:5555 (gpu-node-3)".
+  std::string peer() const {
+    const std::string name = node_name();
+    return name == address_.name() ? name : address_.name() + " (" + name + ")";
+  }
+  // The run windows received since the last call (fleet_timeseries.csv rows), oldest first.
+  std::vector<stats::RunWindow> take_windows();
+  // Windows received but not yet written (the run loop collects them every poll): a bound
+  // against a peer that floods, far above a worker's 4096 per PROGRESS.
+  static constexpr size_t kMaxPendingWindows = 100'000;
+  // The node's result, once DONE arrived and decoded; taken once when the report is built.
+  std::optional<wire::NodeResult> take_result() { return std::exchange(result_, std::nullopt); }
+  const std::string& lost_reason() const { return lost_reason_; }
+  // The worker's own ABORT, e.g. its engine config was refused, and its kind (wire::Abort).
+  const std::string& abort_reason() const { return abort_reason_; }
+  wire::AbortKind abort_kind() const { return abort_kind_; }
+  struct Counters {
+    uint64_t records_sent = 0;
+    uint64_t batches_sent = 0;
+    uint64_t raw_bytes_sent = 0;    // record frames before encoding
+    uint64_t batch_bytes_sent = 0;  // after (the batch payloads on the wire)
+    uint64_t records_by_reference = 0;
+    // Records confirmed finished by PROGRESS (the first N this link sent, in order), and the
+    // trace offset of the last confirmed record (-1: none).
+    uint64_t records_confirmed = 0;
+    int64_t last_confirmed_offset = -1;
+    // Every message either way (batches included), for the control-plane cost at scale
+    // (docs/scaling.md); done_bytes: the DONE message alone.
+    uint64_t messages_sent = 0;
+    uint64_t messages_received = 0;
+    uint64_t bytes_received = 0;
+    uint64_t done_bytes = 0;
+  };
+  const Counters& counters() const { return counters_; }
+  // The trace offset of the first record sent but not confirmed (-1: none).
+  int64_t first_unconfirmed_offset() const {
+    return unconfirmed_.empty() ? -1 : static_cast<int64_t>(unconfirmed_.front());
+  }
+
+ private:
+  void on_ready(const wire::Envelope& env);
+  void on_credit(const wire::Envelope& env);
+  void on_progress(const wire::Envelope& env);
+  bool try_send(zmq::message_t& m);
+  void warn_once_windows();
+  void on_done(const wire::Envelope& env);
+  void on_abort(const wire::Envelope& env);
+  void confirm(uint64_t records);
+
+  State state_ = State::Connecting;
+  wire::Welcome welcome_;
+  int64_t clock_offset_ns_ = 0;
+  int64_t clock_uncertainty_ns_ = 0;
+  bool ready_ = false;
+  int64_t ready_ns_ = 0;
+  int64_t engine_build_ns_ = 0;
+  wire::Progress progress_;
+  LiveProgress live_;
+  std::vector<stats::RunWindow> windows_;
+  std::deque<zmq::message_t> unsent_;  // before WELCOME (retry_unsent)
+  uint64_t windows_dropped_ = 0;
+  std::optional<wire::NodeResult> result_;
+  std::string lost_reason_;
+  bool unresponsive_ = false;
+  std::string abort_reason_;
+  wire::AbortKind abort_kind_ = wire::AbortKind::None;
+  Counters counters_;
+  zmq::context_t& ctx_;  // for the plaintext probe that names a failed CURVE handshake
+  WorkerAddress address_;
+  std::string own_fingerprint_;  // the coordinator's key, for a refused handshake's message
+  zmq::socket_t sock_;
+  std::unique_ptr<security::HandshakeMonitor> monitor_;  // until WELCOME
+  wire::BatchBuilder builder_;
+  wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
+  int level_ = 1;
+  bool shared_trace_ = false;
+  double builder_shift_ = 0.0;
+  struct Pending {
+    std::shared_ptr<const wire::BatchMessage> batch;  // shared by every link of a fan-out
+  };
+  std::deque<Pending> pending_;
+  int64_t in_flight_ = 0;
+  int64_t seq_ = 0;
+  bool want_end_ = false;
+  bool end_sent_ = false;
+  int64_t last_heard_ns_ = 0;
+  zmq::message_t rx_;  // keeps the last received message alive for raw_ref fields
+  // Offsets of records sent but not yet confirmed: bounded by the credit window and the
+  // pending queue, since the worker confirms as it dispatches.
+  std::deque<uint64_t> unconfirmed_;
+};
+
+}  // namespace fleet::session

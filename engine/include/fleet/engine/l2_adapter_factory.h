@@ -1,0 +1,17 @@
+// Builds L2 adapters from `--l2-adapter` JSON (types mock, fs, resp, fault_inject) and checks
+// that JSON up front with messages that name the offending field.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "fleet/engine/l2_adapter.h"
+
+namespace fleet::storage {
+
+// Validates an adapter spec and returns it as it enters LMCache's config dict (mock sizes as
+// floats). Throws std::invalid_argument.
+nlohmann::json normalize_l2_adapter_json(const nlohmann::json& spec);
+std::unique_ptr<L2Adapter> make_l2_adapter(const nlohmann::json& spec);
+
+}  // namespace fleet::storage

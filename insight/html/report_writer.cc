@@ -1,0 +1,26 @@
+#include "fleet/insight/html/report_writer.h"
+
+#include <filesystem>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "fleet/insight/html/report_model.h"
+#include "fleet/insight/html/report_page.h"
+#include "fleet/util/output_file.h"
+
+namespace fleet::report::html {
+
+std::string write_report_page(const std::string& dir, const std::string& out_path,
+                              std::optional<nlohmann::json> summary) {
+  const RunFiles files = load_run_files(dir, std::move(summary));
+  const ReportPageParts page = render_report_parts(build_report_model(files));
+  const std::string path =
+      out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;
+  std::vector<std::string_view> pieces{page.head};
+  pieces.insert(pieces.end(), page.scripts_and_end.begin(), page.scripts_and_end.end());
+  util::write_file_atomically(path, pieces);  // a reader never sees half a page
+  return path;
+}
+
+}  // namespace fleet::report::html

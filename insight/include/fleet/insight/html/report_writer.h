@@ -1,0 +1,19 @@
+// report.html next to a run's other outputs, always drawn from what the run's files hold
+// (report_model.h), so a finished run and `coordinator report DIR` give the same page.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace fleet::report::html {
+
+// Writes DIR/report.html (or `out_path` when given) and returns its path. Throws
+// std::runtime_error naming the directory or file. `summary`: DIR/fleet_summary.json's value
+// when the caller holds it (util/json_read_back.h), else the file is read.
+std::string write_report_page(const std::string& dir, const std::string& out_path = "",
+                              std::optional<nlohmann::json> summary = std::nullopt);
+
+// `coordinator report DIR [-o FILE]`, or `coordinator report --contention [--json OUT] [--check]
+// N=DIR...` (contention_sweep.h): argv[0] is "report". Returns the process exit code.
+}  // namespace fleet::report::html
