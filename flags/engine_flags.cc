@@ -40,7 +40,8 @@ void add_engine_flags(CLI::App& app, storage::EngineConfig& cfg) {
          "engine config as JSON: LMCache's StorageManagerConfig dict or {\"flag-name\": value}")
       ->type_name("PATH");
   app.add_option_function<double>(
-         "--l1-size-gb", [&cfg](double gb) { cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB); },
+         "--l1-size-gb",
+         [&cfg](double gb) { cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB); },
          "L1 size in GB (GiB, as LMCache)")
       ->check(above(0));
   app.add_flag("--l1-use-lazy,!--no-l1-use-lazy", cfg.l1_use_lazy,

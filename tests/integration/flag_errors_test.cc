@@ -35,7 +35,8 @@ void expect_refused(const Ran& r, const std::string& message) {
 TEST(FlagErrors, CoordinatorRangesReadAsWritten) {
   const std::string coordinator = coordinator_bin();
   expect_refused(run(coordinator, "t.lct --speed -3"), "--speed: must be ≥ 0, got -3");
-  expect_refused(run(coordinator, "t.lct --local 300"), "--local: must be between 1 and 256, got 300");
+  expect_refused(run(coordinator, "t.lct --local 300"),
+                 "--local: must be between 1 and 256, got 300");
   expect_refused(run(coordinator, "t.lct --window 0"), "--window: must be > 0, got 0");
   expect_refused(run(coordinator, "t.lct --eviction-ratio 1.5"),
                  "--eviction-ratio: must be between 0 and 1, got 1.5");
@@ -58,7 +59,8 @@ TEST(FlagErrors, WorkerRangesReadAsWritten) {
   expect_refused(run(worker_bin(), "--heartbeat-ms 5"),
                  "--heartbeat-ms: must be between 10 and 60000, got 5");
   expect_refused(run(worker_bin(), "--max-l1-gb -1"), "--max-l1-gb: must be ≥ 0, got -1");
-  expect_refused(run(worker_bin(), "--eviction-tick-ms 0"), "--eviction-tick-ms: must be > 0, got 0");
+  expect_refused(run(worker_bin(), "--eviction-tick-ms 0"),
+                 "--eviction-tick-ms: must be > 0, got 0");
 }
 
 TEST(FlagErrors, LctRangesAndErasReadAsWritten) {

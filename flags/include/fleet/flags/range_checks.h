@@ -8,9 +8,9 @@
 
 namespace fleet::flags {
 
-CLI::Validator at_least(double min);            // min ≤ value
-CLI::Validator above(double min);               // min < value
-CLI::Validator between(double min, double max); // min ≤ value ≤ max
+CLI::Validator at_least(double min);                   // min ≤ value
+CLI::Validator above(double min);                      // min < value
+CLI::Validator between(double min, double max);        // min ≤ value ≤ max
 CLI::Validator above_at_most(double min, double max);  // min < value ≤ max
 
 }  // namespace fleet::flags
