@@ -15,10 +15,10 @@
 #include "fleet/util/prefault.h"
 
 namespace {
-constexpr std::size_t kStartHeapBytes = std::size_t{1} << 20;
-}  // namespace
 
-int main(int argc, char** argv) {
+constexpr std::size_t kStartHeapBytes = std::size_t{1} << 20;
+
+fleet::ExitCode run(int argc, char** argv) {
   using namespace fleet;
   // A peer that closes its socket (Redis killed mid-write: hiredis uses write(2)) must fail
   // the call, counted, not kill the process: the binary, not a library, owns this signal.
@@ -37,9 +37,12 @@ int main(int argc, char** argv) {
     return compare::compare_command(argc - 1, argv + 1);  // logs to stderr, as report does
   }
   cli::mark_start();
-  int code = 0;
-  auto parsed = cli::parse_command_line(argc, argv, code);
-  if (!parsed) return code;
-  if (parsed->wants_fleet()) return cli::exec_coordinator_net(argv);
-  return cli::run_embedded(*parsed);
+  cli::ParseOutcome parsed = cli::parse_command_line(argc, argv);
+  if (!parsed.cli) return parsed.exit;
+  if (parsed.cli->wants_fleet()) return cli::exec_coordinator_net(argv);
+  return cli::run_embedded(*parsed.cli);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return fleet::exit_status(run(argc, argv)); }

@@ -7,14 +7,19 @@
 #include "fleet/coordinator/cli/fleet_cli.h"
 #include "fleet/util/malloc_tuning.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+fleet::ExitCode run(int argc, char** argv) {
   using namespace fleet;
   std::signal(SIGPIPE, SIG_IGN);  // see main.cc
   cli::mark_start();
-  int code = 0;
-  auto parsed = cli::parse_command_line(argc, argv, code);
-  if (!parsed) return code;
+  cli::ParseOutcome parsed = cli::parse_command_line(argc, argv);
+  if (!parsed.cli) return parsed.exit;
   util::tune_malloc_for_streaming();
-  if (!parsed->wants_fleet()) return cli::run_embedded(*parsed);
-  return cli::run_fleet_cli(*parsed, argc, argv);
+  if (!parsed.cli->wants_fleet()) return cli::run_embedded(*parsed.cli);
+  return cli::run_fleet_cli(*parsed.cli, argc, argv);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return fleet::exit_status(run(argc, argv)); }

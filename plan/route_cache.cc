@@ -110,9 +110,8 @@ RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& he
   t += "digest " + header_digest + "\n";
   std::snprintf(line, sizeof line,
                 "shard=%s timeline=%s window=%a ttl=%a split_inline=%d max_frame=%llu\n",
-                shard_mode_name(o.mode), o.timeline == Timeline::Stack ? "stack" : "preserve",
-                o.window_s, o.lifecycle_ttl_s, o.encode_split_parts ? 1 : 0,
-                static_cast<unsigned long long>(max_frame_bytes));
+                shard_mode_name(o.mode), timeline_name(o.timeline), o.window_s, o.lifecycle_ttl_s,
+                o.encode_split_parts ? 1 : 0, static_cast<unsigned long long>(max_frame_bytes));
   t += line;
   for (const auto& n : o.worker_names) t += "worker " + std::to_string(n.size()) + ":" + n + "\n";
   RouteChecksum c;
@@ -259,22 +258,21 @@ RoutePlanReader::~RoutePlanReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::unique_ptr<RoutePlanReader> RoutePlanReader::open(const std::string& dir,
-                                                       const RoutePlanKey& key,
-                                                       const Limits& limits, std::string& why) {
-  why.clear();
+Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open(const std::string& dir,
+                                                               const RoutePlanKey& key,
+                                                               const Limits& limits) {
   std::unique_ptr<RoutePlanReader> r(new RoutePlanReader());
   r->path_ = dir + "/" + key.file_name;
   r->limits_ = limits;
   r->fd_ = ::open(r->path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (r->fd_ < 0) {
-    if (errno != ENOENT) why = r->path_ + ": cannot open: " + std::strerror(errno);
-    return nullptr;
+    if (errno == ENOENT) return std::unique_ptr<RoutePlanReader>();  // none saved yet
+    return Status::error(r->path_ + ": cannot open: " + std::strerror(errno));
   }
   uint64_t meta_len = 0, checksum = 0;
-  why = r->check_layout(key, meta_len, checksum);
+  std::string why = r->check_layout(key, meta_len, checksum);
   if (why.empty()) why = r->check_contents(meta_len, checksum);
-  if (!why.empty()) return nullptr;
+  if (!why.empty()) return Status::error(why);
   r->read_.store(0);
   return r;
 }

@@ -41,27 +41,16 @@ bool opens(trace::OpKind k) {
 
 }  // namespace
 
-ShardMode parse_shard_mode(const std::string& s) {
-  if (s == "none") return ShardMode::None;
-  if (s == "time") return ShardMode::Time;
-  if (s == "key") return ShardMode::Key;
-  throw std::invalid_argument("--shard " + s + ": expected none, time or key");
-}
-
-Timeline parse_timeline(const std::string& s) {
-  if (s == "preserve") return Timeline::Preserve;
-  if (s == "stack") return Timeline::Stack;
-  throw std::invalid_argument("--timeline " + s + ": expected preserve or stack");
-}
-
 const char* shard_mode_name(ShardMode m) {
-  switch (m) {
-    case ShardMode::None:
-      return "none";
-    case ShardMode::Time:
-      return "time";
-    case ShardMode::Key:
-      return "key";
+  for (const auto& [name, mode] : kShardModeNames) {
+    if (mode == m) return name.data();  // the table's literals end in '\0'
+  }
+  return "?";
+}
+
+const char* timeline_name(Timeline t) {
+  for (const auto& [name, timeline] : kTimelineNames) {
+    if (timeline == t) return name.data();
   }
   return "?";
 }
@@ -280,7 +269,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
 nlohmann::ordered_json ShardRouter::plan_json() const {
   nlohmann::ordered_json j;
   j["shard"] = shard_mode_name(options_.mode);
-  j["timeline"] = options_.timeline == Timeline::Stack ? "stack" : "preserve";
+  j["timeline"] = timeline_name(options_.timeline);
   if (options_.mode == ShardMode::Time) j["window_s"] = options_.window_s;
   j["records"] = records_;
   j["split_calls"] = split_calls_;
@@ -313,7 +302,7 @@ std::string ShardRouter::render_plan() const {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "Plan: shard=%s timeline=%s", shard_mode_name(options_.mode),
-                options_.timeline == Timeline::Stack ? "stack" : "preserve");
+                timeline_name(options_.timeline));
   out += line;
   if (options_.mode == ShardMode::Time) {
     std::snprintf(line, sizeof line, " window=%gs", options_.window_s);

@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 # Room -> the rooms it may include, in data-path order. util and security serve everyone;
-# coordinator and worker are the processes on top; tools/lct reads traces only.
+# coordinator and worker are the processes on top; tools/lct reads traces only. flags is the
+# command line's kit at the edges: the binaries (and only they) include it.
 ALLOWED = {
     "util": set(),
     "trace": {"util"},
@@ -27,13 +28,14 @@ ALLOWED = {
     "security": {"util"},
     "plan": {"util", "trace"},
     "engine": {"util", "trace", "stats"},
+    "flags": {"util", "engine"},
     "replay": {"util", "trace", "stats", "wire", "engine"},
     "summary": {"util", "trace", "stats", "wire", "engine"},
     "insight": {"util", "trace", "stats", "wire", "engine", "summary"},
-    "worker": {"util", "trace", "stats", "wire", "security", "engine", "replay"},
+    "worker": {"util", "trace", "stats", "wire", "security", "engine", "replay", "flags"},
     "coordinator": {"util", "trace", "stats", "wire", "security", "plan", "engine", "replay",
-                    "summary", "insight"},
-    "tools": {"util", "trace"},
+                    "summary", "insight", "flags"},
+    "tools": {"util", "trace", "flags"},
 }
 SOURCE_SUFFIXES = (".cc", ".h", ".cc.in")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "fleet/flags/engine_flags.h"
+#include "fleet/flags/parse_errors.h"
+#include "fleet/flags/range_checks.h"
 #include "fleet/security/certificate.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
@@ -61,7 +64,7 @@ void add_security_flags(CLI::App& app, SecurityFlags& f, service::WorkerOptions&
       ->group(group);
   app.add_option("--max-l1-gb", f.policy.max_l1_gb,
                  "Refuse a run whose in-memory tiers (L1 + mock L2) ask for more (0 = no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(flags::at_least(0))
       ->group(group);
   app.add_option("--l2-secret-file", f.l2_secret_file,
                  "Redis AUTH for resp adapters: password=... [username=...] (mode 0600)")
@@ -104,26 +107,24 @@ Status apply_security_flags(const SecurityFlags& f, service::WorkerOptions& o) {
   return Status();
 }
 
-int keygen(const std::string& name, const std::string& dir, bool force) {
+ExitCode keygen(const std::string& name, const std::string& dir, bool force) {
   if (!security::curve_available()) {
     std::fprintf(stderr, "%s\n", security::curve_unavailable("keygen").message().c_str());
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
   const security::CurveKeyPair keys = security::generate_key_pair();
   if (Status s = security::write_certificate_pair(dir, name, keys, force); !s) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
   std::printf("wrote %s/%s.key (public) and %s/%s.key_secret (secret, 0600)\n", dir.c_str(),
               name.c_str(), dir.c_str(), name.c_str());
   std::printf("public key %s\nfingerprint %s\n", keys.public_z85.c_str(),
               security::fingerprint(keys.public_z85).c_str());
-  return exit_status(ExitCode::kOk);
+  return ExitCode::kOk;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+ExitCode run(int argc, char** argv) {
   // A peer that closes its socket (Redis killed mid-write: hiredis uses write(2)) must fail
   // the call, counted, not kill the process: the binary, not a library, owns this signal.
   std::signal(SIGPIPE, SIG_IGN);
@@ -138,9 +139,9 @@ int main(int argc, char** argv) {
   app.add_option("--engine", o.engine.engine_name, "Default engine: native or noop")
       ->check(CLI::IsMember({"native", "noop"}))
       ->capture_default_str();
-  storage::add_engine_flags(app, o.engine);
+  flags::add_engine_flags(app, o.engine);
   app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat period")
-      ->check(CLI::Range(10, 60000))
+      ->check(flags::between(10, 60000))
       ->capture_default_str();
   app.add_option("--max-runs", o.max_runs, "Exit after this many runs (0 = serve forever)")
       ->capture_default_str();
@@ -159,18 +160,14 @@ int main(int argc, char** argv) {
   keygen_cmd->add_option("NAME", key_name, "Certificate name")->required();
   keygen_cmd->add_option("--dir", key_dir, "Where to write them")->capture_default_str();
   keygen_cmd->add_flag("--force", key_force, "Replace existing files");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return exit_status(app.exit(e) == 0 ? ExitCode::kOk : ExitCode::kBadInput);
-  }
+  if (auto ended = flags::parse_or_exit(app, argc, argv)) return *ended;
   if (keygen_cmd->parsed()) return keygen(key_name, key_dir, key_force);
   spdlog::set_default_logger(spdlog::stderr_color_mt("worker"));
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
   if (Status s = apply_security_flags(security, o); !s) {
     spdlog::error("{}", s.message());
-    return exit_status(s.code());
+    return s.code();
   }
   o.stop_flag = &g_stop_requested;
   std::signal(SIGINT, on_signal);
@@ -180,7 +177,11 @@ int main(int argc, char** argv) {
     svc.serve();
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
-  return exit_status(ExitCode::kOk);
+  return ExitCode::kOk;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return exit_status(run(argc, argv)); }

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "fleet/flags/parse_errors.h"
+#include "fleet/flags/range_checks.h"
 #include "fleet/insight/compare/compare_outputs.h"
 #include "fleet/insight/compare/comparison.h"
 #include "fleet/insight/compare/run_snapshot.h"
@@ -45,7 +47,7 @@ void declare(CLI::App& app, CompareOptions& o) {
   app.add_flag("--strict", o.strict,
                "Count a crossed threshold on a change even when its 95 % interval contains 0");
   app.add_option("--resamples", o.bootstrap.resamples, "Bootstrap resamples per op")
-      ->check(CLI::Range(100, 100000))
+      ->check(flags::between(100, 100000))
       ->capture_default_str();
   app.add_option("--seed", o.bootstrap.seed, "Bootstrap seed (same seed, same intervals)")
       ->capture_default_str();
@@ -53,7 +55,7 @@ void declare(CLI::App& app, CompareOptions& o) {
          "--noise", [&o](double pct) { o.bootstrap.latency_noise = pct / 100.0; },
          "Latency changes smaller than PCT % are never significant: the run-to-run drift the "
          "intervals cannot see (default 5)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(flags::between(0, 100));
 }
 
 // A reader never sees half a file.
@@ -77,17 +79,13 @@ void use_stderr_logger() {
 
 }  // namespace
 
-int compare_command(int argc, char** argv) {
+ExitCode compare_command(int argc, char** argv) {
   use_stderr_logger();
   CLI::App app("Compare two runs' output directories, A -> B (docs/compare.md)",
                "coordinator compare");
   CompareOptions o;
   declare(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? exit_status(ExitCode::kOk) : exit_status(ExitCode::kBadInput);
-  }
+  if (auto ended = flags::parse_or_exit(app, argc, argv)) return *ended;
   std::vector<ThresholdOutcome> outcomes;
   try {
     std::vector<Threshold> thresholds;
@@ -123,7 +121,7 @@ int compare_command(int argc, char** argv) {
   } catch (const std::exception& e) {
     // RunInputError, ThresholdError and file errors all name what they are about.
     spdlog::error("{}", e.what());
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
   int crossed = 0;
   for (const ThresholdOutcome& t : outcomes) {
@@ -131,7 +129,7 @@ int compare_command(int argc, char** argv) {
     ++crossed;
     spdlog::error("threshold crossed: {}", t.message);
   }
-  return crossed ? exit_status(ExitCode::kThresholdCrossed) : exit_status(ExitCode::kOk);
+  return crossed ? ExitCode::kThresholdCrossed : ExitCode::kOk;
 }
 
 }  // namespace fleet::compare

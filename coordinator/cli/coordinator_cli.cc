@@ -14,6 +14,10 @@
 #include "fleet/coordinator/session/local_run.h"
 #include "fleet/engine/engine_config.h"
 #include "fleet/engine/engine_config_json.h"
+#include "fleet/flags/engine_flags.h"
+#include "fleet/flags/enum_flag.h"
+#include "fleet/flags/parse_errors.h"
+#include "fleet/flags/range_checks.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
@@ -22,27 +26,26 @@ namespace fleet::cli {
 
 namespace {
 
+// The spellings of --progress (the progress line's modes).
+constexpr std::array<std::pair<std::string_view, report::ProgressReporter::Mode>, 3> kProgressNames{
+    {{"auto", report::ProgressReporter::Mode::Auto},
+     {"always", report::ProgressReporter::Mode::Always},
+     {"never", report::ProgressReporter::Mode::Never}}};
+
 // Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
 // given: once to learn the trace, then over the header's config so that engine flags on the
 // command line override it.
 void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
   session::ReplayOptions& o = fleet.replay;
-  std::string& clock = x.clock;
-  std::string& progress = x.progress;
-  std::string& log_level = x.log_level;
-  double& max_frame_mb = x.max_frame_mb;
-  std::string& shard = x.shard;
-  std::string& timeline = x.timeline;
 
   app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
   app.add_option("--speed", o.speed,
                  "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
-      ->check(CLI::NonNegativeNumber)
+      ->check(flags::at_least(0))
       ->capture_default_str();
-  app.add_option("--clock", clock, "real, or virtual: a deterministic discrete-event run")
-      ->check(CLI::IsMember({"real", "virtual"}))
-      ->capture_default_str();
+  flags::add_enum_flag(app, "--clock", x.clock, kClockNames,
+                       "real, or virtual: a deterministic discrete-event run");
   app.add_flag("--from-zero", o.from_zero,
                "Also wait out the idle time before the first record, as lmcache trace replay does");
   app.add_flag("--config-from-trace", o.config_from_trace,
@@ -50,7 +53,7 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   app.add_option("--engine", o.engine.engine_name, "native (StorageManager) or noop (overhead)")
       ->check(CLI::IsMember({"native", "noop"}))
       ->capture_default_str();
-  storage::add_engine_flags(flag_group(app, "Engine"), o.engine);
+  flags::add_engine_flags(flag_group(app, "Engine"), o.engine);
 
   CLI::App& outputs = flag_group(app, "Outputs");
   outputs
@@ -72,13 +75,12 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"terminal", "json"}))
       ->capture_default_str();
   outputs.add_option("--output", o.output.output_path, "Also save the summary to PATH in --format");
-  app.add_option("--progress", progress, "Live progress line: auto (on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+  flags::add_enum_flag(app, "--progress", o.progress, kProgressNames,
+                       "Live progress line: auto (on a terminal), always, never");
+  app.add_option("--max-frame-mb", x.max_frame_mb, "Largest trace frame accepted (MiB)")
+      ->check(flags::between(1, 4095))
       ->capture_default_str();
-  app.add_option("--max-frame-mb", max_frame_mb, "Largest trace frame accepted (MiB)")
-      ->check(CLI::Range(1.0, 4095.0))
-      ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+  app.add_option("--log-level", x.log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
 
@@ -88,25 +90,21 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       "Workers: hosts file (host:port per line), host:port,host:port, or dns:NAME:PORT");
   auto* local =
       fleet_flags.add_option("--local", fleet.local, "Start N worker processes on loopback")
-          ->check(CLI::Range(1, 256));
+          ->check(flags::between(1, 256));
   workers->excludes(local);
   fleet_flags.add_option("--expect-workers", fleet.expect_workers,
                          "Fail unless exactly N workers are found");
   fleet_flags.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
-      ->check(CLI::Range(100, 600000))
+      ->check(flags::between(100, 600000))
       ->capture_default_str();
-  fleet_flags.add_option("--shard", shard, "none (every worker replays all), time or key")
-      ->check(CLI::IsMember({"none", "time", "key"}))
-      ->capture_default_str();
+  flags::add_enum_flag(fleet_flags, "--shard", fleet.router.mode, plan::kShardModeNames,
+                       "none (every worker replays all), time or key");
   fleet_flags
       .add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
-      ->check(CLI::PositiveNumber)
+      ->check(flags::above(0))
       ->capture_default_str();
-  fleet_flags
-      .add_option("--timeline", timeline,
-                  "preserve (recorded times) or stack (every shard starts at T0)")
-      ->check(CLI::IsMember({"preserve", "stack"}))
-      ->capture_default_str();
+  flags::add_enum_flag(fleet_flags, "--timeline", fleet.router.timeline, plan::kTimelineNames,
+                       "preserve (recorded times) or stack (every shard starts at T0)");
   fleet_flags.add_flag("--plan-only", fleet.plan_only, "Print the shard plan and exit");
   fleet_flags.add_option(
       "--route-cache", fleet.route_cache_dir,
@@ -123,39 +121,33 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       .add_option("--start-delay", fleet.start_delay_s,
                   "Least seconds from the last handshake to T0 (T0 otherwise follows as soon as "
                   "every worker's engine is built and its first batches are queued)")
-      ->check(CLI::Range(0.0, 3600.0))
+      ->check(flags::between(0, 3600))
       ->capture_default_str();
-  fleet_flags
-      .add_option("--on-worker-loss", x.on_worker_loss,
-                  "abort the run, or continue without the lost worker")
-      ->check(CLI::IsMember({"abort", "continue"}))
-      ->capture_default_str();
+  flags::add_enum_flag(fleet_flags, "--on-worker-loss", fleet.on_worker_loss,
+                       session::kOnWorkerLossNames,
+                       "abort the run, or continue without the lost worker");
   fleet_flags.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
-      ->check(CLI::Range(1, 1024))
+      ->check(flags::between(1, 1024))
       ->capture_default_str();
-  fleet_flags
-      .add_option("--compression", x.compression,
-                  "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none")
-      ->check(CLI::IsMember({"auto", "zstd", "none"}))
-      ->capture_default_str();
+  flags::add_enum_flag(
+      fleet_flags, "--compression", fleet.compression, session::kCompressionNames,
+      "Batch encoding: auto (none to loopback workers, zstd to others), zstd or none");
   fleet_flags
       .add_option("--compression-level", fleet.compression_level,
                   "zstd level for batches (negative: zstd's fast modes)")
-      ->check(CLI::Range(-7, 19))
+      ->check(flags::between(-7, 19))
       ->capture_default_str();
-  fleet_flags
-      .add_option("--trace-access", x.trace_access,
-                  "How records reach workers: shared (workers read the trace file themselves and "
-                  "get references), stream (records travel in batches), or auto (shared for "
-                  "workers on this host that can read the file, stream for the rest)")
-      ->check(CLI::IsMember({"auto", "shared", "stream"}))
-      ->capture_default_str();
+  flags::add_enum_flag(
+      fleet_flags, "--trace-access", fleet.trace_access, session::kTraceAccessNames,
+      "How records reach workers: shared (workers read the trace file themselves and get "
+      "references), stream (records travel in batches), or auto (shared for workers on this "
+      "host that can read the file, stream for the rest)");
   fleet_flags.add_option(
       "--worker-trace-path", fleet.worker_trace_path,
       "Where workers find the trace with --trace-access shared (default: FILE as an "
       "absolute path, e.g. on a file system every host mounts at the same place)");
   fleet_flags.add_option("--heartbeat-ms", fleet.heartbeat_ms, "Heartbeat period")
-      ->check(CLI::Range(10, 60000))
+      ->check(flags::between(10, 60000))
       ->capture_default_str();
   fleet_flags.add_option("--local-worker-arg", fleet.local_worker_args,
                          "Extra flag passed to every --local worker (repeatable)");
@@ -184,25 +176,26 @@ void set_up_logging(const std::string& level) {
 }
 
 // --config-from-trace: the engine config of the trace's header, or an error naming the trace.
-storage::EngineConfig config_from_trace(const std::string& path) {
-  trace::FrameReader reader(path);
-  const std::string& text = reader.header().sm_config_json;
-  if (text.empty()) {
-    throw std::runtime_error(path + ": --config-from-trace: the header has no sm_config_json");
+Result<storage::EngineConfig> config_from_trace(const std::string& path) {
+  try {
+    trace::FrameReader reader(path);
+    const std::string& text = reader.header().sm_config_json;
+    if (text.empty()) {
+      return Status::error(path + ": --config-from-trace: the header has no sm_config_json");
+    }
+    return storage::engine_config_from_lmcache_json(
+        storage::parse_engine_config_json(text, path + ": sm_config_json"));
+  } catch (const std::exception& e) {  // an unreadable trace, or a header config that is not one
+    return Status::error(e.what());
   }
-  return storage::engine_config_from_lmcache_json(
-      storage::parse_engine_config_json(text, path + ": sm_config_json"));
 }
 
-// The replay's own flags that were parsed as strings.
+// The replay's own flags that need converting after the parse.
 void apply_replay_flags(ParsedCli& cli) {
   const CliExtras& x = cli.extras;
   session::ReplayOptions& o = cli.fleet.replay;
-  o.virtual_clock = x.clock == "virtual";
+  o.virtual_clock = x.clock == ClockKind::Virtual;
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
-  o.progress = x.progress == "always"  ? report::ProgressReporter::Mode::Always
-               : x.progress == "never" ? report::ProgressReporter::Mode::Never
-                                       : report::ProgressReporter::Mode::Auto;
 }
 
 }  // namespace
@@ -220,52 +213,44 @@ bool engine_flag_given(const CLI::App& app) {
   return given;
 }
 
-std::unique_ptr<ParsedCli> parse_command_line(int argc, char** argv, int& exit_code) {
+ParseOutcome parse_command_line(int argc, char** argv) {
   auto cli = std::make_unique<ParsedCli>();
   cli->app = std::make_unique<CLI::App>(
       "Fleet Replay coordinator: replays an LMCache storage trace (.lct)");
   declare(*cli->app, cli->fleet, cli->extras);
-  try {
-    cli->app->parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    exit_code = exit_status(cli->app->exit(e) == 0 ? ExitCode::kOk : ExitCode::kBadInput);
-    return nullptr;
-  }
+  if (auto ended = flags::parse_or_exit(*cli->app, argc, argv)) return {nullptr, *ended};
   set_up_logging(cli->extras.log_level);
   if (!cli->fleet.replay.config_from_trace) {
     apply_replay_flags(*cli);
-    return cli;
+    return {std::move(cli)};
   }
-  storage::EngineConfig from_trace;
-  try {
-    from_trace = config_from_trace(cli->fleet.replay.trace_path);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    exit_code = exit_status(ExitCode::kBadInput);
-    return nullptr;
+  auto from_trace = config_from_trace(cli->fleet.replay.trace_path);
+  if (!from_trace) {
+    spdlog::error("{}", from_trace.status().message());
+    return {nullptr, from_trace.status().code()};
   }
   auto again = std::make_unique<ParsedCli>();
-  again->fleet.replay.engine = from_trace;
+  again->fleet.replay.engine = std::move(from_trace).value();
   again->app = std::make_unique<CLI::App>("Fleet Replay coordinator");
   declare(*again->app, again->fleet, again->extras);
   again->app->parse(argc, argv);                  // cannot fail: it parsed once already
   again->fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
   again->fleet.send_engine_config = true;
   apply_replay_flags(*again);
-  return again;
+  return {std::move(again)};
 }
 
-int run_embedded(ParsedCli& cli) {
-  const CliExtras& x = cli.extras;
-  if (x.shard != "none" || cli.fleet.plan_only || !cli.fleet.route_cache_dir.empty()) {
+ExitCode run_embedded(ParsedCli& cli) {
+  const session::FleetOptions& f = cli.fleet;
+  if (f.router.mode != plan::ShardMode::None || f.plan_only || !f.route_cache_dir.empty()) {
     spdlog::error("--shard/--plan-only/--route-cache need --workers or --local");
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
   const report::OutputOptions out = cli.fleet.replay.output;
-  return announce_report(out, exit_status(session::run_local(std::move(cli.fleet.replay))));
+  return announce_report(out, session::run_local(std::move(cli.fleet.replay)));
 }
 
-int exec_coordinator_net(char** argv) {
+ExitCode exec_coordinator_net(char** argv) {
   namespace fs = std::filesystem;
   std::string path;
   if (const char* env = std::getenv("FLEET_COORDINATOR_NET"); env && *env) {
@@ -281,12 +266,12 @@ int exec_coordinator_net(char** argv) {
       "--workers/--local/--sweep run in coordinator-net, which should sit next to this binary: "
       "cannot start {}: {} (or set FLEET_COORDINATOR_NET)",
       path, std::strerror(errno));
-  return exit_status(ExitCode::kBadInput);
+  return ExitCode::kBadInput;
 }
 
 void mark_start() { g_started = std::filesystem::file_time_type::clock::now(); }
 
-int announce_report(const report::OutputOptions& o, int code) {
+ExitCode announce_report(const report::OutputOptions& o, ExitCode code) {
   namespace fs = std::filesystem;
   const fs::path page = fs::path(o.output_dir) / "report.html";
   std::error_code ec;

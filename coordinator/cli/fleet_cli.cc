@@ -5,21 +5,16 @@
 
 namespace fleet::cli {
 
-int run_fleet_cli(ParsedCli& cli, int argc, char** argv) {
+ExitCode run_fleet_cli(ParsedCli& cli, int argc, char** argv) {
   session::FleetOptions& fleet = cli.fleet;
   const CliExtras& x = cli.extras;
   if (!x.sweep.axes.empty()) return sweep::run_sweep_cli(*cli.app, x.sweep, fleet, argc, argv);
-  fleet.router.mode = plan::parse_shard_mode(x.shard);
-  fleet.router.timeline = plan::parse_timeline(x.timeline);
-  fleet.on_worker_loss = session::parse_on_worker_loss(x.on_worker_loss);
-  fleet.compression = session::parse_compression(x.compression);
-  fleet.trace_access = session::parse_trace_access(x.trace_access);
   // Engine flags given to the coordinator override every worker's own defaults.
   if (engine_flag_given(*cli.app)) fleet.send_engine_config = true;
   // Likewise --engine: without it, a worker started with --engine noop stays noop.
   fleet.send_engine_name = cli.app->get_option("--engine")->count() > 0;
   const report::OutputOptions out = fleet.replay.output;
-  return announce_report(out, exit_status(session::run_fleet(std::move(fleet))));
+  return announce_report(out, session::run_fleet(std::move(fleet)));
 }
 
 }  // namespace fleet::cli

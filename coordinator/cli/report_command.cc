@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "fleet/flags/parse_errors.h"
 #include "fleet/insight/html/report_writer.h"
 #include "fleet/insight/report/contention_sweep.h"
 #include "fleet/util/exit_codes.h"
 
 namespace fleet::report::html {
 
-int report_command(int argc, char** argv) {
+ExitCode report_command(int argc, char** argv) {
   CLI::App app(
       "Rebuild report.html from a run's output directory (also a partial run), or with "
       "--contention print the L2 contention table across fleet sizes (docs/contention.md)",
@@ -43,16 +44,20 @@ int report_command(int argc, char** argv) {
       throw CLI::ValidationError("DIR", "exactly one DIR expected (N=DIR runs need --contention)");
     }
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
+    return flags::exit_code_of(app, e);
   }
-  if (contention) return contention_sweep_command(args, json_out, check);
+  if (contention) {
+    // The contention table's command keeps int statuses (insight/, being rewritten around a typed
+    // RunSummary): 0, 1 or 2, each an ExitCode.
+    return static_cast<ExitCode>(contention_sweep_command(args, json_out, check));
+  }
   try {
     std::printf("report: %s\n", write_report_page(args.front(), out).c_str());
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return static_cast<int>(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   }
-  return 0;
+  return ExitCode::kOk;
 }
 
 }  // namespace fleet::report::html

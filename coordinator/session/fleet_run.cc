@@ -72,28 +72,6 @@ wire::BatchCodec choose_codec(Compression mode, bool local, const WorkerAddress&
 
 }  // namespace
 
-OnWorkerLoss parse_on_worker_loss(std::string_view s) {
-  if (s == "abort") return OnWorkerLoss::Abort;
-  if (s == "continue") return OnWorkerLoss::Continue;
-  throw std::invalid_argument("--on-worker-loss: expected abort or continue, got " +
-                              std::string(s));
-}
-
-Compression parse_compression(std::string_view s) {
-  if (s == "auto") return Compression::Auto;
-  if (s == "zstd") return Compression::Zstd;
-  if (s == "none") return Compression::None;
-  throw std::invalid_argument("--compression: expected auto, zstd or none, got " + std::string(s));
-}
-
-TraceAccess parse_trace_access(std::string_view s) {
-  if (s == "auto") return TraceAccess::Auto;
-  if (s == "shared") return TraceAccess::Shared;
-  if (s == "stream") return TraceAccess::Stream;
-  throw std::invalid_argument("--trace-access: expected auto, shared or stream, got " +
-                              std::string(s));
-}
-
 ExitCode run_fleet(FleetOptions options) {
   util::Clock& clock = options.clock ? *options.clock : util::RealClock::instance();
   FleetRun run(std::move(options), clock);
@@ -176,7 +154,7 @@ Status FleetRun::prepare() {
   try {
     reader_ = std::make_unique<trace::FrameReader>(r.trace_path, ro);
     check_replayable(r.trace_path, reader_->header().level, reader_->header().trace_schema_version);
-    if (o_.send_engine_config) r.engine.validate();
+    if (Status s = o_.send_engine_config ? r.engine.validate() : Status(); !s) return s;
     if (Status s = resolve_addresses(); !s) return s;
     if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
     if (!o_.route_cache_dir.empty() && !o_.plan_only) {  // --plan-only saves no plan

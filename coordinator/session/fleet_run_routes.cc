@@ -36,12 +36,13 @@ void FleetRun::find_saved_routes() {
     limits.trace_size = reader_->file_size();
     limits.workers = static_cast<int>(o_.router.worker_names.size());
     limits.max_frame_bytes = o_.replay.max_frame_bytes;
-    std::string why;
-    saved_routes_ = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits, why);
-    if (!saved_routes_) {
-      if (!why.empty()) route_plan_not_used("routing the trace again: " + why);
+    auto saved = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits);
+    if (!saved) {
+      route_plan_not_used("routing the trace again: " + saved.status().message());
       return;
     }
+    saved_routes_ = std::move(saved).value();
+    if (!saved_routes_) return;  // none saved yet: this run routes and saves one
     const nlohmann::json& m = saved_routes_->meta();
     if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
         !m["records_read"].is_number_unsigned() || !m.contains("plan") || !m["plan"].is_object()) {

@@ -121,7 +121,7 @@ Result<std::unique_ptr<trace::FrameReader>> open_inputs(const ReplayOptions& o) 
   try {
     auto reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
     check_replayable(o.trace_path, reader->header().level, reader->header().trace_schema_version);
-    o.engine.validate();
+    if (Status s = o.engine.validate(); !s) return s;
     report::prepare_output_dir(o.output.output_dir);
     if (!o.jsonl_out.empty()) {
       auto parent = std::filesystem::path(o.jsonl_out).parent_path();

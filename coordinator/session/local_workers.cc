@@ -90,9 +90,8 @@ void LocalWorkers::remove_key_dir() {
 
 namespace {
 
-// One line from `fd` before `deadline`, without its newline; nullopt with `why` when none came.
-std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline,
-                                     std::string& why) {
+// One line from `fd` before `deadline`, without its newline, or why none came.
+Result<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline) {
   std::string line;
   while (line.find('\n') == std::string::npos) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -100,14 +99,12 @@ std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_poi
                           .count();
     pollfd p{fd, POLLIN, 0};
     if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
-      why = "did not announce its endpoint in time";
-      return std::nullopt;
+      return Status::error("did not announce its endpoint in time");
     }
     char buf[256];
     const ssize_t n = read(fd, buf, sizeof buf);
     if (n <= 0) {
-      why = "exited before announcing its endpoint";
-      return std::nullopt;
+      return Status::error("exited before announcing its endpoint");
     }
     line.append(buf, static_cast<size_t>(n));
   }
@@ -177,11 +174,10 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (size_t i = 0; i < fds.size(); ++i) {
     const std::string who = "worker " + std::to_string(i) + " (" + bin + ")";
-    std::string why;
-    const std::optional<std::string> line = read_line(fds[i], deadline, why);
+    const Result<std::string> line = read_line(fds[i], deadline);
     const std::vector<int> still_open(fds.begin() + static_cast<long>(i), fds.end());
-    if (!line) abandon(still_open, who + " " + why);
-    addresses_.push_back(parse_announcement(*line));
+    if (!line) abandon(still_open, who + " " + line.status().message());
+    addresses_.push_back(parse_announcement(line.value()));
     if (coordinator_key && !security::is_z85_key(addresses_.back().server_key)) {
       abandon(still_open, who + " announced no valid CURVE key (an older worker binary?)");
     }

@@ -37,11 +37,11 @@ Status check_mrc_file(const std::string& path) {
 
 }  // namespace
 
-int run_sweep_cli(const CLI::App& app, const SweepFlags& f, const session::FleetOptions& fleet,
-                  int argc, char** argv) {
+ExitCode run_sweep_cli(const CLI::App& app, const SweepFlags& f, const session::FleetOptions& fleet,
+                       int argc, char** argv) {
   auto fail = [](const std::string& why) {
     spdlog::error("{}", why);
-    return exit_status(ExitCode::kBadInput);
+    return ExitCode::kBadInput;
   };
   SweepRequest r;
   for (const auto& spec : f.axes) {
@@ -71,7 +71,7 @@ int run_sweep_cli(const CLI::App& app, const SweepFlags& f, const session::Fleet
   r.shared_namespace = fleet.replay.engine.l2_key_namespace;
   r.mrc_path = f.mrc;
   r.start_delay_s = fleet.start_delay_s;
-  return exit_status(run_sweep(r));
+  return run_sweep(r);
 }
 
 }  // namespace fleet::sweep

@@ -1,6 +1,5 @@
 #include "fleet/engine/engine_config.h"
 
-#include <CLI/CLI.hpp>
 #include <cctype>
 #include <fstream>
 #include <set>
@@ -20,7 +19,11 @@ namespace {
 constexpr double kGiB = 1073741824.0;
 using json = nlohmann::json;
 
+// Inside the JSON readers an error unwinds through nested fields to the public function, which
+// turns it into a Status; the readers are a small decoder, not a path a run takes per record.
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
+
+Status invalid(std::string what) { return Status::error(std::move(what)); }
 
 // A size given in GiB, which must fit in 64 bits of bytes (no wrap, no negative).
 uint64_t gib_to_bytes(double gib) {
@@ -77,9 +80,9 @@ json unknown_part(const json& full, const json& known) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
+Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) bad("--config-file: cannot open '" + path + "'");
+  if (!in) return Status::error("--config-file: cannot open '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -208,51 +211,73 @@ EngineConfig engine_config_from_config_file_json(const json& j) {
   return c;
 }
 
+Result<EngineConfig> load_engine_config_file(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return text.status();
+  try {
+    return engine_config_from_config_file_json(parse_engine_config_json(text.value(), path));
+  } catch (const std::invalid_argument& e) {
+    return Status::error(e.what());
+  }
+}
+
+Result<std::string> parse_l2_adapter_spec(const std::string& text) {
+  try {
+    return normalize_l2_adapter_json(parse_engine_config_json(text, "JSON")).dump();
+  } catch (const std::exception& e) {  // not JSON, or not an adapter (json::exception included)
+    return Status::error(e.what());
+  }
+}
+
 void add_l2_adapter(EngineConfig& cfg, const json& spec) { cfg.l2_adapters.push_back(spec.dump()); }
 
 json l2_adapter_json(const EngineConfig& cfg, size_t i) {
   return json::parse(cfg.l2_adapters.at(i));
 }
 
-void EngineConfig::validate() const {
+Status EngineConfig::validate() const {
   static const std::set<std::string> kPolicies{"LRU", "IsolatedLRU", "ARC", "noop"};
   if (engine_name != "native" && engine_name != "noop")
-    bad("--engine: unknown engine '" + engine_name + "' (choices: native, noop)");
+    return invalid("--engine: unknown engine '" + engine_name + "' (choices: native, noop)");
   if (engine_name == "native" && l1_size_in_bytes == 0)
-    bad("--l1-size-gb: required and must be > 0");
+    return invalid("--l1-size-gb: required and must be > 0");
   if (l1_align_bytes == 0 || (l1_align_bytes & (l1_align_bytes - 1)) != 0)
-    bad("--l1-align-bytes: must be a power of two, got " + std::to_string(l1_align_bytes));
-  if (l1_write_ttl_seconds <= 0) bad("--l1-write-ttl-seconds: must be > 0");
-  if (l1_read_ttl_seconds <= 0) bad("--l1-read-ttl-seconds: must be > 0");
+    return invalid("--l1-align-bytes: must be a power of two, got " +
+                   std::to_string(l1_align_bytes));
+  if (l1_write_ttl_seconds <= 0) return invalid("--l1-write-ttl-seconds: must be > 0");
+  if (l1_read_ttl_seconds <= 0) return invalid("--l1-read-ttl-seconds: must be > 0");
   if (!kPolicies.count(eviction_policy))
-    bad("--eviction-policy: unknown policy '" + eviction_policy +
-        "' (choices: LRU, IsolatedLRU, ARC, noop)");
+    return invalid("--eviction-policy: unknown policy '" + eviction_policy +
+                   "' (choices: LRU, IsolatedLRU, ARC, noop)");
   if (!(eviction_trigger_watermark >= 0 && eviction_trigger_watermark <= 1))
-    bad("--eviction-trigger-watermark: must be in [0, 1]");
-  if (!(eviction_ratio >= 0 && eviction_ratio <= 1)) bad("--eviction-ratio: must be in [0, 1]");
+    return invalid("--eviction-trigger-watermark: must be in [0, 1]");
+  if (!(eviction_ratio >= 0 && eviction_ratio <= 1))
+    return invalid("--eviction-ratio: must be in [0, 1]");
   if (l2_store_policy != "default" && l2_store_policy != "skip_l1")
-    bad("--l2-store-policy: unknown policy '" + l2_store_policy + "' (choices: default, skip_l1)");
+    return invalid("--l2-store-policy: unknown policy '" + l2_store_policy +
+                   "' (choices: default, skip_l1)");
   if (l2_prefetch_policy != "default" && l2_prefetch_policy != "retain")
-    bad("--l2-prefetch-policy: unknown policy '" + l2_prefetch_policy +
-        "' (choices: default, retain)");
-  if (l2_prefetch_max_in_flight < 1) bad("--l2-prefetch-max-in-flight: must be >= 1");
-  if (eviction_tick_ms < 1) bad("--eviction-tick-ms: must be >= 1");
-  if (l2_key_namespace.size() > 64) bad("--l2-key-namespace: at most 64 characters");
+    return invalid("--l2-prefetch-policy: unknown policy '" + l2_prefetch_policy +
+                   "' (choices: default, retain)");
+  if (l2_prefetch_max_in_flight < 1) return invalid("--l2-prefetch-max-in-flight: must be >= 1");
+  if (eviction_tick_ms < 1) return invalid("--eviction-tick-ms: must be >= 1");
+  if (l2_key_namespace.size() > 64) return invalid("--l2-key-namespace: at most 64 characters");
   for (char ch : l2_key_namespace) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') {
-      bad("--l2-key-namespace: only letters, digits, '.', '_' and '-' (got '" + l2_key_namespace +
-          "')");
+      return invalid("--l2-key-namespace: only letters, digits, '.', '_' and '-' (got '" +
+                     l2_key_namespace + "')");
     }
   }
   for (size_t i = 0; i < l2_adapters.size(); ++i) {
     try {
       normalize_l2_adapter_json(l2_adapter_json(*this, i));
     } catch (const json::exception& e) {
-      bad("--l2-adapter #" + std::to_string(i) + ": " + e.what());
+      return invalid("--l2-adapter #" + std::to_string(i) + ": " + e.what());
     } catch (const std::invalid_argument& e) {
-      bad("--l2-adapter #" + std::to_string(i) + ": " + e.what());
+      return invalid("--l2-adapter #" + std::to_string(i) + ": " + e.what());
     }
   }
+  return Status();
 }
 
 json to_lmcache_json(const EngineConfig& c) {
@@ -302,82 +327,6 @@ json to_report_json(const EngineConfig& c) {
                     {"bridge_reserved_write_creates", c.bridge_reserved_write_creates},
                     {"l2_key_namespace", c.l2_key_namespace}};
   return j;
-}
-
-void add_engine_flags(CLI::App& app, EngineConfig& cfg) {
-  // First, so that its callback runs before (and is overridden by) every explicit flag.
-  app.add_option_function<std::string>(
-         "--config-file",
-         [&cfg](const std::string& path) {
-           try {
-             cfg = engine_config_from_config_file_json(
-                 parse_engine_config_json(read_file(path), path));
-           } catch (const std::invalid_argument& e) {
-             throw CLI::ValidationError("--config-file", e.what());
-           }
-         },
-         "engine config as JSON: LMCache's StorageManagerConfig dict or {\"flag-name\": value}")
-      ->type_name("PATH");
-  app.add_option_function<double>(
-      "--l1-size-gb",
-      [&cfg](double gb) {
-        if (!(gb > 0)) throw CLI::ValidationError("--l1-size-gb", "must be > 0");
-        cfg.l1_size_in_bytes = static_cast<uint64_t>(gb * kGiB);
-      },
-      "L1 size in GB (GiB, as LMCache)");
-  app.add_flag("--l1-use-lazy,!--no-l1-use-lazy", cfg.l1_use_lazy,
-               "lazy pinned L1 allocation (default on; use --no-l1-use-lazy for small L1s)");
-  app.add_option_function<int64_t>(
-      "--l1-init-size-gb",
-      [&cfg](int64_t gb) {
-        if (gb < 0) throw CLI::ValidationError("--l1-init-size-gb", "must be >= 0");
-        cfg.l1_init_size_in_bytes = static_cast<uint64_t>(gb) << 30;
-      },
-      "initial heap of the lazy allocator in GB (default 20)");
-  app.add_option("--l1-align-bytes", cfg.l1_align_bytes, "L1 allocation alignment (default 4096)");
-  app.add_option("--l1-write-ttl-seconds", cfg.l1_write_ttl_seconds, "write-lock TTL (600)");
-  app.add_option("--l1-read-ttl-seconds", cfg.l1_read_ttl_seconds, "read-lock TTL (300)");
-  app.add_option("--eviction-policy", cfg.eviction_policy, "LRU | IsolatedLRU | ARC | noop (LRU)")
-      ->check(CLI::IsMember({"LRU", "IsolatedLRU", "ARC", "noop"}));
-  app.add_option("--eviction-trigger-watermark", cfg.eviction_trigger_watermark,
-                 "L1 usage fraction that triggers eviction (0.8)")
-      ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--eviction-ratio", cfg.eviction_ratio,
-                 "fraction of tracked keys evicted per trigger (0.2)")
-      ->check(CLI::Range(0.0, 1.0));
-  app.add_option_function<std::vector<std::string>>(
-         "--l2-adapter",
-         [&cfg](const std::vector<std::string>& specs) {
-           cfg.l2_adapters.clear();
-           for (size_t i = 0; i < specs.size(); ++i) {
-             json j;
-             try {
-               j = normalize_l2_adapter_json(parse_engine_config_json(specs[i], "JSON"));
-             } catch (const std::exception& e) {
-               throw CLI::ValidationError(
-                   "--l2-adapter", "#" + std::to_string(i) + " " + specs[i] + ": " + e.what());
-             }
-             add_l2_adapter(cfg, j);
-           }
-         },
-         "one L2 adapter as JSON; repeat for more (order = adapter index)")
-      ->type_name("JSON")
-      ->allow_extra_args(false);
-  app.add_option("--l2-store-policy", cfg.l2_store_policy, "default | skip_l1")
-      ->check(CLI::IsMember({"default", "skip_l1"}));
-  app.add_option("--l2-prefetch-policy", cfg.l2_prefetch_policy, "default | retain")
-      ->check(CLI::IsMember({"default", "retain"}));
-  app.add_option("--l2-prefetch-max-in-flight", cfg.l2_prefetch_max_in_flight,
-                 "concurrent prefetch requests in the controller (8)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--eviction-tick-ms", cfg.eviction_tick_ms,
-                 "Fleet: period of the L1 eviction loop in ms (LMCache: 1000)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--l2-key-namespace", cfg.l2_key_namespace,
-                 "Fleet: prefix every key a shared L2 (resp) stores, NS:<key> (not in the digest)");
-  app.add_flag_callback(
-      "--no-drain", [&cfg] { cfg.drain_on_close = false; },
-      "Fleet: abandon in-flight L2 stores at close as LMCache does (default: drain them)");
 }
 
 }  // namespace fleet::storage

@@ -50,7 +50,8 @@ std::vector<size_t> positions(const std::vector<uint8_t>& mask) {
 
 StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     : cfg_(cfg), clock_(clock), loop_(clock), tick_period_ns_(cfg.eviction_tick_ms * 1'000'000) {
-  cfg_.validate();
+  // make_engine's callers validate first (a Status for the user); here it is an invariant.
+  if (Status s = cfg_.validate(); !s) throw std::invalid_argument(s.message());
   digest_ = cfg_.digest();
   l1_ = std::make_unique<L1Manager>(l1_config(cfg_), loop_clock_);
   policy_ = make_eviction_policy(cfg_.eviction_policy);

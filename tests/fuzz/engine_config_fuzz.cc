@@ -41,11 +41,7 @@ const fleet::policy::HostPolicy& policy() {
 
 // What a run does with a config it accepted.
 void use(const EngineConfig& cfg) {
-  try {
-    cfg.validate();
-  } catch (const std::invalid_argument&) {
-    return;
-  }
+  if (!cfg.validate()) return;
   (void)cfg.digest();
   (void)fleet::storage::to_report_json(cfg).dump();
   (void)policy().check_run_config(cfg);
@@ -76,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::invalid_argument&) {
     return 0;
   }
-  door([&] {  // --l2-adapter JSON (engine_config.cc add_engine_flags)
+  door([&] {  // --l2-adapter JSON (flags/engine_flags.cc)
     EngineConfig cfg;
     add_l2_adapter(cfg, normalize_l2_adapter_json(j));
     use(cfg);

@@ -88,9 +88,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string f = plan_file(s, data, size);
     out.write(f.data(), static_cast<std::streamsize>(f.size()));
   }
-  std::string why;
-  auto plan = fleet::plan::RoutePlanReader::open(s.dir, s.key, s.limits, why);
-  if (!plan) return 0;
+  auto opened = fleet::plan::RoutePlanReader::open(s.dir, s.key, s.limits);
+  if (!opened.ok() || !opened.value()) return 0;
+  auto& plan = opened.value();
   fleet::plan::RoutePlanReader::Cursor cursor = plan->cursor();
   fleet::plan::SavedRoute route;
   try {

@@ -4,63 +4,57 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include "fleet/flags/enum_flag.h"
+#include "fleet/flags/parse_errors.h"
+#include "fleet/flags/range_checks.h"
+#include "fleet/trace/op_encoder.h"
 #include "lct.h"
 #include "mrc/mrc_command.h"
 
 namespace {
 
+using fleet::ExitCode;
+
 constexpr const char* kFooter =
     "Exit codes: 0 ok (lint: clean); 1 lint found problems, or the file failed mid-read;\n"
     "2 usage error, unreadable path or invalid header. See docs/lct.md.";
 
-}  // namespace
+// The eras `lct gen --era` writes, as the flag spells them.
+constexpr std::array<std::pair<std::string_view, fleet::trace::Era>, 3> kEraNames{
+    {{"1", fleet::trace::Era::One},
+     {"3", fleet::trace::Era::Three},
+     {"4", fleet::trace::Era::Four}}};
 
-int main(int argc, char** argv) {
-  // Reader warnings (truncated tail, skipped records) go to stderr, never into the output.
-  spdlog::set_default_logger(spdlog::stderr_color_st("lct"));
-  spdlog::set_pattern("lct: %l: %v");
-
-  CLI::App app{"lct: inspect, check, dump and generate LMCache storage traces (.lct)"};
-  app.footer(kFooter);
-  app.require_subcommand(1);
-  app.fallthrough();  // --max-frame-mb may follow the subcommand
+// Every subcommand's arguments, bound to the flags that fill them.
+struct Args {
   uint32_t max_frame_mb = 64;
-  app.add_option("--max-frame-mb", max_frame_mb, "Largest frame accepted, in MiB (default 64)")
-      ->check(CLI::Range(1u, 4095u));
-
   std::string info_file;
-  auto* info = app.add_subcommand("info", "Summary identical to `lmcache trace info FILE`");
-  info->add_option("FILE", info_file, "Trace file")->required();
+  fleet::lct::LintArgs lint;
+  fleet::lct::CatArgs cat;
+  fleet::lct::GenArgs gen;
+  fleet::lct::MrcArgs mrc;
+  CLI::Option* gen_records = nullptr;
+};
 
-  fleet::lct::LintArgs lint_args;
-  auto* lint = app.add_subcommand("lint", "Check a trace before replaying it (exit 1 on problems)");
-  lint->add_option("FILE", lint_args.file, "Trace file")->required();
-  lint->add_flag("--json", lint_args.json, "Machine-readable report on stdout");
-  lint->add_option("--max-offsets", lint_args.max_offsets,
-                   "Offsets listed per finding (default 5)");
-
-  fleet::lct::CatArgs cat_args;
-  auto* cat = app.add_subcommand("cat", "Records as JSON lines with decoded args");
-  cat->add_option("FILE", cat_args.file, "Trace file")->required();
-  cat->add_option("--head", cat_args.head, "Print only the first N records");
-
-  fleet::lct::GenArgs gen_args;
-  auto& o = gen_args.options;
-  int era = 3;
+void add_gen_command(CLI::App& app, Args& a) {
+  auto& o = a.gen.options;
   auto* gen = app.add_subcommand("gen", "Write a deterministic synthetic trace");
-  gen->add_option("-o,--output", gen_args.output, "Output .lct file")->required();
+  gen->add_option("-o,--output", a.gen.output, "Output .lct file")->required();
   gen->add_option("--seed", o.seed, "Random seed; same seed and flags => same bytes (default 1)");
   auto* dur = gen->add_option("--duration", o.duration_s, "Seconds of traffic (default 60)");
-  auto* recs = gen->add_option("--records", o.records,
-                               "Stop admitting requests at N records (instead of --duration); "
-                               "in-flight requests finish, so the file may hold a few more");
-  dur->excludes(recs);
+  a.gen_records = gen->add_option("--records", o.records,
+                                  "Stop admitting requests at N records (instead of --duration); "
+                                  "in-flight requests finish, so the file may hold a few more");
+  dur->excludes(a.gen_records);
   gen->add_option("--rate", o.rate, "Requests per second, Poisson (default 10)");
-  gen->add_option("--era", era, "LMCache StorageManager era of the args: 1, 3 or 4 (default 3)")
-      ->check(CLI::IsMember({1, 3, 4}));
+  fleet::flags::add_enum_flag(*gen, "--era", o.era, kEraNames,
+                              "LMCache StorageManager era of the args: 1, 3 or 4 (default 3)");
   gen->add_option("--tp", o.tp, "Tensor-parallel ranks; one key per rank (default 1)");
   gen->add_option("--models", o.models, "Distinct model names (default 1)");
   gen->add_option("--groups", o.groups, "Object groups per chunk (default 1)");
@@ -78,47 +72,68 @@ int main(int argc, char** argv) {
   gen->add_option("--l1-size-gb", o.l1_size_gb, "L1 size in the header's config (default 8)");
   gen->add_option("--t-wall-start", o.t_wall_start, "Header t_wall_start (default 1764460800)");
   gen->add_option("--t-mono-start", o.t_mono_start, "Header t_mono_start (default 5000)");
-  gen->add_flag("-q,--quiet", gen_args.quiet, "No summary line on stderr");
-
-  fleet::lct::MrcArgs mrc_args;
-  auto* mrc = fleet::lct::add_mrc_command(app, mrc_args);
-
-  using fleet::exit_status;
-  using fleet::ExitCode;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    app.exit(e);  // prints the help
-    return exit_status(ExitCode::kOk);
-  } catch (const CLI::CallForAllHelp& e) {
-    app.exit(e);
-    return exit_status(ExitCode::kOk);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return exit_status(ExitCode::kBadInput);
-  }
-
-  uint32_t frame_mb = max_frame_mb;
-  if (info->parsed()) return exit_status(fleet::lct::run_info(info_file, frame_mb));
-  if (lint->parsed()) {
-    lint_args.max_frame_mb = frame_mb;
-    return exit_status(fleet::lct::run_lint(lint_args));
-  }
-  if (cat->parsed()) {
-    cat_args.max_frame_mb = frame_mb;
-    return exit_status(fleet::lct::run_cat(cat_args));
-  }
-  if (mrc->parsed()) {
-    mrc_args.max_frame_mb = frame_mb;
-    return exit_status(fleet::lct::run_mrc(mrc_args));
-  }
-  if (gen->parsed()) {
-    o.era = static_cast<fleet::trace::Era>(era);
-    if (recs->count() > 0 && o.records == 0) {
-      fleet::lct::print_error("gen", "--records must be > 0");
-      return exit_status(ExitCode::kBadInput);
-    }
-    return exit_status(fleet::lct::run_gen(gen_args));
-  }
-  return exit_status(ExitCode::kBadInput);
+  gen->add_flag("-q,--quiet", a.gen.quiet, "No summary line on stderr");
 }
+
+// info, lint and cat: the subcommands that read a trace and print what they find.
+void add_reading_commands(CLI::App& app, Args& a) {
+  auto* info = app.add_subcommand("info", "Summary identical to `lmcache trace info FILE`");
+  info->add_option("FILE", a.info_file, "Trace file")->required();
+  auto* lint = app.add_subcommand("lint", "Check a trace before replaying it (exit 1 on problems)");
+  lint->add_option("FILE", a.lint.file, "Trace file")->required();
+  lint->add_flag("--json", a.lint.json, "Machine-readable report on stdout");
+  lint->add_option("--max-offsets", a.lint.max_offsets, "Offsets listed per finding (default 5)");
+  auto* cat = app.add_subcommand("cat", "Records as JSON lines with decoded args");
+  cat->add_option("FILE", a.cat.file, "Trace file")->required();
+  cat->add_option("--head", a.cat.head, "Print only the first N records");
+}
+
+// The subcommand the command line named, run.
+ExitCode run_parsed(const CLI::App& app, Args& a) {
+  const uint32_t frame_mb = a.max_frame_mb;
+  auto parsed = [&app](const char* name) { return app.get_subcommand(name)->parsed(); };
+  if (parsed("info")) return fleet::lct::run_info(a.info_file, frame_mb);
+  if (parsed("lint")) {
+    a.lint.max_frame_mb = frame_mb;
+    return fleet::lct::run_lint(a.lint);
+  }
+  if (parsed("cat")) {
+    a.cat.max_frame_mb = frame_mb;
+    return fleet::lct::run_cat(a.cat);
+  }
+  if (parsed("mrc")) {
+    a.mrc.max_frame_mb = frame_mb;
+    return fleet::lct::run_mrc(a.mrc);
+  }
+  if (parsed("gen")) {
+    if (a.gen_records->count() > 0 && a.gen.options.records == 0) {
+      fleet::lct::print_error("gen", "--records must be > 0");
+      return ExitCode::kBadInput;
+    }
+    return fleet::lct::run_gen(a.gen);
+  }
+  return ExitCode::kBadInput;
+}
+
+ExitCode run(int argc, char** argv) {
+  // Reader warnings (truncated tail, skipped records) go to stderr, never into the output.
+  spdlog::set_default_logger(spdlog::stderr_color_st("lct"));
+  spdlog::set_pattern("lct: %l: %v");
+
+  CLI::App app{"lct: inspect, check, dump and generate LMCache storage traces (.lct)"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.fallthrough();  // --max-frame-mb may follow the subcommand
+  Args a;
+  app.add_option("--max-frame-mb", a.max_frame_mb, "Largest frame accepted, in MiB (default 64)")
+      ->check(fleet::flags::between(1, 4095));
+  add_reading_commands(app, a);
+  add_gen_command(app, a);
+  fleet::lct::add_mrc_command(app, a.mrc);
+  if (auto ended = fleet::flags::parse_or_exit(app, argc, argv)) return *ended;
+  return run_parsed(app, a);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return fleet::exit_status(run(argc, argv)); }

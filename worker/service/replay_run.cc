@@ -29,10 +29,14 @@ ReplayRun::~ReplayRun() {
 void ReplayRun::run_thread() {
   util::Clock& clock = vclock_ ? *vclock_ : *setup_.real_clock;
   const int64_t began_ns = setup_.real_clock->now_ns();
+  if (Status s = setup_.engine.validate(); !s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + s.message();
+    return;
+  }
   try {
-    setup_.engine.validate();
     engine_ = storage::make_engine(setup_.engine, clock);
-  } catch (const std::exception& e) {  // an invalid config or an unreachable L2: the run's end
+  } catch (const std::exception& e) {  // an L2 that cannot be reached or built: the run's end
     std::lock_guard<std::mutex> lock(mu_);
     outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + e.what();
     return;

@@ -49,10 +49,16 @@ struct Fixture {
     limits.workers = 3;
     limits.max_frame_bytes = 1u << 20;
   }
-  std::unique_ptr<RoutePlanReader> open(std::string& why) const {
-    return RoutePlanReader::open(cache, key, limits, why);
+  Result<std::unique_ptr<RoutePlanReader>> open() const {
+    return RoutePlanReader::open(cache, key, limits);
   }
 };
+
+// Why a plan was refused: the error's message; "" when it opened, "(no plan)" when none was saved.
+std::string refusal(const Result<std::unique_ptr<RoutePlanReader>>& r) {
+  if (!r.ok()) return r.status().message();
+  return r.value() ? "" : "(no plan)";
+}
 
 Route route(int worker, size_t size, double shift = 0.0, std::string_view mask = {},
             uint16_t keys = 0) {
@@ -89,9 +95,9 @@ TEST(RouteCache, WhatIsSavedIsReadBackEntryByEntry) {
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  std::string why;
-  auto r = f.open(why);
-  ASSERT_TRUE(r) << why;
+  auto opened = f.open();
+  ASSERT_EQ(refusal(opened), "");
+  auto& r = opened.value();
   EXPECT_EQ(r->entries(), 5u);
   EXPECT_EQ(r->meta()["t_origin"].get<double>(), 1.25);
   RoutePlanReader::Cursor all = r->cursor();
@@ -124,9 +130,9 @@ TEST(RouteCache, WhatIsSavedIsReadBackEntryByEntry) {
 TEST(RouteCache, CursorsAreIndependent) {
   Fixture f;
   write_sample(f);
-  std::string why;
-  auto r = f.open(why);
-  ASSERT_TRUE(r) << why;
+  auto opened = f.open();
+  ASSERT_EQ(refusal(opened), "");
+  auto& r = opened.value();
   RoutePlanReader::Cursor a = r->cursor(), b = r->cursor();
   SavedRoute ea, eb;
   ASSERT_TRUE(a.next(ea));
@@ -139,9 +145,7 @@ TEST(RouteCache, CursorsAreIndependent) {
 
 TEST(RouteCache, NoPlanIsNotAnError) {
   Fixture f;
-  std::string why = "x";
-  EXPECT_FALSE(f.open(why));
-  EXPECT_EQ(why, "");
+  EXPECT_EQ(refusal(f.open()), "(no plan)");
 }
 
 TEST(RouteCache, TheKeyNamesTheTraceFileAndEveryRoutingInput) {
@@ -186,9 +190,9 @@ TEST(RouteCache, APlanMadeForAnotherKeyIsRefused) {
   // Another routing's plan put under this key's file name.
   RoutePlanKey other = route_plan_key(f.trace, "digest", options(ShardMode::Time, 3), 1u << 20);
   std::filesystem::rename(path, f.cache + "/" + other.file_name);
-  std::string why;
-  EXPECT_FALSE(RoutePlanReader::open(f.cache, other, f.limits, why));
-  EXPECT_NE(why.find("made for another trace or routing"), std::string::npos) << why;
+  EXPECT_NE(refusal(RoutePlanReader::open(f.cache, other, f.limits))
+                .find("made for another trace or routing"),
+            std::string::npos);
 }
 
 TEST(RouteCache, ADamagedOrTruncatedPlanIsRefused) {
@@ -198,36 +202,31 @@ TEST(RouteCache, ADamagedOrTruncatedPlanIsRefused) {
   std::string bad = good;
   bad[f.key.text.size() + 12 + 3] ^= 0x40;  // inside the first entry
   write_file(path, bad);
-  std::string why;
-  EXPECT_FALSE(f.open(why));
-  EXPECT_NE(why.find("checksum"), std::string::npos) << why;
+  EXPECT_NE(refusal(f.open()).find("checksum"), std::string::npos) << refusal(f.open());
   write_file(path, good.substr(0, good.size() - 7));
-  EXPECT_FALSE(f.open(why));
-  EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  EXPECT_NE(refusal(f.open()).find("truncated"), std::string::npos) << refusal(f.open());
   write_file(path, good.substr(0, 10));
-  EXPECT_FALSE(f.open(why));
-  EXPECT_NE(why.find(path), std::string::npos) << why;
+  EXPECT_NE(refusal(f.open()).find(path), std::string::npos) << refusal(f.open());
   write_file(path, good);
-  EXPECT_TRUE(f.open(why)) << why;
+  EXPECT_EQ(refusal(f.open()), "");
 }
 
 TEST(RouteCache, EntriesOutsideTheTraceOrItsWorkersAreRefused) {
   Fixture f;
   write_sample(f);
-  std::string why;
   RoutePlanReader::Limits small = f.limits;
   small.trace_size = 300;  // the entry at 308 no longer fits
-  EXPECT_FALSE(RoutePlanReader::open(f.cache, f.key, small, why));
-  EXPECT_NE(why.find("entry at byte"), std::string::npos) << why;
-  EXPECT_NE(why.find("not inside the trace"), std::string::npos) << why;
+  const std::string why_small = refusal(RoutePlanReader::open(f.cache, f.key, small));
+  EXPECT_NE(why_small.find("entry at byte"), std::string::npos) << why_small;
+  EXPECT_NE(why_small.find("not inside the trace"), std::string::npos) << why_small;
   RoutePlanReader::Limits two = f.limits;
   two.workers = 2;  // the plan names worker 2
-  EXPECT_FALSE(RoutePlanReader::open(f.cache, f.key, two, why));
-  EXPECT_NE(why.find("worker 2 of 2"), std::string::npos) << why;
+  EXPECT_NE(refusal(RoutePlanReader::open(f.cache, f.key, two)).find("worker 2 of 2"),
+            std::string::npos);
   RoutePlanReader::Limits frame = f.limits;
   frame.max_frame_bytes = 150;  // a 200-byte frame is over the reader's limit
-  EXPECT_FALSE(RoutePlanReader::open(f.cache, f.key, frame, why));
-  EXPECT_NE(why.find("200 bytes"), std::string::npos) << why;
+  EXPECT_NE(refusal(RoutePlanReader::open(f.cache, f.key, frame)).find("200 bytes"),
+            std::string::npos);
 }
 
 TEST(RouteCache, AnOffsetThatWouldWrapAroundIsRefused) {
@@ -237,20 +236,17 @@ TEST(RouteCache, AnOffsetThatWouldWrapAroundIsRefused) {
     w.add(route(1, 100), ~uint64_t{0} - 10, true, false);  // offset + length wraps past 2^64
     ASSERT_TRUE(w.commit(nlohmann::json::object()).ok());
   }
-  std::string why;
-  EXPECT_FALSE(f.open(why));
-  EXPECT_NE(why.find("not inside the trace"), std::string::npos) << why;
+  EXPECT_NE(refusal(f.open()).find("not inside the trace"), std::string::npos) << refusal(f.open());
 }
 
 TEST(RouteCache, APlanOthersCouldHaveWrittenIsRefused) {
   Fixture f;
   const std::string path = write_sample(f);
   ::chmod(path.c_str(), 0620);
-  std::string why;
-  EXPECT_FALSE(f.open(why));
-  EXPECT_NE(why.find("writable by group or others"), std::string::npos) << why;
+  EXPECT_NE(refusal(f.open()).find("writable by group or others"), std::string::npos)
+      << refusal(f.open());
   ::chmod(path.c_str(), 0600);
-  EXPECT_TRUE(f.open(why)) << why;
+  EXPECT_EQ(refusal(f.open()), "");
 }
 
 TEST(RouteCache, AnUncommittedOrAbandonedPlanLeavesNothingBehind) {

@@ -18,10 +18,9 @@ std::unique_ptr<ParsedCli> parse(std::vector<std::string> args, int* code = null
   args.insert(args.begin(), "coordinator");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  int exit_code = -1;
-  auto cli = parse_command_line(static_cast<int>(argv.size()), argv.data(), exit_code);
-  if (code) *code = exit_code;
-  return cli;
+  ParseOutcome parsed = parse_command_line(static_cast<int>(argv.size()), argv.data());
+  if (code) *code = exit_status(parsed.exit);
+  return std::move(parsed.cli);
 }
 
 TEST(CoordinatorCli, NoFlagNameIsTakenTwiceAndHelpShowsEachVisibleFlagOnce) {
@@ -64,7 +63,7 @@ TEST(CoordinatorCli, FlagsInEveryGroupAreParsedAndEngineFlagsAreSeen) {
   EXPECT_EQ(cli->fleet.replay.engine.l1_size_in_bytes, uint64_t{2} << 30);
   EXPECT_TRUE(cli->fleet.replay.output.quiet);
   EXPECT_FALSE(cli->fleet.replay.output.write_report);
-  EXPECT_EQ(cli->extras.shard, "key");
+  EXPECT_EQ(cli->fleet.router.mode, plan::ShardMode::Key);
   EXPECT_EQ(cli->fleet.local, 3);
   EXPECT_TRUE(cli->fleet.insecure);
   EXPECT_EQ(cli->extras.sweep.goal, "p99");
@@ -84,6 +83,32 @@ TEST(CoordinatorCli, ConflictsAcrossTheCommandLineStillFail) {
   EXPECT_FALSE(parse({"t.lct", "--no-such-flag"}, &code));
   EXPECT_EQ(code, 2);
   EXPECT_FALSE(parse({"t.lct", "--eviction-ratio", "1.5"}, &code));
+  EXPECT_EQ(code, 2);
+}
+
+// Enum flags bind through their name tables: the value arrives as the enum, no second parse.
+TEST(CoordinatorCli, EnumFlagsBindTheirEnums) {
+  auto cli = parse({"t.lct", "--shard", "time", "--timeline", "stack", "--on-worker-loss",
+                    "continue", "--compression", "none", "--trace-access", "stream", "--clock",
+                    "virtual", "--progress", "never"});
+  ASSERT_TRUE(cli);
+  EXPECT_EQ(cli->fleet.router.mode, plan::ShardMode::Time);
+  EXPECT_EQ(cli->fleet.router.timeline, plan::Timeline::Stack);
+  EXPECT_EQ(cli->fleet.on_worker_loss, session::OnWorkerLoss::Continue);
+  EXPECT_EQ(cli->fleet.compression, session::Compression::None);
+  EXPECT_EQ(cli->fleet.trace_access, session::TraceAccess::Stream);
+  EXPECT_TRUE(cli->fleet.replay.virtual_clock);
+  EXPECT_EQ(cli->fleet.replay.progress, report::ProgressReporter::Mode::Never);
+
+  auto defaults = parse({"t.lct"});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->fleet.router.mode, plan::ShardMode::None);
+  EXPECT_FALSE(defaults->fleet.replay.virtual_clock);
+  const std::string help = defaults->app->help();
+  EXPECT_NE(help.find("{none,time,key}"), std::string::npos) << help;  // the names, not numbers
+
+  int code = -1;
+  EXPECT_FALSE(parse({"t.lct", "--shard", "2"}, &code));  // the enum's number is not a name
   EXPECT_EQ(code, 2);
 }
 

@@ -13,6 +13,7 @@
 #include "fleet/engine/l2_adapter_factory.h"
 #include "fleet/engine/noop_engine.h"
 #include "fleet/engine/storage_manager.h"
+#include "fleet/flags/engine_flags.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
 #include "test_paths.h"
@@ -53,7 +54,7 @@ TEST(Digest, RecordedHeaderFromFixtureFile) {
 TEST(Digest, SameConfigFromFlagsMatchesRecording) {
   EngineConfig c;
   CLI::App app;
-  add_engine_flags(app, c);
+  flags::add_engine_flags(app, c);
   std::vector<std::string> args = {
       "replay",
       "--l1-size-gb",
@@ -95,7 +96,7 @@ TEST(Digest, NonAsciiIsEscapedAndUnknownFieldsArePreserved) {
 TEST(Flags, ParseEveryFlag) {
   EngineConfig c;
   CLI::App app;
-  add_engine_flags(app, c);
+  flags::add_engine_flags(app, c);
   std::vector<std::string> args = {"x",
                                    "--l1-size-gb",
                                    "0.5",
@@ -145,7 +146,7 @@ TEST(Flags, ParseEveryFlag) {
   EXPECT_EQ(c.l2_prefetch_max_in_flight, 3);
   EXPECT_EQ(c.eviction_tick_ms, 250);
   EXPECT_FALSE(c.drain_on_close);
-  EXPECT_NO_THROW(c.validate());
+  EXPECT_TRUE(c.validate().ok());
   // The lazy heap: 0.5 GiB rounds up to a 64 MiB multiple (already one).
   util::VirtualClock clock;
   StorageManager sm(c, clock);
@@ -161,7 +162,7 @@ TEST(Flags, ConfigFileThenOverrides) {
   }
   EngineConfig c;
   CLI::App app;
-  add_engine_flags(app, c);
+  flags::add_engine_flags(app, c);
   std::vector<std::string> args = {"x", "--config-file", path, "--eviction-ratio", "0.4"};
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
@@ -174,18 +175,15 @@ TEST(Flags, ConfigFileThenOverrides) {
 }
 
 void ExpectInvalid(const EngineConfig& c, const std::string& flag) {
-  try {
-    c.validate();
-    ADD_FAILURE() << "expected an error naming " << flag;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
-  }
+  const Status s = c.validate();
+  ASSERT_FALSE(s.ok()) << "expected an error naming " << flag;
+  EXPECT_NE(s.message().find(flag), std::string::npos) << s.message();
 }
 
 TEST(Validate, ErrorsNameTheFlag) {
   EngineConfig base;
   base.l1_size_in_bytes = 1 << 20;
-  EXPECT_NO_THROW(base.validate());
+  EXPECT_TRUE(base.validate().ok());
   EngineConfig c = base;
   c.l1_size_in_bytes = 0;
   ExpectInvalid(c, "--l1-size-gb");
@@ -221,7 +219,7 @@ TEST(Validate, ErrorsNameTheFlag) {
   ExpectInvalid(c, "--engine");
   EngineConfig bad;
   CLI::App app;
-  add_engine_flags(app, bad);
+  flags::add_engine_flags(app, bad);
   const char* argv[] = {"x", "--eviction-policy", "FIFO"};
   EXPECT_THROW(app.parse(3, argv), CLI::ParseError);
 }

@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -55,16 +53,12 @@ struct EngineConfig {
   // text.
   std::string lmcache_passthrough = "{}";
 
-  // Throws std::invalid_argument naming the flag for unknown or out-of-range values.
-  void validate() const;
+  // An error naming the flag for unknown or out-of-range values.
+  Status validate() const;
 
   // Python json.dumps(to_lmcache_json(cfg), sort_keys=True) and its SHA-256.
   std::string lmcache_json_text() const;
   std::string digest() const;
 };
-
-// Registers LMCache's StorageManager flags plus --eviction-tick-ms, --no-drain and
-// --config-file. --config-file is applied first; flags given on the command line override it.
-void add_engine_flags(CLI::App& app, EngineConfig& cfg);
 
 }  // namespace fleet::storage

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fleet/engine/engine_config.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -24,6 +25,12 @@ EngineConfig engine_config_from_lmcache_json(const nlohmann::json& j);
 // A Fleet config file: either that dict, or an object keyed by flag names
 // ({"l1-size-gb": 8, "l2-adapter": [{...}], "eviction-tick-ms": 1000, ...}).
 EngineConfig engine_config_from_config_file_json(const nlohmann::json& j);
+// --config-file PATH: the file read and converted as above; the error names the flag or the
+// file (cannot open, not JSON, a key that is not an engine flag, a bad value).
+Result<EngineConfig> load_engine_config_file(const std::string& path);
+// --l2-adapter JSON: the spec validated and normalised (compact JSON text, as EngineConfig keeps
+// it), or why it is not an adapter.
+Result<std::string> parse_l2_adapter_spec(const std::string& text);
 // Applies {"flag-name": value, ...} on top of `cfg`.
 void apply_flag_json(EngineConfig& cfg, const nlohmann::json& j);
 

@@ -111,9 +111,11 @@ class RoutePlanReader {
     int workers = 0;
     uint64_t max_frame_bytes = 0;
   };
-  // nullptr and `why` when there is no usable plan for `key` in DIR (missing: why empty).
-  static std::unique_ptr<RoutePlanReader> open(const std::string& dir, const RoutePlanKey& key,
-                                               const Limits& limits, std::string& why);
+  // The plan for `key` in DIR; null when none is saved; an error saying why a saved one cannot
+  // be used (unreadable, damaged, made for another routing, outside the limits).
+  static Result<std::unique_ptr<RoutePlanReader>> open(const std::string& dir,
+                                                       const RoutePlanKey& key,
+                                                       const Limits& limits);
   ~RoutePlanReader();
   RoutePlanReader(const RoutePlanReader&) = delete;
   RoutePlanReader& operator=(const RoutePlanReader&) = delete;

@@ -10,12 +10,14 @@
 //    order (hence chunk-major layout); split calls are counted.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fleet/plan/flat_u64_map.h"
@@ -27,6 +29,13 @@ namespace fleet::plan {
 
 enum class ShardMode { None, Time, Key };
 enum class Timeline { Preserve, Stack };
+
+// The spellings of --shard and --timeline, and of the plan's "shard"/"timeline": the one table
+// of each, read by the flag (flags/enum_flag.h) and by whatever prints the mode.
+inline constexpr std::array<std::pair<std::string_view, ShardMode>, 3> kShardModeNames{
+    {{"none", ShardMode::None}, {"time", ShardMode::Time}, {"key", ShardMode::Key}}};
+inline constexpr std::array<std::pair<std::string_view, Timeline>, 2> kTimelineNames{
+    {{"preserve", Timeline::Preserve}, {"stack", Timeline::Stack}}};
 
 struct RouterOptions {
   ShardMode mode = ShardMode::None;
@@ -145,8 +154,7 @@ class ShardRouter {
   trace::Op op_;
 };
 
-ShardMode parse_shard_mode(const std::string& s);
-Timeline parse_timeline(const std::string& s);
 const char* shard_mode_name(ShardMode m);
+const char* timeline_name(Timeline t);
 
 }  // namespace fleet::plan

@@ -2,9 +2,11 @@
 // malformed --fail-on) or 4 (a threshold crossed).
 #pragma once
 
+#include "fleet/util/exit_codes.h"
+
 namespace fleet::compare {
 
 // argv[0] is "compare".
-int compare_command(int argc, char** argv);
+ExitCode compare_command(int argc, char** argv);
 
 }  // namespace fleet::compare

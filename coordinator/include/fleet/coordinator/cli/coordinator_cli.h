@@ -4,18 +4,25 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/sweep/sweep_flags.h"
+#include "fleet/util/exit_codes.h"
 
 namespace fleet::cli {
 
-// Flags parsed into strings first and turned into options after the parse.
+enum class ClockKind { Real, Virtual };
+inline constexpr std::array<std::pair<std::string_view, ClockKind>, 2> kClockNames{
+    {{"real", ClockKind::Real}, {"virtual", ClockKind::Virtual}}};
+
+// Flags that are turned into options after the parse (the rest bind to FleetOptions directly).
 struct CliExtras {
-  std::string shard = "none", timeline = "preserve", clock = "real", progress = "auto";
-  std::string on_worker_loss = "abort", compression = "auto", trace_access = "auto";
+  ClockKind clock = ClockKind::Real;
   std::string log_level = "info";
   double max_frame_mb = 64;
   sweep::SweepFlags sweep;  // --sweep* (docs/sweep.md)
@@ -33,21 +40,26 @@ struct ParsedCli {
   }
 };
 
+// A command line parsed, or the status the binary ends with instead: --help and --version
+// (printed, kOk) or an unusable command line (the error printed or logged, kBadInput).
+struct ParseOutcome {
+  std::unique_ptr<ParsedCli> cli;  // null: end with `exit`
+  ExitCode exit = ExitCode::kOk;
+};
+
 // Parses the command line (twice with --config-from-trace: the trace header's config, then the
-// command line's engine flags over it), applies the replay's own flags and sets up logging. On
-// --help/--version or an unusable command line, returns null with `exit_code` set (0 for
-// help/version, 2 otherwise).
-std::unique_ptr<ParsedCli> parse_command_line(int argc, char** argv, int& exit_code);
+// command line's engine flags over it), applies the replay's own flags and sets up logging.
+ParseOutcome parse_command_line(int argc, char** argv);
 
 // Replays in this process (no --workers/--local); returns the exit status.
-int run_embedded(ParsedCli& cli);
+ExitCode run_embedded(ParsedCli& cli);
 
 // Replaces this process with coordinator-net, same arguments (same PID, so signals and exit
-// status reach the caller unchanged). Returns only on failure, with exit status 2.
-int exec_coordinator_net(char** argv);
+// status reach the caller unchanged). Returns only on failure, with kBadInput.
+ExitCode exec_coordinator_net(char** argv);
 
 // The run's last line on stderr: where its report.html is, if this run wrote one.
-int announce_report(const report::OutputOptions& o, int code);
+ExitCode announce_report(const report::OutputOptions& o, ExitCode code);
 // Record the start instant announce_report compares the page's time against.
 void mark_start();
 

@@ -7,6 +7,6 @@
 namespace fleet::cli {
 
 // --sweep, or a run on --workers/--local; returns the exit status.
-int run_fleet_cli(ParsedCli& cli, int argc, char** argv);
+ExitCode run_fleet_cli(ParsedCli& cli, int argc, char** argv);
 
 }  // namespace fleet::cli

@@ -4,8 +4,10 @@
 // FleetRun::Phase (coordinator/session/fleet_run_machine.h).
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fleet/coordinator/session/local_run.h"
@@ -26,11 +28,16 @@ enum class Compression { Auto, Zstd, None };
 // every worker must read the trace itself; Stream: records always travel.
 enum class TraceAccess { Auto, Shared, Stream };
 
-// The flag spellings ("abort", "zstd", "shared", ...); std::invalid_argument naming the flag
-// for anything else.
-OnWorkerLoss parse_on_worker_loss(std::string_view s);
-Compression parse_compression(std::string_view s);
-TraceAccess parse_trace_access(std::string_view s);
+// The flag spellings of each (--on-worker-loss, --compression, --trace-access): the one table,
+// which the command line binds (flags/enum_flag.h).
+inline constexpr std::array<std::pair<std::string_view, OnWorkerLoss>, 2> kOnWorkerLossNames{
+    {{"abort", OnWorkerLoss::Abort}, {"continue", OnWorkerLoss::Continue}}};
+inline constexpr std::array<std::pair<std::string_view, Compression>, 3> kCompressionNames{
+    {{"auto", Compression::Auto}, {"zstd", Compression::Zstd}, {"none", Compression::None}}};
+inline constexpr std::array<std::pair<std::string_view, TraceAccess>, 3> kTraceAccessNames{
+    {{"auto", TraceAccess::Auto},
+     {"shared", TraceAccess::Shared},
+     {"stream", TraceAccess::Stream}}};
 
 struct FleetOptions {
   ReplayOptions replay;             // trace, speed, clock, engine config, outputs
