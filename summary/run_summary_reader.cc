@@ -83,9 +83,9 @@ OpStatsByName ops_of(const Json& j) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const Json& s = it.value();
     if (!s.is_object()) continue;
-    ops[it.key()] = {count(s, "count"),    count(s, "errors"),   number(s, "mean_ms"),
-                     number(s, "p50_ms"),  number(s, "p90_ms"),  number(s, "p99_ms"),
-                     number(s, "min_ms"),  number(s, "max_ms")};
+    ops[it.key()] = {count(s, "count"),   count(s, "errors"),  number(s, "mean_ms"),
+                     number(s, "p50_ms"), number(s, "p90_ms"), number(s, "p99_ms"),
+                     number(s, "min_ms"), number(s, "max_ms")};
   }
   return ops;
 }
@@ -239,12 +239,26 @@ TraceSummary trace_of(const Json& j) {
 
 // The keys this reader types; every other top-level key is kept in `extra`.
 const std::set<std::string>& typed_keys() {
-  static const std::set<std::string> keys = {
-      "records",         "duration_s",     "speed",          "clock",
-      "mode",            "stopped_early",  "lateness_us",    "ops",
-      "engine",          "digest_comparison", "trace",       "nodes",
-      "plan",            "contention",     "l2_failures",    "cache",
-      "latency_cdf_ms",  "latency_histograms_ns", "lateness_cdf_us", "accounting"};
+  static const std::set<std::string> keys = {"records",
+                                             "duration_s",
+                                             "speed",
+                                             "clock",
+                                             "mode",
+                                             "stopped_early",
+                                             "lateness_us",
+                                             "ops",
+                                             "engine",
+                                             "digest_comparison",
+                                             "trace",
+                                             "nodes",
+                                             "plan",
+                                             "contention",
+                                             "l2_failures",
+                                             "cache",
+                                             "latency_cdf_ms",
+                                             "latency_histograms_ns",
+                                             "lateness_cdf_us",
+                                             "accounting"};
   return keys;
 }
 

@@ -16,7 +16,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json records_json(const RecordCounts& r) {
-  return {{"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
+  return {
+      {"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
 }
 
 Json lateness_json(const Lateness& l) {

@@ -64,8 +64,12 @@ summary::RunSummary run_summary_of(const RunReport& r) {
         r.nodes.size() == 1 ? first.engine_counters : nlohmann::json::object()};
   }
   s.digest_comparison = r.digest_comparison();
-  s.trace = {r.trace.path,   r.trace.level,           r.trace.header_digest,
-             r.trace.schema, r.trace.malformed_skipped, r.trace.truncated_tail};
+  s.trace = {r.trace.path,
+             r.trace.level,
+             r.trace.header_digest,
+             r.trace.schema,
+             r.trace.malformed_skipped,
+             r.trace.truncated_tail};
   s.nodes.reserve(r.nodes.size());
   for (const auto& n : r.nodes) s.nodes.push_back(node_of(n));
   s.plan = r.plan;

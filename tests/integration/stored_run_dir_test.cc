@@ -49,16 +49,15 @@ TEST(StoredRunDir, ReportRedrawsThePageTheReleaseDrew) {
     const std::string expected = read_file(run_dirs() + "/expected/" + name + ".report-head.html");
     ASSERT_FALSE(expected.empty());
     EXPECT_TRUE(page_head(read_file(page)) == expected)
-        << "coordinator report " << name << " draws another page than the release did: "
-        << page;
+        << "coordinator report " << name << " draws another page than the release did: " << page;
   }
 }
 
 TEST(StoredRunDir, CompareGivesWhatTheReleaseGave) {
   TempDir dir;
   const std::string out = dir / "compare.json";
-  Process p({coordinator_bin(), "compare", run_dirs() + "/embedded", run_dirs() + "/key2",
-             "--json", out, "--no-html"},
+  Process p({coordinator_bin(), "compare", run_dirs() + "/embedded", run_dirs() + "/key2", "--json",
+             out, "--no-html"},
             dir.path().string(), "compare");
   ASSERT_EQ(p.wait_exit(std::chrono::seconds(30)), 0) << p.err();
   // The release compared them from inside run_dirs/: its outputs name the directories so.

@@ -101,7 +101,8 @@ TEST(RunSummary, ADamagedSummaryReadsAsFarAsItGoes) {
 }
 
 TEST(RunSummary, AFileThatIsNotJsonIsAnErrorNamingIt) {
-  const fs::path dir = fs::temp_directory_path() / ("fleet-run-summary-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("fleet-run-summary-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "fleet_summary.json") << "{ this is not json";
   Result<RunSummary> read = read_run_summary(dir.string());

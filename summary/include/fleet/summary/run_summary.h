@@ -58,8 +58,8 @@ struct AdapterCounters {
 
 // What the readers use of a node's engine counters; the counters themselves stay JSON.
 struct CounterView {
-  std::string lost_reason;                                // a lost node: why
-  std::optional<uint64_t> records_confirmed_finished;     // a lost node: PROGRESS confirmed
+  std::string lost_reason;                             // a lost node: why
+  std::optional<uint64_t> records_confirmed_finished;  // a lost node: PROGRESS confirmed
   std::vector<AdapterCounters> l2_adapters;
   int64_t prefetch_l1_hit_keys = 0, prefetch_l1_miss_keys = 0, l2_lookup_keys = 0,
           l2_lookup_found_keys = 0, l2_store_failed_tasks = 0;
@@ -137,9 +137,9 @@ struct ContentionSummary {
     std::vector<std::pair<std::string, std::map<std::string, WindowOp>>> nodes;  // node order
   };
   double window_s = 1.0;
-  std::map<std::string, Op> per_op;                        // by kind: store, lookup, load
-  std::vector<std::pair<std::string, double>> per_node;    // L2 ops, in node order
-  std::optional<double> fairness;                          // Jain's index; null when undefined
+  std::map<std::string, Op> per_op;                      // by kind: store, lookup, load
+  std::vector<std::pair<std::string, double>> per_node;  // L2 ops, in node order
+  std::optional<double> fairness;                        // Jain's index; null when undefined
   std::vector<Window> windows;
   // The node's L2 ops, or nullopt when it is not listed.
   std::optional<double> node_ops(const std::string& name) const;
