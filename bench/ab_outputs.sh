@@ -3,7 +3,8 @@
 # LMCache's files and the terminal byte for byte, fleet_summary.json less its measured fields,
 # and report.html as each binary rebuilds it from the same stored run directory.
 #   bench/ab_outputs.sh NEW_BUILD_DIR OLD_BUILD_DIR   (e.g. build /tmp/oldbuild of an older commit)
-# Expected differences between two runs: worker ports and the measured clock offsets.
+# Left out as volatile (they differ between two runs of one binary): worker addresses (ports),
+# the measured clock offsets, the start's timings and T0, the count of progress messages.
 set -u
 NEW=$(realpath "${1:?NEW_BUILD_DIR}"); OLD=$(realpath "${2:?OLD_BUILD_DIR}"); D=$(mktemp -d)
 $NEW/tools/lct/lct gen -o $D/t.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
@@ -21,10 +22,12 @@ for cfg in "embedded:" "none2:--local 2 --shard none --speed 0" "key2:--local 2 
     [ -f $D/$name.new/$f ] || continue
     cmp -s $D/$name.new/$f $D/$name.old/$f && echo "$name $f: identical" || echo "$name $f: DIFFERS"
   done
-  cmp -s $D/$name.new.stdout $D/$name.old.stdout && echo "$name stdout: identical" || echo "$name stdout: DIFFERS"
+  # A worker's measured clock offset (off=…us) is the one volatile field of the terminal.
+  for side in new old; do sed -E 's/ off=-?[0-9.]+us / off=_ /; s/^(local-[0-9]+:) +/\1 /' $D/$name.$side.stdout > $D/$name.$side.stdout.stripped; done
+  cmp -s $D/$name.new.stdout.stripped $D/$name.old.stdout.stripped && echo "$name stdout (clock offsets aside): identical" || echo "$name stdout: DIFFERS"
   python3 - "$D/$name.new/fleet_summary.json" "$D/$name.old/fleet_summary.json" "$name" <<'PY'
 import json,sys
-VOL={"peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us"}
+VOL={"start","t0_mono_ns","address","messages","peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us"}
 def strip(o):
     if isinstance(o,dict): return {k:strip(v) for k,v in o.items() if k not in VOL}
     if isinstance(o,list): return [strip(v) for v in o]
