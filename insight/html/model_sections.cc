@@ -277,9 +277,9 @@ json ops_json(const RunSummary& summary) {
                {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
     op["qualname"] = q;
     op["short"] = stats::short_op_name(q);
-    const auto cdf = summary.latency_cdf_ms.find(q);
-    op["cdf"] =
-        cdf == summary.latency_cdf_ms.end() ? json::array() : json(round_points(cdf->second));
+    const auto it = summary.latency_cdf_ms.find(q);
+    json cdf = it == summary.latency_cdf_ms.end() ? json::array() : round_points(it->second);
+    op["cdf"] = std::move(cdf);
     out.push_back(std::move(op));
   }
   return out;
