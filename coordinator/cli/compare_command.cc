@@ -63,12 +63,7 @@ void write_file(const std::string& path, const std::string& text) {
   util::write_file_atomically(path, {text});
 }
 
-const nlohmann::json& latency_cdfs(const RunSnapshot& run) {
-  static const nlohmann::json none = nlohmann::json::object();
-  const auto& s = run.summary;
-  return s.contains("latency_cdf_ms") && s["latency_cdf_ms"].is_object() ? s["latency_cdf_ms"]
-                                                                         : none;
-}
+nlohmann::json latency_cdfs(const RunSnapshot& run) { return latency_cdfs_json(run); }
 
 void use_stderr_logger() {
   if (!spdlog::get("coordinator")) {

@@ -9,6 +9,7 @@
 #include "fleet/insight/html/html_writer.h"
 #include "fleet/insight/html/model_sections.h"
 #include "fleet/util/build_info.h"
+#include "fleet/util/json_pair.h"
 #include "fleet/util/utc_time.h"
 
 namespace fleet::compare {
@@ -42,6 +43,16 @@ std::string page_header(const Json& model) {
 }
 
 }  // namespace
+
+Json latency_cdfs_json(const RunSnapshot& run) {
+  Json out = Json::object();
+  for (const auto& [q, cdf] : run.summary.latency_cdf_ms) {
+    Json::array_t points;
+    for (const auto& [x, f] : cdf) points.emplace_back(util::json_pair<Json>(x, f));
+    out[q] = std::move(points);
+  }
+  return out;
+}
 
 std::string render_compare_html(const Json& comparison, const Json& cdf_a, const Json& cdf_b) {
   Json model = comparison.is_object() ? comparison : Json::object();

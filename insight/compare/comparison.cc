@@ -1,5 +1,6 @@
 #include "fleet/insight/compare/comparison.h"
 
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -10,74 +11,69 @@ namespace fleet::compare {
 
 namespace {
 
-using json = nlohmann::json;
-
-const json& field(const json& j, const char* key) {
-  static const json null;
-  return j.is_object() && j.contains(key) ? j[key] : null;
-}
-
-std::optional<double> number(const json& j, const char* key) {
-  const json& v = field(j, key);
-  if (!v.is_number()) return std::nullopt;
-  return v.get<double>();
-}
-
-std::string text(const json& j, const char* key) {
-  const json& v = field(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
+using summary::RunSummary;
 
 RunSide side_of(const RunSnapshot& run) {
-  const json& s = run.summary;
+  const RunSummary& s = run.summary;
   RunSide side;
   side.dir = run.dir;
   side.partial = run.partial;
   side.partial_reason = run.partial_reason;
-  side.trace = text(field(s, "trace"), "path");
-  side.clock = text(s, "clock");
-  side.mode = text(s, "mode");
-  side.speed = number(s, "speed").value_or(0);
-  side.engine = text(field(s, "engine"), "name");
-  side.config_digest = text(field(s, "engine"), "config_digest");
-  side.digest_comparison = text(s, "digest_comparison");
-  side.nodes = field(s, "nodes").is_array() ? static_cast<int>(s["nodes"].size()) : 0;
+  side.trace = s.trace.path;
+  side.clock = s.clock;
+  side.mode = s.mode;
+  side.speed = s.speed.value_or(0);
+  if (s.engine) {
+    side.engine = s.engine->name;
+    side.config_digest = s.engine->config_digest;
+  }
+  side.digest_comparison = s.digest_comparison;
+  side.nodes = static_cast<int>(s.nodes.size());
   return side;
 }
 
 // The op's histogram, or nullopt when the run has none for it (a run older than the field).
-std::optional<stats::LogLinearHistogram> histogram(const RunSnapshot& run, const std::string& q) {
-  const json& all = field(run.summary, "latency_histograms_ns");
-  if (!all.is_object() || !all.contains(q)) return std::nullopt;
-  try {
-    return stats::LogLinearHistogram::from_json(all[q]);
-  } catch (const std::exception& e) {
+const stats::LogLinearHistogram* histogram(const RunSnapshot& run, const std::string& q) {
+  const auto it = run.summary.latency_histograms_ns.find(q);
+  if (it == run.summary.latency_histograms_ns.end()) return nullptr;
+  if (!it->second.histogram) {
     throw RunInputError(run.dir + "/fleet_summary.json: latency_histograms_ns[\"" + q +
-                        "\"]: " + e.what());
+                        "\"]: " + it->second.error);
   }
+  return &*it->second.histogram;
+}
+
+const stats::OpSummary* op_of(const RunSnapshot& run, const std::string& q) {
+  const auto it = run.summary.ops.find(q);
+  return it == run.summary.ops.end() ? nullptr : &it->second;
 }
 
 OpComparison compare_op(const std::string& q, const RunSnapshot& a, const RunSnapshot& b,
                         const BootstrapOptions& options) {
-  const json& oa = field(field(a.summary, "ops"), q.c_str());
-  const json& ob = field(field(b.summary, "ops"), q.c_str());
+  const stats::OpSummary* oa = op_of(a, q);
+  const stats::OpSummary* ob = op_of(b, q);
   OpComparison op;
   op.qualname = q;
   op.short_name = stats::short_op_name(q);
-  op.presence = oa.is_null()   ? OpComparison::Presence::kAdded
-                : ob.is_null() ? OpComparison::Presence::kRemoved
-                               : OpComparison::Presence::kBoth;
+  op.presence = !oa   ? OpComparison::Presence::kAdded
+                : !ob ? OpComparison::Presence::kRemoved
+                      : OpComparison::Presence::kBoth;
   // An op a run does not list made no call there: count and errors are 0.
-  for (const char* key : {"count", "errors"}) {
-    op.stats.push_back(
-        {key, {number(oa, key).value_or(0), number(ob, key).value_or(0), std::nullopt}});
-  }
+  auto value = [](const stats::OpSummary* o, uint64_t stats::OpSummary::*m) {
+    return o ? static_cast<double>(o->*m) : 0.0;
+  };
+  op.stats.push_back(
+      {"count", {value(oa, &stats::OpSummary::count), value(ob, &stats::OpSummary::count), {}}});
+  op.stats.push_back(
+      {"errors",
+       {value(oa, &stats::OpSummary::errors), value(ob, &stats::OpSummary::errors), std::nullopt}});
   // Latency exists only where the op has successful calls.
-  const bool samples_a = number(oa, "count").value_or(0) > 0;
-  const bool samples_b = number(ob, "count").value_or(0) > 0;
+  const bool samples_a = oa && oa->count > 0;
+  const bool samples_b = ob && ob->count > 0;
   std::optional<LatencyIntervals> ci;
   if (samples_a && samples_b) {
-    const auto ha = histogram(a, q), hb = histogram(b, q);
+    const stats::LogLinearHistogram* ha = histogram(a, q);
+    const stats::LogLinearHistogram* hb = histogram(b, q);
     if (ha && hb && ha->count() > 0 && hb->count() > 0) {
       ci = bootstrap_latency_change(*ha, *hb, options, stream_of(q));
     } else {
@@ -91,16 +87,16 @@ OpComparison compare_op(const std::string& q, const RunSnapshot& a, const RunSna
   }
   struct Stat {
     const char* name;
-    const char* key;
+    double stats::OpSummary::*value;
     Interval LatencyIntervals::*interval;
   };
-  for (const Stat& s : {Stat{"p50", "p50_ms", &LatencyIntervals::p50},
-                        Stat{"p90", "p90_ms", &LatencyIntervals::p90},
-                        Stat{"p99", "p99_ms", &LatencyIntervals::p99},
-                        Stat{"mean", "mean_ms", &LatencyIntervals::mean}}) {
+  for (const Stat& s : {Stat{"p50", &stats::OpSummary::p50_ms, &LatencyIntervals::p50},
+                        Stat{"p90", &stats::OpSummary::p90_ms, &LatencyIntervals::p90},
+                        Stat{"p99", &stats::OpSummary::p99_ms, &LatencyIntervals::p99},
+                        Stat{"mean", &stats::OpSummary::mean_ms, &LatencyIntervals::mean}}) {
     Change c;
-    if (samples_a) c.a = number(oa, s.key);
-    if (samples_b) c.b = number(ob, s.key);
+    if (samples_a) c.a = oa->*s.value;
+    if (samples_b) c.b = ob->*s.value;
     if (ci) c.ci = (*ci).*s.interval;
     c.noise = options.latency_noise;
     op.stats.push_back({s.name, c});
@@ -111,63 +107,81 @@ OpComparison compare_op(const std::string& q, const RunSnapshot& a, const RunSna
 std::vector<OpComparison> compare_ops(const RunSnapshot& a, const RunSnapshot& b,
                                       const BootstrapOptions& options) {
   std::set<std::string> qualnames;  // the union, in code-point order as the outputs sort them
-  for (const RunSnapshot* run : {&a, &b}) {
-    const json& ops = field(run->summary, "ops");
-    if (!ops.is_object()) continue;
-    for (const auto& [q, v] : ops.items()) qualnames.insert(q);
-  }
+  for (const RunSnapshot* run : {&a, &b})
+    for (const auto& [q, v] : run->summary.ops) qualnames.insert(q);
   std::vector<OpComparison> out;
   for (const std::string& q : qualnames) out.push_back(compare_op(q, a, b, options));
   return out;
 }
 
-uint64_t keys(const json& lookup, const char* bucket) {
-  const auto v = number(field(lookup, bucket), "keys");
-  return v && *v > 0 ? static_cast<uint64_t>(*v) : 0;
+const summary::PrefetchSummary* lookup_of(const RunSummary& s) {
+  return s.cache ? &s.cache->lookup : nullptr;
 }
 
-std::vector<NamedChange> compare_cache(const json& sa, const json& sb) {
-  const json& la = field(field(sa, "cache"), "lookup");
-  const json& lb = field(field(sb, "cache"), "lookup");
-  if (!la.is_object() && !lb.is_object()) return {};
-  const uint64_t na = keys(la, "requested"), nb = keys(lb, "requested");
+std::vector<NamedChange> compare_cache(const RunSummary& sa, const RunSummary& sb) {
+  const summary::PrefetchSummary* la = lookup_of(sa);
+  const summary::PrefetchSummary* lb = lookup_of(sb);
+  if (!la && !lb) return {};
+  const uint64_t na = la ? la->requested.keys : 0, nb = lb ? lb->requested.keys : 0;
+  using P = summary::PrefetchSummary;
   struct Rate {
     const char* name;
-    uint64_t (*hits)(const json&);
+    double P::*rate;
+    uint64_t (*hits)(const P&);
   };
   const Rate rates[] = {
-      {"l1_hit_rate", [](const json& l) { return keys(l, "l1"); }},
-      {"l2_hit_rate", [](const json& l) { return keys(l, "l2"); }},
-      {"l1_l2_hit_rate", [](const json& l) { return keys(l, "l1") + keys(l, "l2"); }},
-      {"miss_rate", [](const json& l) { return keys(l, "missed"); }},
+      {"l1_hit_rate", &P::l1_hit_rate, [](const P& l) { return l.l1.keys; }},
+      {"l2_hit_rate", &P::l2_hit_rate, [](const P& l) { return l.l2.keys; }},
+      {"l1_l2_hit_rate", &P::l1_l2_hit_rate, [](const P& l) { return l.l1.keys + l.l2.keys; }},
+      {"miss_rate", &P::miss_rate, [](const P& l) { return l.missed.keys; }},
+  };
+  auto rate = [](const P* l, double P::*m) {
+    return l ? std::optional<double>(l->*m) : std::nullopt;
   };
   std::vector<NamedChange> out;
   for (const Rate& r : rates) {
-    Change c{number(la, r.name), number(lb, r.name), std::nullopt};
+    Change c{rate(la, r.rate), rate(lb, r.rate), std::nullopt};
     if (c.comparable() && na > 0 && nb > 0) {
-      c.ci = proportion_difference_interval(r.hits(la), na, r.hits(lb), nb);
+      c.ci = proportion_difference_interval(r.hits(*la), na, r.hits(*lb), nb);
     }
     out.push_back({r.name, c});
   }
   Change lookups;
-  if (la.is_object()) lookups.a = static_cast<double>(na);
-  if (lb.is_object()) lookups.b = static_cast<double>(nb);
+  if (la) lookups.a = static_cast<double>(na);
+  if (lb) lookups.b = static_cast<double>(nb);
   out.push_back({"lookup_keys", lookups});
   return out;
 }
 
-std::vector<NamedChange> compare_fields(const json& a, const json& b,
-                                        std::initializer_list<const char*> names) {
-  std::vector<NamedChange> out;
-  for (const char* n : names) out.push_back({n, {number(a, n), number(b, n), std::nullopt}});
-  return out;
+template <class Part, class T>
+NamedChange field_change(const char* name, const Part& a, const Part& b, T Part::*m) {
+  return {name, {static_cast<double>(a.*m), static_cast<double>(b.*m), std::nullopt}};
 }
 
-std::optional<double> records_per_s(const json& s) {
-  const auto total = number(field(s, "records"), "total");
-  const auto duration = number(s, "duration_s");
-  if (!total || !duration || *duration <= 0) return std::nullopt;
-  return *total / *duration;
+std::vector<NamedChange> compare_lateness(const summary::Lateness& a, const summary::Lateness& b) {
+  using L = summary::Lateness;
+  return {field_change("p50", a, b, &L::p50), field_change("p99", a, b, &L::p99),
+          field_change("max", a, b, &L::max),
+          field_change("late_over_1ms", a, b, &L::late_over_1ms)};
+}
+
+std::vector<NamedChange> compare_records(const RunSummary& a, const RunSummary& b) {
+  using R = summary::RecordCounts;
+  return {field_change("total", a.records, b.records, &R::total),
+          field_change("replayed", a.records, b.records, &R::replayed),
+          field_change("skipped", a.records, b.records, &R::skipped),
+          field_change("failed", a.records, b.records, &R::failed),
+          field_change("duration_s", a, b, &RunSummary::duration_s)};
+}
+
+std::optional<double> records_per_s(const RunSummary& s) {
+  if (s.duration_s <= 0) return std::nullopt;
+  return static_cast<double>(s.records.total) / s.duration_s;
+}
+
+const nlohmann::json& config_of(const RunSummary& s) {
+  static const nlohmann::json kNone;
+  return s.engine ? s.engine->config : kNone;
 }
 
 }  // namespace
@@ -187,17 +201,12 @@ Comparison compare_runs(const RunSnapshot& a, const RunSnapshot& b,
   c.bootstrap = options;
   c.ops = compare_ops(a, b, options);
   c.cache = compare_cache(a.summary, b.summary);
-  c.lateness = compare_fields(field(a.summary, "lateness_us"), field(b.summary, "lateness_us"),
-                              {"p50", "p99", "max", "late_over_1ms"});
-  c.records = compare_fields(field(a.summary, "records"), field(b.summary, "records"),
-                             {"total", "replayed", "skipped", "failed"});
-  c.records.push_back(
-      {"duration_s",
-       {number(a.summary, "duration_s"), number(b.summary, "duration_s"), std::nullopt}});
+  c.lateness = compare_lateness(a.summary.lateness, b.summary.lateness);
+  c.records = compare_records(a.summary, b.summary);
   c.records.push_back(
       {"records_per_s", {records_per_s(a.summary), records_per_s(b.summary), std::nullopt}});
-  const json& ca = field(field(a.summary, "engine"), "config");
-  const json& cb = field(field(b.summary, "engine"), "config");
+  const nlohmann::json& ca = config_of(a.summary);
+  const nlohmann::json& cb = config_of(b.summary);
   c.configs_present = ca.is_object() && cb.is_object();
   if (c.configs_present) c.config = diff_config(ca, cb);
   return c;

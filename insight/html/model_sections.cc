@@ -2,11 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 
 #include "fleet/insight/report/l2_failure_text.h"
-#include "fleet/stats/l2_failures_json.h"
 #include "fleet/stats/replay_result.h"
 #include "fleet/util/json_pair.h"
 
@@ -27,27 +25,14 @@ json round_points(const json& points) {
   return out;
 }
 
-const json& at(const json& j, const char* key) {
-  static const json null;
-  return j.is_object() && j.contains(key) ? j[key] : null;
+json round_points(const summary::Cdf& points) {
+  json::array_t out;
+  out.reserve(points.size());
+  for (const auto& [x, y] : points) out.emplace_back(util::json_pair<json>(round4(x), round4(y)));
+  return out;
 }
 
 namespace {
-
-double num(const json& j, const char* key, double fallback = 0.0) {
-  const json& v = at(j, key);
-  return v.is_number() ? v.get<double>() : fallback;
-}
-
-uint64_t count(const json& j, const char* key) {
-  const json& v = at(j, key);
-  return v.is_number_unsigned() || v.is_number_integer() ? v.get<uint64_t>() : 0;
-}
-
-std::string str(const json& j, const char* key) {
-  const json& v = at(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -69,15 +54,13 @@ json item(const char* level, const char* title, std::string text) {
   return {{"level", level}, {"title", title}, {"text", std::move(text)}};
 }
 
-const json& nodes_of(const json& summary) {
-  static const json empty = json::array();
-  const json& n = at(summary, "nodes");
-  return n.is_array() ? n : empty;
-}
+json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+double as_double(uint64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
-PartialState partial_state(const json& summary, const RunFiles& f) {
+PartialState partial_state(const RunSummary& summary, const RunFiles& f) {
   PartialState p;
   if (!f.summary) {
     p.partial = true;
@@ -87,14 +70,13 @@ PartialState partial_state(const json& summary, const RunFiles& f) {
     return p;
   }
   std::string why;
-  for (const auto& n : nodes_of(summary)) {
-    const std::string status = str(n, "status");
-    if (status == "ok") continue;
-    const std::string lost = str(at(at(n, "engine"), "counters"), "lost_reason");
-    why += (why.empty() ? "" : "; ") + std::string("node ") + str(n, "name") + " " + status +
+  for (const auto& n : summary.nodes) {
+    if (n.status == "ok") continue;
+    const std::string& lost = n.counter.lost_reason;
+    why += (why.empty() ? "" : "; ") + std::string("node ") + n.name + " " + n.status +
            (lost.empty() ? "" : ": " + lost);
   }
-  if (at(summary, "stopped_early").is_boolean() && summary["stopped_early"].get<bool>()) {
+  if (summary.stopped_early) {
     p.partial = true;
     p.reason = why.empty() ? "the run stopped early (interrupted or aborted)" : why;
   } else if (!why.empty()) {
@@ -106,10 +88,9 @@ PartialState partial_state(const json& summary, const RunFiles& f) {
 
 namespace {
 
-json records_item(const json& summary) {
-  const json& rec = at(summary, "records");
-  const double total = num(rec, "total"), failed = num(rec, "failed"),
-               skipped = num(rec, "skipped");
+json records_item(const RunSummary& summary) {
+  const double total = as_double(summary.records.total), failed = as_double(summary.records.failed),
+               skipped = as_double(summary.records.skipped);
   if (failed > 0) {
     return item("fail", "Failed records",
                 fmt("%.0f", failed) + " of " + fmt("%.0f", total) + " records failed (" +
@@ -122,39 +103,38 @@ json records_item(const json& summary) {
                   "; none failed.");
 }
 
-json pacing_item(const json& summary) {
-  const json& late = at(summary, "lateness_us");
-  const double paced = num(late, "records");
-  if (num(summary, "speed", 1.0) == 0.0 || paced == 0) {
+json pacing_item(const RunSummary& summary) {
+  const summary::Lateness& late = summary.lateness;
+  const double paced = as_double(late.records);
+  if (summary.speed.value_or(1.0) == 0.0 || paced == 0) {
     return item("ok", "Pacing",
                 "Unpaced (--speed 0): records were issued as fast as possible, so lateness "
                 "does not apply.");
   }
-  const double over = num(late, "late_over_1ms"), p99 = num(late, "p99");
+  const double over = as_double(late.late_over_1ms), p99 = late.p99;
   if (p99 > 1000.0 || over > 0.01 * paced) {
     return item("warn", "Fell behind",
                 "The replay fell behind the recording: p99 lateness " + micros(p99) + ", " +
                     fmt("%.0f", over) + " records (" + percent(over, paced) +
-                    ") issued more than 1 ms late (" + fmt("%.0f", num(late, "feed_late")) +
-                    " fed late, " + fmt("%.0f", num(late, "engine_late")) + " behind the engine).");
+                    ") issued more than 1 ms late (" + fmt("%.0f", as_double(late.feed_late)) +
+                    " fed late, " + fmt("%.0f", as_double(late.engine_late)) +
+                    " behind the engine).");
   }
   return item("ok", "Kept pace",
               "The replay kept the recorded pace: p99 lateness " + micros(p99) + ", max " +
-                  micros(num(late, "max")) + " over " + fmt("%.0f", paced) + " paced records.");
+                  micros(late.max) + " over " + fmt("%.0f", paced) + " paced records.");
 }
 
 // A node that did not finish: lost (with what it was confirmed to have done) or stopped.
-json node_item(const json& n) {
-  const std::string status = str(n, "status");
-  const json& c = at(at(n, "engine"), "counters");
-  std::string text = "Node " + str(n, "name") + " " + status;
-  if (!str(c, "lost_reason").empty()) text += ": " + str(c, "lost_reason");
-  if (at(c, "records_confirmed_finished").is_number()) {
-    text += "; " + fmt("%.0f", num(c, "records_confirmed_finished")) + " of " +
-            fmt("%.0f", num(n, "records_received")) + " records sent to it were confirmed";
+json node_item(const summary::NodeSummary& n) {
+  std::string text = "Node " + n.name + " " + n.status;
+  if (!n.counter.lost_reason.empty()) text += ": " + n.counter.lost_reason;
+  if (n.counter.records_confirmed_finished) {
+    text += "; " + fmt("%.0f", as_double(*n.counter.records_confirmed_finished)) + " of " +
+            fmt("%.0f", as_double(n.records_received)) + " records sent to it were confirmed";
   }
-  return item(status == "lost" ? "fail" : "warn", status == "lost" ? "Node lost" : "Node stopped",
-              text + ".");
+  return item(n.status == "lost" ? "fail" : "warn",
+              n.status == "lost" ? "Node lost" : "Node stopped", text + ".");
 }
 
 std::optional<json> digest_item(const std::string& digest) {
@@ -173,41 +153,36 @@ std::optional<json> digest_item(const std::string& digest) {
               "The trace records no config digest, so there is nothing to compare.");
 }
 
-std::optional<json> trace_item(const json& tr) {
-  const bool truncated = at(tr, "truncated_tail").is_boolean() && tr["truncated_tail"].get<bool>();
-  const double dropped = num(tr, "malformed_frames_dropped");
-  if (dropped <= 0 && !truncated) return std::nullopt;
+std::optional<json> trace_item(const summary::TraceSummary& tr) {
+  const double dropped = as_double(tr.malformed_frames_dropped);
+  if (dropped <= 0 && !tr.truncated_tail) return std::nullopt;
   return item("warn", "Trace damaged",
               "The trace is damaged: " + fmt("%.0f", dropped) + " malformed frame(s) dropped" +
-                  (truncated ? ", and its tail is truncated." : "."));
+                  (tr.truncated_tail ? ", and its tail is truncated." : "."));
 }
 
 // One item per adapter whose L2 operations failed (summary "l2_failures", merged over nodes).
-void add_l2_failure_items(const json& summary, json& items) {
-  const json& merged = at(summary, "l2_failures");
-  if (merged.is_null()) return;
-  try {
-    for (const auto& r : stats::l2_failures_from_json(merged)) {
-      items.push_back(
-          item("warn", "L2 failures", l2_failure_sentence(r, nodes_of(summary).size())));
-    }
-  } catch (const std::exception& e) {
-    items.push_back(item("warn", "L2 failures", std::string("unreadable: ") + e.what()));
+void add_l2_failure_items(const RunSummary& summary, json& items) {
+  if (!summary.l2_failures_error.empty()) {
+    items.push_back(item("warn", "L2 failures", "unreadable: " + summary.l2_failures_error));
+    return;
   }
+  for (const auto& r : summary.l2_failures)
+    items.push_back(item("warn", "L2 failures", l2_failure_sentence(r, summary.nodes.size())));
 }
 
 }  // namespace
 
-json verdict_json(const json& summary, const RunFiles& f) {
+json verdict_json(const RunSummary& summary, const RunFiles& f) {
   json items = json::array();
   if (f.summary) {
     items.push_back(records_item(summary));
     items.push_back(pacing_item(summary));
   }
-  for (const auto& n : nodes_of(summary))
-    if (str(n, "status") != "ok") items.push_back(node_item(n));
-  if (auto d = digest_item(str(summary, "digest_comparison"))) items.push_back(*d);
-  if (auto t = trace_item(at(summary, "trace"))) items.push_back(*t);
+  for (const auto& n : summary.nodes)
+    if (n.status != "ok") items.push_back(node_item(n));
+  if (auto d = digest_item(summary.digest_comparison)) items.push_back(*d);
+  if (auto t = trace_item(summary.trace)) items.push_back(*t);
   add_l2_failure_items(summary, items);
   for (const auto& p : f.problems) items.push_back(item("warn", "Files", p + "."));
   std::string status = "ok";
@@ -218,187 +193,189 @@ json verdict_json(const json& summary, const RunFiles& f) {
   return {{"status", status}, {"items", items}};
 }
 
-json run_json(const json& summary) {
+json records_json(const summary::RecordCounts& r) {
+  return {
+      {"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
+}
+
+json run_json(const RunSummary& summary) {
   json r;
-  const json& tr = at(summary, "trace");
-  r["trace"] = str(tr, "path");
-  r["level"] = str(tr, "level");
-  r["schema"] = at(tr, "schema");
-  r["header_digest"] = str(tr, "header_digest");
-  r["mode"] = str(summary, "mode");
-  r["speed"] = at(summary, "speed");
-  r["clock"] = str(summary, "clock");
-  r["duration_s"] = at(summary, "duration_s");
-  r["records"] = at(summary, "records");
-  const double d = num(summary, "duration_s");
-  r["records_per_s"] = d > 0 ? num(at(summary, "records"), "total") / d : 0.0;
-  r["nodes"] = nodes_of(summary).size();
-  r["digest_comparison"] = str(summary, "digest_comparison");
+  const summary::TraceSummary& tr = summary.trace;
+  r["trace"] = tr.path;
+  r["level"] = tr.level;
+  r["schema"] = tr.schema ? json(*tr.schema) : json(nullptr);
+  r["header_digest"] = tr.header_digest;
+  r["mode"] = summary.mode;
+  r["speed"] = nullable(summary.speed);
+  r["clock"] = summary.clock;
+  r["duration_s"] = summary.duration_s;
+  r["records"] = records_json(summary.records);
+  const double d = summary.duration_s;
+  r["records_per_s"] = d > 0 ? as_double(summary.records.total) / d : 0.0;
+  r["nodes"] = summary.nodes.size();
+  r["digest_comparison"] = summary.digest_comparison;
   json digests = json::array();
-  const std::string header = str(tr, "header_digest");
-  for (const auto& n : nodes_of(summary)) {
-    const std::string d8 = str(at(n, "engine"), "config_digest");
+  const std::string& header = tr.header_digest;
+  for (const auto& n : summary.nodes) {
+    const std::string& d8 = n.config_digest;
     digests.push_back(
-        {{"node", str(n, "name")},
+        {{"node", n.name},
          {"digest", d8},
          {"matches_trace", !header.empty() && !d8.empty() &&
                                (header.rfind(d8, 0) == 0 || d8.rfind(header, 0) == 0)}});
   }
   r["digests"] = digests;
-  r["plan"] = at(summary, "plan").is_object() ? summary["plan"] : json::object();
+  r["plan"] = summary.plan.is_object() ? summary.plan : json::object();
   // A fleet run's T0 decision (protocol.md § 3); null for embedded runs and runs that ended
   // before every worker was ready.
-  const json& start = at(at(summary, "coordinator"), "start");
-  r["start"] = start.is_object() ? start : json(nullptr);
+  r["start"] = summary.coordinator.start;
   // What --route-cache did (sharding.md); null without it.
-  const json& route_plan = at(at(summary, "coordinator"), "route_plan");
-  r["route_plan"] = route_plan.is_object() ? route_plan : json(nullptr);
+  r["route_plan"] = summary.coordinator.route_plan;
   return r;
 }
 
-json nodes_json(const json& summary,
+json nodes_json(const RunSummary& summary,
                 const std::map<std::string, std::vector<const stats::RunWindow*>>& windows) {
-  std::map<std::string, json> cache_by_node;
-  for (const auto& c : at(at(summary, "cache"), "per_node").is_array()
-                           ? summary["cache"]["per_node"]
-                           : json::array()) {
-    cache_by_node[str(c, "name")] = c;
+  std::map<std::string, const summary::NodeHitRates*> cache_by_node;
+  if (summary.cache) {
+    for (const auto& c : summary.cache->per_node) cache_by_node[c.name] = &c;
   }
   std::map<std::string, uint64_t> l2_ops;
   for (const auto& [name, ws] : windows)
     for (auto* w : ws) l2_ops[name] += w->l2_ops;
   json out = json::array();
-  for (const auto& n : nodes_of(summary)) {
-    const std::string name = str(n, "name");
-    const json& rec = at(n, "records");
-    const json& c = cache_by_node.count(name) ? cache_by_node[name] : json();
-    const double d = num(n, "duration_s");
-    out.push_back({{"name", name},
-                   {"address", str(n, "address")},
-                   {"status", str(n, "status")},
-                   {"records", count(rec, "total")},
-                   {"replayed", count(rec, "replayed")},
-                   {"skipped", count(rec, "skipped")},
-                   {"failed", count(rec, "failed")},
+  for (const auto& n : summary.nodes) {
+    const auto it = cache_by_node.find(n.name);
+    const summary::NodeHitRates* c = it == cache_by_node.end() ? nullptr : it->second;
+    auto rate = [&](double summary::NodeHitRates::*m) { return c ? json(c->*m) : json(); };
+    const double d = n.duration_s;
+    out.push_back({{"name", n.name},
+                   {"address", n.address},
+                   {"status", n.status},
+                   {"records", n.records.total},
+                   {"replayed", n.records.replayed},
+                   {"skipped", n.records.skipped},
+                   {"failed", n.records.failed},
                    {"duration_s", d},
-                   {"records_per_s", d > 0 ? num(rec, "total") / d : 0.0},
-                   {"lateness_p50_us", num(at(n, "lateness_us"), "p50")},
-                   {"lateness_p99_us", num(at(n, "lateness_us"), "p99")},
-                   {"l1_hit_rate", at(c, "l1_hit_rate")},
-                   {"l2_hit_rate", at(c, "l2_hit_rate")},
-                   {"miss_rate", at(c, "miss_rate")},
-                   {"l2_ops", l2_ops.count(name) ? l2_ops[name] : 0},
-                   {"config_digest", str(at(n, "engine"), "config_digest")}});
+                   {"records_per_s", d > 0 ? as_double(n.records.total) / d : 0.0},
+                   {"lateness_p50_us", n.lateness.p50},
+                   {"lateness_p99_us", n.lateness.p99},
+                   {"l1_hit_rate", rate(&summary::NodeHitRates::l1_hit_rate)},
+                   {"l2_hit_rate", rate(&summary::NodeHitRates::l2_hit_rate)},
+                   {"miss_rate", rate(&summary::NodeHitRates::miss_rate)},
+                   {"l2_ops", l2_ops.count(n.name) ? l2_ops[n.name] : 0},
+                   {"config_digest", n.config_digest}});
   }
   return out;
 }
 
-json ops_json(const json& summary) {
+json ops_json(const RunSummary& summary) {
   json out = json::array();
-  const json& ops = at(summary, "ops");
-  const json& cdfs = at(summary, "latency_cdf_ms");
-  if (!ops.is_object()) return out;
-  for (auto it = ops.begin(); it != ops.end(); ++it) {
-    const std::string q = it.key();
-    json op = it.value();
+  for (const auto& [q, s] : summary.ops) {
+    json op = {{"count", s.count},   {"errors", s.errors}, {"mean_ms", s.mean_ms},
+               {"p50_ms", s.p50_ms}, {"p90_ms", s.p90_ms}, {"p99_ms", s.p99_ms},
+               {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
     op["qualname"] = q;
     op["short"] = stats::short_op_name(q);
-    op["cdf"] = cdfs.is_object() && cdfs.contains(q) ? round_points(cdfs[q]) : json::array();
+    const auto it = summary.latency_cdf_ms.find(q);
+    json cdf = it == summary.latency_cdf_ms.end() ? json::array() : round_points(it->second);
+    op["cdf"] = std::move(cdf);
     out.push_back(std::move(op));
   }
   return out;
 }
 
-json lateness_json(const json& summary) {
-  const json& l = at(summary, "lateness_us");
-  return {{"records", at(l, "records")},
-          {"p50_us", at(l, "p50")},
-          {"p99_us", at(l, "p99")},
-          {"max_us", at(l, "max")},
-          {"late_over_1ms", at(l, "late_over_1ms")},
-          {"feed_late", at(l, "feed_late")},
-          {"engine_late", at(l, "engine_late")},
-          {"cdf", round_points(at(summary, "lateness_cdf_us"))}};
+json lateness_json(const RunSummary& summary) {
+  const summary::Lateness& l = summary.lateness;
+  return {{"records", l.records},
+          {"p50_us", l.p50},
+          {"p99_us", l.p99},
+          {"max_us", l.max},
+          {"late_over_1ms", l.late_over_1ms},
+          {"feed_late", l.feed_late},
+          {"engine_late", l.engine_late},
+          {"cdf", round_points(summary.lateness_cdf_us)}};
 }
 
 namespace {
 
-json prefetch_model(const json& p) {
-  if (!p.is_object()) return json();
-  auto kb = [&](const json& j, const char* k) { return count(at(j, k), "keys"); };
-  auto bytes = [&](const json& j, const char* k) { return count(at(j, k), "bytes"); };
-  const json& reasons = at(p, "missed_by_reason");
+json prefetch_model(const summary::PrefetchSummary& p) {
   json by = json::array();
-  for (const auto& a : at(p, "l2_by_adapter").is_array() ? p["l2_by_adapter"] : json::array()) {
-    by.push_back({{"adapter", std::to_string(count(a, "adapter")) + ":" + str(a, "type")},
-                  {"keys", count(a, "keys")},
-                  {"bytes", count(a, "bytes")}});
+  for (const auto& a : p.l2_by_adapter) {
+    by.push_back({{"adapter", std::to_string(a.adapter) + ":" + a.type},
+                  {"keys", a.served.keys},
+                  {"bytes", a.served.bytes}});
   }
-  return {{"requested_keys", kb(p, "requested")},
-          {"l1_keys", kb(p, "l1")},
-          {"l2_keys", kb(p, "l2")},
-          {"missed_keys", kb(p, "missed")},
-          {"requested_bytes", bytes(p, "requested")},
-          {"l1_bytes", bytes(p, "l1")},
-          {"l2_bytes", bytes(p, "l2")},
-          {"missed_bytes", bytes(p, "missed")},
-          {"l1_hit_rate", at(p, "l1_hit_rate")},
-          {"l1_l2_hit_rate", at(p, "l1_l2_hit_rate")},
-          {"miss_rate", at(p, "miss_rate")},
+  return {{"requested_keys", p.requested.keys},
+          {"l1_keys", p.l1.keys},
+          {"l2_keys", p.l2.keys},
+          {"missed_keys", p.missed.keys},
+          {"requested_bytes", p.requested.bytes},
+          {"l1_bytes", p.l1.bytes},
+          {"l2_bytes", p.l2.bytes},
+          {"missed_bytes", p.missed.bytes},
+          {"l1_hit_rate", p.l1_hit_rate},
+          {"l1_l2_hit_rate", p.l1_l2_hit_rate},
+          {"miss_rate", p.miss_rate},
           {"missed",
-           {{"not_found", kb(reasons, "not_found")},
-            {"load_failed", kb(reasons, "load_failed")},
-            {"trimmed", kb(reasons, "trimmed")},
-            {"abandoned", kb(reasons, "abandoned")}}},
+           {{"not_found", p.not_found.keys},
+            {"load_failed", p.load_failed.keys},
+            {"trimmed", p.trimmed.keys},
+            {"abandoned", p.abandoned.keys}}},
           {"l2_by_adapter", by}};
 }
 
+// One L2 adapter's store and load outcomes, summed over the nodes' adapter counters.
+struct AdapterTotals {
+  std::string name;
+  uint64_t stores_ok = 0, stores_failed = 0, loads_ok = 0, loads_failed = 0;
+};
+
+uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
 }  // namespace
 
-json cache_model_json(const json& summary) {
-  const json& c = at(summary, "cache");
-  if (!c.is_object()) return json();
+json cache_model_json(const RunSummary& summary) {
+  if (!summary.cache) return json();
+  const summary::CacheSummary& c = *summary.cache;
   json out;
-  const json& per_op = at(at(summary, "contention"), "per_op");
-  out["lookup"] = prefetch_model(at(c, "lookup"));
-  const json& warm = at(c, "warm");
-  if (count(at(warm, "requested"), "keys") > 0) out["warm"] = prefetch_model(warm);
-  const json& w = at(c, "writes");
-  out["writes"] = {{"stored_keys", count(w, "stored_keys")},
-                   {"reserved_keys", count(at(w, "reserved"), "keys")},
-                   {"stored_bytes", count(at(w, "reserved"), "bytes")},
-                   {"refused_oom_keys", count(at(w, "refused_oom"), "keys")},
-                   {"refused_oom_bytes", count(at(w, "refused_oom"), "bytes")},
-                   {"evicted_keys", count(at(w, "evicted"), "keys")},
-                   {"evicted_bytes", count(at(w, "evicted"), "bytes")}};
+  out["lookup"] = prefetch_model(c.lookup);
+  if (c.warm.requested.keys > 0) out["warm"] = prefetch_model(c.warm);
+  out["writes"] = {{"stored_keys", c.stored_keys},
+                   {"reserved_keys", c.reserved.keys},
+                   {"stored_bytes", c.reserved.bytes},
+                   {"refused_oom_keys", c.refused_oom.keys},
+                   {"refused_oom_bytes", c.refused_oom.bytes},
+                   {"evicted_keys", c.evicted.keys},
+                   {"evicted_bytes", c.evicted.bytes}};
   // L2 per adapter: store and load outcomes from the nodes' adapter counters, latency per kind
   // from the merged contention histograms.
-  std::vector<json> adapters;
-  for (const auto& n : nodes_of(summary)) {
-    const json& list = at(at(at(n, "engine"), "counters"), "l2_adapters");
-    if (!list.is_array()) continue;
+  std::vector<AdapterTotals> adapters;
+  for (const auto& n : summary.nodes) {
+    const auto& list = n.counter.l2_adapters;
     for (size_t i = 0; i < list.size(); ++i) {
-      if (adapters.size() <= i) {
-        adapters.push_back({{"adapter", std::to_string(i) + ":" + str(list[i], "type")},
-                            {"stores_ok", 0},
-                            {"stores_failed", 0},
-                            {"loads_ok", 0},
-                            {"loads_failed", 0}});
-      }
-      json& a = adapters[i];
-      const uint64_t st = count(list[i], "store_tasks"), sf = count(list[i], "store_failed_tasks");
-      a["stores_ok"] = a["stores_ok"].get<uint64_t>() + (st > sf ? st - sf : 0);
-      a["stores_failed"] = a["stores_failed"].get<uint64_t>() + sf;
-      const uint64_t lk = count(list[i], "load_keys"), lh = count(list[i], "load_hit_keys");
-      a["loads_ok"] = a["loads_ok"].get<uint64_t>() + lh;
-      a["loads_failed"] = a["loads_failed"].get<uint64_t>() + (lk > lh ? lk - lh : 0);
+      if (adapters.size() <= i) adapters.push_back({std::to_string(i) + ":" + list[i].type});
+      AdapterTotals& a = adapters[i];
+      a.stores_ok += minus(list[i].store_tasks, list[i].store_failed_tasks);
+      a.stores_failed += list[i].store_failed_tasks;
+      a.loads_ok += list[i].load_hit_keys;
+      a.loads_failed += minus(list[i].load_keys, list[i].load_hit_keys);
     }
   }
+  auto p99 = [&](const char* kind) {
+    if (!summary.contention) return json();
+    const auto it = summary.contention->per_op.find(kind);
+    return it == summary.contention->per_op.end() ? json() : json(it->second.p99_us);
+  };
   json l2 = json::array();
-  for (auto& a : adapters) {
-    a["store_p99_us"] = at(at(per_op, "store"), "p99_us");
-    a["load_p99_us"] = at(at(per_op, "load"), "p99_us");
-    l2.push_back(a);
+  for (const auto& a : adapters) {
+    l2.push_back({{"adapter", a.name},
+                  {"stores_ok", a.stores_ok},
+                  {"stores_failed", a.stores_failed},
+                  {"loads_ok", a.loads_ok},
+                  {"loads_failed", a.loads_failed},
+                  {"store_p99_us", p99("store")},
+                  {"load_p99_us", p99("load")}});
   }
   out["l2"] = l2;
   return out;

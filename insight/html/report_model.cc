@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "fleet/insight/html/model_sections.h"
+#include "fleet/summary/run_summary_json.h"
 #include "fleet/util/build_info.h"
-#include "fleet/util/json_file.h"
 #include "fleet/util/json_pair.h"
 #include "fleet/util/utc_time.h"
 
@@ -20,7 +20,7 @@ namespace fleet::report::html {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-RunFiles load_run_files(const std::string& dir, std::optional<json> summary_value) {
+RunFiles load_run_files(const std::string& dir, std::optional<summary::RunSummary> summary_value) {
   RunFiles f;
   f.dir = dir;
   const fs::path summary = fs::path(dir) / "fleet_summary.json";
@@ -29,10 +29,11 @@ RunFiles load_run_files(const std::string& dir, std::optional<json> summary_valu
   if (summary_value) {
     f.summary = std::move(summary_value);
   } else if (fs::exists(summary)) {
-    try {
-      f.summary = util::read_json_file(summary.string());
-    } catch (const std::runtime_error& e) {
-      f.problems.push_back(e.what());
+    Result<summary::RunSummary> read = summary::read_run_summary(dir);
+    if (read) {
+      f.summary = std::move(read).value();
+    } else {
+      f.problems.push_back(read.status().message());
     }
   } else {
     f.problems.push_back("no fleet_summary.json: the run did not finish writing its results");
@@ -195,19 +196,20 @@ json series_json(const RunFiles& f, const NodeWindows& nodes, const std::vector<
   return s;
 }
 
-json contention_json(const json& summary, const RunFiles& f, const NodeWindows& nodes,
+json contention_json(const RunSummary& summary, const RunFiles& f, const NodeWindows& nodes,
                      const std::vector<std::string>& top, const std::vector<std::string>& others) {
-  const json& c = at(summary, "contention");
-  if (!c.is_object()) return json();
+  if (!summary.contention) return json();
+  const summary::ContentionSummary& c = *summary.contention;
   json out;
-  out["fairness"] = at(c, "fairness");
+  out["fairness"] = c.fairness ? json(*c.fairness) : json(nullptr);
   json per_op = json::array();
-  if (at(c, "per_op").is_object()) {
-    for (auto it = c["per_op"].begin(); it != c["per_op"].end(); ++it) {
-      json op = it.value();
-      op["kind"] = it.key();
-      per_op.push_back(op);
-    }
+  for (const auto& [kind, op] : c.per_op) {
+    per_op.push_back({{"n", op.n},
+                      {"bytes", op.bytes},
+                      {"ops_per_s", op.ops_per_s},
+                      {"p50_us", op.p50_us},
+                      {"p99_us", op.p99_us},
+                      {"kind", kind}});
   }
   out["per_op"] = per_op;
   const auto totals = totals_by_window(f.windows);
@@ -262,16 +264,14 @@ json contention_json(const json& summary, const RunFiles& f, const NodeWindows& 
 }  // namespace
 
 json build_report_model(const RunFiles& f) {
-  static const json kNoSummary = json::object();
-  const json& summary = f.summary ? *f.summary : kNoSummary;  // read, not copied
+  static const RunSummary kNoSummary;
+  const RunSummary& summary = f.summary ? *f.summary : kNoSummary;  // read, not copied
   const NodeWindows nodes = by_node(f.windows);
   std::vector<std::string> others;
   const std::vector<std::string> top = top_nodes(nodes, &others);
 
   json m;
-  const std::string trace = at(at(summary, "trace"), "path").is_string()
-                                ? summary["trace"]["path"].get<std::string>()
-                                : std::string();
+  const std::string& trace = summary.trace.path;
   m["title"] = "Fleet Replay — " + (trace.empty() ? f.dir : fs::path(trace).filename().string());
   m["generated_at"] = util::utc_iso8601_now();
   m["build_id"] = util::build_id();
@@ -288,9 +288,8 @@ json build_report_model(const RunFiles& f) {
   json contention = contention_json(summary, f, nodes, top, others);
   if (!contention.is_null()) m["contention"] = std::move(contention);
   json counters = json::array();
-  for (const auto& n : at(summary, "nodes").is_array() ? summary["nodes"] : json::array()) {
-    counters.push_back({{"node", at(n, "name")}, {"counters", at(at(n, "engine"), "counters")}});
-  }
+  for (const auto& n : summary.nodes)
+    counters.push_back({{"node", n.name}, {"counters", n.counters}});
   m["engine_counters"] = std::move(counters);
   return m;
 }

@@ -12,7 +12,7 @@
 namespace fleet::report::html {
 
 std::string write_report_page(const std::string& dir, const std::string& out_path,
-                              std::optional<nlohmann::json> summary) {
+                              std::optional<summary::RunSummary> summary) {
   const RunFiles files = load_run_files(dir, std::move(summary));
   const ReportPageParts page = render_report_parts(build_report_model(files));
   const std::string path =

@@ -48,9 +48,7 @@ double frac(uint64_t part, uint64_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-nlohmann::ordered_json kb_json(const engine::KeyBytes& kb) {
-  return {{"keys", kb.keys}, {"bytes", kb.bytes}};
-}
+summary::KeyBytes kb(const engine::KeyBytes& k) { return {k.keys, k.bytes}; }
 
 engine::KeyBytes in_flight(const engine::PrefetchOutcome& p) {
   const engine::KeyBytes d = p.decided();
@@ -58,33 +56,27 @@ engine::KeyBytes in_flight(const engine::PrefetchOutcome& p) {
           p.requested.bytes > d.bytes ? p.requested.bytes - d.bytes : 0};
 }
 
-nlohmann::ordered_json prefetch_json(const engine::PrefetchOutcome& p,
-                                     const std::vector<std::string>& types) {
-  nlohmann::ordered_json j;
-  j["requested"] = kb_json(p.requested);
-  j["l1"] = kb_json(p.l1);
-  j["l2"] = kb_json(p.l2_total());
-  nlohmann::ordered_json by = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < p.l2.size(); ++i) {
-    nlohmann::ordered_json a = kb_json(p.l2[i]);
-    a["adapter"] = i;
-    a["type"] = i < types.size() ? types[i] : std::string();
-    by.push_back(std::move(a));
-  }
-  j["l2_by_adapter"] = std::move(by);
-  j["missed"] = kb_json(p.missed());
-  j["missed_by_reason"] = {{"not_found", kb_json(p.not_found)},
-                           {"load_failed", kb_json(p.load_failed)},
-                           {"trimmed", kb_json(p.trimmed)},
-                           {"abandoned", kb_json(p.abandoned)}};
-  j["in_flight"] = kb_json(in_flight(p));
+summary::PrefetchSummary prefetch_summary(const engine::PrefetchOutcome& p,
+                                          const std::vector<std::string>& types) {
+  summary::PrefetchSummary s;
+  s.requested = kb(p.requested);
+  s.l1 = kb(p.l1);
+  s.l2 = kb(p.l2_total());
+  for (size_t i = 0; i < p.l2.size(); ++i)
+    s.l2_by_adapter.push_back({kb(p.l2[i]), i, i < types.size() ? types[i] : std::string()});
+  s.missed = kb(p.missed());
+  s.not_found = kb(p.not_found);
+  s.load_failed = kb(p.load_failed);
+  s.trimmed = kb(p.trimmed);
+  s.abandoned = kb(p.abandoned);
+  s.in_flight = kb(in_flight(p));
   const HitRates r = hit_rates(p);
-  j["l1_hit_rate"] = r.l1;
-  j["l2_hit_rate"] = r.l2;
-  j["l1_l2_hit_rate"] = r.l1_l2;
-  j["miss_rate"] = r.miss;
-  j["byte_l1_l2_hit_rate"] = frac(p.l1.bytes + p.l2_total().bytes, p.requested.bytes);
-  return j;
+  s.l1_hit_rate = r.l1;
+  s.l2_hit_rate = r.l2;
+  s.l1_l2_hit_rate = r.l1_l2;
+  s.miss_rate = r.miss;
+  s.byte_l1_l2_hit_rate = frac(p.l1.bytes + p.l2_total().bytes, p.requested.bytes);
+  return s;
 }
 
 std::string pct(double f) {
@@ -145,28 +137,21 @@ std::optional<RunCache> run_cache(const RunReport& report) {
   return c;
 }
 
-nlohmann::ordered_json cache_json(const RunCache& c) {
-  nlohmann::ordered_json j;
-  j["lookup"] = prefetch_json(c.merged.lookup, c.adapter_types);
-  j["warm"] = prefetch_json(c.merged.warm, c.adapter_types);
+summary::CacheSummary cache_summary(const RunCache& c) {
+  summary::CacheSummary s;
+  s.lookup = prefetch_summary(c.merged.lookup, c.adapter_types);
+  s.warm = prefetch_summary(c.merged.warm, c.adapter_types);
   const engine::CacheOutcome& m = c.merged;
-  j["writes"] = {{"reserved", kb_json(m.write_reserved)},
-                 {"refused_oom", kb_json(m.write_refused_oom)},
-                 {"not_writable_keys", m.write_not_writable_keys},
-                 {"stored_keys", m.stored_keys},
-                 {"evicted", kb_json(m.evicted)}};
-  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  s.reserved = kb(m.write_reserved);
+  s.refused_oom = kb(m.write_refused_oom);
+  s.not_writable_keys = m.write_not_writable_keys;
+  s.stored_keys = m.stored_keys;
+  s.evicted = kb(m.evicted);
   for (const auto& n : c.nodes) {
     const HitRates r = hit_rates(n.outcome.lookup);
-    nodes.push_back({{"name", n.name},
-                     {"lookup_keys", n.outcome.lookup.requested.keys},
-                     {"l1_hit_rate", r.l1},
-                     {"l2_hit_rate", r.l2},
-                     {"l1_l2_hit_rate", r.l1_l2},
-                     {"miss_rate", r.miss}});
+    s.per_node.push_back({n.name, n.outcome.lookup.requested.keys, r.l1, r.l2, r.l1_l2, r.miss});
   }
-  j["per_node"] = std::move(nodes);
-  return j;
+  return s;
 }
 
 stats::MetricSection cache_section(const RunCache& c) {

@@ -38,6 +38,19 @@ std::map<int64_t, std::vector<double>> ops_per_window(const RunReport& r) {
   return out;
 }
 
+// Jain's index, or nullopt where it is undefined (every node did nothing).
+std::optional<double> defined(double index) {
+  return index < 0 ? std::nullopt : std::optional<double>(index);
+}
+
+// The value listed under `name`, or nullptr.
+template <class V>
+V* find_node(std::vector<std::pair<std::string, V>>& list, const std::string& name) {
+  for (auto& [n, v] : list)
+    if (n == name) return &v;
+  return nullptr;
+}
+
 std::string f3(double v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.3f", v);
@@ -46,11 +59,10 @@ std::string f3(double v) {
 
 }  // namespace
 
-nlohmann::ordered_json contention_json(const RunReport& r) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+std::optional<summary::ContentionSummary> contention_summary(const RunReport& r) {
   std::map<std::string, stats::LogLinearHistogram> latency;
   std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // n, bytes
-  nlohmann::ordered_json per_node = nlohmann::ordered_json::object();
+  summary::ContentionSummary c;
   std::vector<double> node_ops;
   bool any = false;
   for (const auto& n : r.nodes) {
@@ -65,50 +77,49 @@ nlohmann::ordered_json contention_json(const RunReport& r) {
         latency[it.key()].merge(stats::LogLinearHistogram::from_json(it.value()["latency_ns"]));
       }
     }
-    per_node[n.name] = ops;
+    // A name given twice keeps its first place and its last value, as a JSON object would.
+    if (auto* seen = find_node(c.per_node, n.name)) {
+      *seen = ops;
+    } else {
+      c.per_node.emplace_back(n.name, ops);
+    }
     node_ops.push_back(ops);
   }
-  if (!any) return j;
+  if (!any) return std::nullopt;
   double seconds = r.duration_s > 0 ? r.duration_s : 1.0;
-  j["window_s"] = 1.0;
-  nlohmann::ordered_json per_op = nlohmann::ordered_json::object();
+  c.window_s = 1.0;
   for (const auto& [kind, t] : totals) {
     const auto& h = latency[kind];
-    per_op[kind] = {{"n", t.first},
-                    {"bytes", t.second},
-                    {"ops_per_s", static_cast<double>(t.first) / seconds},
-                    {"p50_us", static_cast<double>(h.percentile(50)) / 1e3},
-                    {"p99_us", static_cast<double>(h.percentile(99)) / 1e3}};
+    c.per_op[kind] = {t.first, t.second, static_cast<double>(t.first) / seconds,
+                      static_cast<double>(h.percentile(50)) / 1e3,
+                      static_cast<double>(h.percentile(99)) / 1e3};
   }
-  j["per_op"] = per_op;
-  j["per_node"] = per_node;
-  double overall = jain_index(node_ops);
-  j["fairness"] = overall < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(overall);
-  auto windows = nlohmann::ordered_json::array();
+  c.fairness = defined(jain_index(node_ops));
   for (const auto& [t, row] : ops_per_window(r)) {
-    nlohmann::ordered_json w;
-    w["t"] = t;
-    double f = jain_index(row);
-    w["fairness"] = f < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f);
-    nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
+    summary::ContentionSummary::Window w;
+    w.t = t;
+    w.fairness = defined(jain_index(row));
     for (size_t i = 0; i < r.nodes.size(); ++i) {
-      nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
+      std::map<std::string, summary::ContentionSummary::WindowOp> kinds;
       const auto& l2 = r.nodes[i].l2_windows;
       if (l2.contains("windows")) {
         for (const auto& nw : l2["windows"]) {
           if (util::json_integer_or<int64_t>(nw, "t", int64_t{0}, "t") != t) continue;
           for (auto it = nw["ops"].begin(); it != nw["ops"].end(); ++it) {
-            kinds[it.key()] = {{"n", it.value()["n"]}, {"p99_us", it.value()["p99_us"]}};
+            kinds[it.key()] = {util::json_integer_or<uint64_t>(it.value(), "n", uint64_t{0}, "n"),
+                               it.value().value("p99_us", 0.0)};
           }
         }
       }
-      nodes[r.nodes[i].name] = kinds;
+      if (auto* seen = find_node(w.nodes, r.nodes[i].name)) {
+        *seen = std::move(kinds);
+      } else {
+        w.nodes.emplace_back(r.nodes[i].name, std::move(kinds));
+      }
     }
-    w["nodes"] = nodes;
-    windows.push_back(w);
+    c.windows.push_back(std::move(w));
   }
-  j["windows"] = windows;
-  return j;
+  return c;
 }
 
 std::string render_l2_windows_csv(const RunReport& r) {

@@ -14,8 +14,8 @@
 
 #include "fleet/insight/report/contention.h"
 #include "fleet/stats/py_format.h"
+#include "fleet/summary/run_summary_json.h"
 #include "fleet/util/exit_codes.h"
-#include "fleet/util/json_file.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::report {
@@ -24,27 +24,6 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-// Missing keys, nulls and wrong types all read as "not reported", as in the Python original.
-const json& field(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::optional<double> number(const json& j) {
-  if (!j.is_number()) return std::nullopt;
-  return j.get<double>();
-}
-
-int64_t count(const json& j) { return j.is_number_integer() ? j.get<int64_t>() : 0; }
-
-int64_t summed_counter(const json& nodes, const char* key) {
-  int64_t sum = 0;
-  for (const auto& node : nodes) sum += count(field(field(field(node, "engine"), "counters"), key));
-  return sum;
-}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -99,47 +78,45 @@ std::pair<int, std::string> parse_run(const std::string& arg) {
 
 }  // namespace
 
-SweepRow sweep_row(int n, const json& summary) {
-  const json& cont = field(summary, "contention");
-  const json& per_op = field(cont, "per_op");
-  if (!per_op.is_object() || per_op.empty()) {
+SweepRow sweep_row(int n, const summary::RunSummary& summary) {
+  if (!summary.contention || summary.contention->per_op.empty()) {
     throw std::invalid_argument(
         "no \"contention\" per-op L2 latency (did every node run with an L2 adapter?)");
   }
-  static const json kNoNodes = json::array();
-  const json& nodes = field(summary, "nodes").is_array() ? field(summary, "nodes") : kNoNodes;
+  const summary::ContentionSummary& cont = *summary.contention;
   SweepRow row;
   row.n = n;
-  row.nodes = static_cast<int>(nodes.size());
-  for (const auto& node : nodes) row.nodes_ok += field(node, "status") == "ok" ? 1 : 0;
-  row.duration_s = number(field(summary, "duration_s")).value_or(0.0);
-  const json& per_node = field(cont, "per_node");
-  for (const auto& node : nodes) {
-    const json& name = field(node, "name");
-    row.node_ops.push_back(
-        name.is_string() ? number(field(per_node, name.get<std::string>().c_str())).value_or(0)
-                         : 0.0);
-  }
-  for (const auto& [kind, v] : per_op.items()) row.l2_ops += count(field(v, "n"));
-  row.fairness = number(field(cont, "fairness"));
+  row.nodes = static_cast<int>(summary.nodes.size());
+  for (const auto& node : summary.nodes) row.nodes_ok += node.status == "ok" ? 1 : 0;
+  row.duration_s = summary.duration_s;
+  for (const auto& node : summary.nodes)
+    row.node_ops.push_back(cont.node_ops(node.name).value_or(0));
+  for (const auto& [kind, op] : cont.per_op) row.l2_ops += static_cast<int64_t>(op.n);
+  row.fairness = cont.fairness;
   if (!row.fairness) {
     const double f = jain_index(row.node_ops);
     if (f >= 0) row.fairness = f;
   }
   for (size_t i = 0; i < kSweepOps.size(); ++i) {
-    const json& v = field(per_op, kSweepOps[i]);
-    row.ops[i] = {number(field(v, "p50_us")), number(field(v, "p99_us")), count(field(v, "n"))};
+    const auto it = cont.per_op.find(kSweepOps[i]);
+    if (it == cont.per_op.end()) continue;  // the run did no such operation
+    const auto& op = it->second;
+    row.ops[i] = {op.p50_us, op.p99_us, static_cast<int64_t>(op.n)};
   }
   if (row.duration_s > 0) row.l2_ops_per_s = static_cast<double>(row.l2_ops) / row.duration_s;
-  row.lateness_p99_us = number(field(field(summary, "lateness_us"), "p99"));
-  row.l1_hit_keys = summed_counter(nodes, "prefetch_l1_hit_keys");
-  row.l1_miss_keys = summed_counter(nodes, "prefetch_l1_miss_keys");
-  row.l2_lookup_keys = summed_counter(nodes, "l2_lookup_keys");
-  row.l2_found_keys = summed_counter(nodes, "l2_lookup_found_keys");
-  row.l2_store_failed = summed_counter(nodes, "l2_store_failed_tasks");
-  const json& lookup = field(field(summary, "cache"), "lookup");
-  row.l1_hit_rate = number(field(lookup, "l1_hit_rate"));
-  row.l1_l2_hit_rate = number(field(lookup, "l1_l2_hit_rate"));
+  row.lateness_p99_us = summary.lateness.p99;
+  for (const auto& node : summary.nodes) {
+    const summary::CounterView& c = node.counter;
+    row.l1_hit_keys += c.prefetch_l1_hit_keys;
+    row.l1_miss_keys += c.prefetch_l1_miss_keys;
+    row.l2_lookup_keys += c.l2_lookup_keys;
+    row.l2_found_keys += c.l2_lookup_found_keys;
+    row.l2_store_failed += c.l2_store_failed_tasks;
+  }
+  if (summary.cache) {
+    row.l1_hit_rate = summary.cache->lookup.l1_hit_rate;
+    row.l1_l2_hit_rate = summary.cache->lookup.l1_l2_hit_rate;
+  }
   return row;
 }
 
@@ -176,13 +153,12 @@ std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::stri
 
 SweepRow load_sweep_row(int n, const std::string& dir) {
   const std::filesystem::path summary_path = std::filesystem::path(dir) / "fleet_summary.json";
-  const std::string text = read_text(summary_path);
+  Result<summary::RunSummary> summary = summary::read_run_summary(dir);
+  if (!summary) throw std::runtime_error(summary.status().message());  // names the file
   SweepRow row;
   try {
-    row = sweep_row(n, util::parse_json_bounded(text, summary_path.string()));
-  } catch (const std::runtime_error& e) {  // names the file already
-    throw;
-  } catch (const std::exception& e) {  // no contention, a field of the wrong type
+    row = sweep_row(n, summary.value());
+  } catch (const std::exception& e) {  // no contention
     throw std::runtime_error(summary_path.string() + ": " + e.what());
   }
   const std::filesystem::path redis_path = std::filesystem::path(dir) / "redis_commandstats.txt";

@@ -10,13 +10,11 @@
 #include "fleet/insight/report/cache_summary.h"
 #include "fleet/insight/report/contention.h"
 #include "fleet/insight/report/l2_failure_text.h"
-#include "fleet/insight/report/latency_cdf.h"
-#include "fleet/stats/l2_failures_json.h"
+#include "fleet/insight/report/run_summary_of.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/summary/accounting.h"
-#include "fleet/util/json_number.h"
+#include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_read_back.h"
-#include "fleet/util/keyed_object.h"
 #include "fleet/util/output_file.h"
 #include "fleet/util/pyjson.h"
 
@@ -41,51 +39,6 @@ stats::ReplayOverview overview(const RunReport& r) {
 }
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
-
-nlohmann::ordered_json lateness_json(const stats::LatenessStats& l, uint64_t feed_late,
-                                     uint64_t engine_late) {
-  nlohmann::ordered_json j;
-  j["records"] = l.count();
-  j["p50"] = us(l.p50_ns());
-  j["p99"] = us(l.p99_ns());
-  j["max"] = us(l.max_ns());
-  j["late_over_1ms"] = l.late_over_1ms();
-  j["feed_late"] = feed_late;
-  j["engine_late"] = engine_late;
-  return j;
-}
-
-nlohmann::ordered_json ops_json(const stats::StatsCollector& stats) {
-  nlohmann::ordered_json ops = util::keyed_object(stats.ops().size());
-  for (const auto& [q, s] : stats.summary()) {
-    ops[q] = {{"count", s.count},   {"errors", s.errors}, {"mean_ms", s.mean_ms},
-              {"p50_ms", s.p50_ms}, {"p90_ms", s.p90_ms}, {"p99_ms", s.p99_ms},
-              {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
-  }
-  return ops;
-}
-
-nlohmann::ordered_json node_json(const NodeReport& n) {
-  nlohmann::ordered_json j = util::keyed_object(16);
-  j["name"] = n.name;
-  j["address"] = n.address;
-  j["status"] = n.status;
-  j["records"] = {
-      {"total", n.total}, {"replayed", n.replayed}, {"skipped", n.skipped}, {"failed", n.failed}};
-  j["records_received"] = n.records_received;  // fleet: records the coordinator sent it
-  j["duration_s"] = n.duration_s;
-  j["lateness_us"] = lateness_json(n.lateness, n.feed_late, n.engine_late);
-  j["ops"] = ops_json(n.stats);
-  j["engine"] = {
-      {"name", n.engine_name}, {"config_digest", n.config_digest}, {"counters", n.engine_counters}};
-  j["clock_offset_us"] = us(n.clock_offset_ns);
-  j["clock_uncertainty_us"] = us(n.clock_uncertainty_ns);
-  j["start_skew_us"] = us(n.start_skew_ns);
-  j["read_exits_without_enter"] = n.dispatch_exits_without_enter;
-  j["dangling_read_contexts_closed"] = n.dangling_contexts_closed;
-  if (!n.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(n.l2_failures);
-  return j;
-}
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -141,28 +94,26 @@ std::string render_fleet_block(const RunReport& r) {
     late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
     sections.push_back(late);
   }
-  auto contention = contention_json(r);
+  const std::optional<summary::ContentionSummary> contention = contention_summary(r);
   const std::vector<stats::L2FailureRecord> l2_failures = r.l2_failures();
-  if (contention.contains("per_op") || !l2_failures.empty()) {
+  if (contention || !l2_failures.empty()) {
     stats::MetricSection l2{"l2", "L2 Operations", {}};
-    if (!contention.contains("per_op")) contention["per_op"] = nlohmann::json::object();
-    for (auto it = contention["per_op"].begin(); it != contention["per_op"].end(); ++it) {
-      const auto& v = it.value();
-      l2.rows.push_back({it.key(), it.key() + " ops/s", v["ops_per_s"].get<double>()});
-      l2.rows.push_back({it.key() + "_p99", it.key() + " p99 (us)", v["p99_us"].get<double>()});
-    }
-    if (!contention["fairness"].is_null()) {
-      l2.rows.push_back({"fairness", "Fairness (Jain)", contention["fairness"].get<double>()});
+    if (contention) {
+      for (const auto& [kind, op] : contention->per_op) {
+        l2.rows.push_back({kind, kind + " ops/s", op.ops_per_s});
+        l2.rows.push_back({kind + "_p99", kind + " p99 (us)", op.p99_us});
+      }
+      if (contention->fairness)
+        l2.rows.push_back({"fairness", "Fairness (Jain)", *contention->fairness});
     }
     // The L2 eviction controller's work, over every node's adapters that have one.
     bool evicting = false;
     int64_t evicted = 0;
     for (const auto& n : r.nodes) {
-      const auto& adapters = n.engine_counters.value("l2_adapters", nlohmann::json::array());
-      for (const auto& a : adapters) {
-        if (!a.value("eviction_enabled", false)) continue;
+      for (const auto& a : summary::counter_view(n.engine_counters).l2_adapters) {
+        if (!a.eviction_enabled) continue;
         evicting = true;
-        evicted += util::json_integer_or<int64_t>(a, "evicted_keys", int64_t{0}, "evicted_keys");
+        evicted += a.evicted_keys;
       }
     }
     if (evicting) l2.rows.push_back({"evicted", "evicted keys (L2 eviction)", evicted});
@@ -179,66 +130,15 @@ std::string render_fleet_block(const RunReport& r) {
       uint64_t l2_failed = 0;
       for (const auto& f : n.l2_failures) l2_failed += f.failed;
       if (l2_failed) v += " l2fail=" + std::to_string(l2_failed);
-      if (n.status == "lost" && n.engine_counters.contains("records_confirmed_finished")) {
-        v += " confirmed=" + n.engine_counters["records_confirmed_finished"].dump() + "/" +
-             std::to_string(n.records_received);
+      const auto confirmed = summary::counter_view(n.engine_counters).records_confirmed_finished;
+      if (n.status == "lost" && confirmed) {
+        v += " confirmed=" + std::to_string(*confirmed) + "/" + std::to_string(n.records_received);
       }
       nodes.rows.push_back({n.name, n.name, v});
     }
     sections.push_back(nodes);
   }
   return stats::render_metrics_terminal("Fleet Replay", sections);
-}
-
-nlohmann::ordered_json fleet_summary_json(const RunReport& r) {
-  nlohmann::ordered_json j = util::keyed_object(32);
-  j["records"] = {
-      {"total", r.total}, {"replayed", r.replayed}, {"skipped", r.skipped}, {"failed", r.failed}};
-  j["duration_s"] = r.duration_s;
-  j["speed"] = r.speed;
-  j["clock"] = r.clock;
-  j["mode"] = r.mode;
-  j["stopped_early"] = r.stopped_early;
-  j["lateness_us"] = lateness_json(r.lateness, r.feed_late, r.engine_late);
-  j["ops"] = ops_json(r.stats);
-  nlohmann::ordered_json engine;
-  if (!r.nodes.empty()) {
-    engine["name"] = r.nodes.front().engine_name;
-    engine["config_digest"] = r.replay_digest();
-    engine["config"] = r.nodes.front().engine_config;
-    engine["counters"] =
-        r.nodes.size() == 1 ? r.nodes.front().engine_counters : nlohmann::json::object();
-  }
-  j["engine"] = std::move(engine);
-  j["digest_comparison"] = r.digest_comparison();
-  j["trace"] = {{"path", r.trace.path},
-                {"level", r.trace.level},
-                {"schema", r.trace.schema},
-                {"header_digest", r.trace.header_digest},
-                {"malformed_frames_dropped", r.trace.malformed_skipped},
-                {"truncated_tail", r.trace.truncated_tail}};
-  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-  nodes.get_ref<nlohmann::ordered_json::array_t&>().reserve(r.nodes.size());
-  for (const auto& n : r.nodes) nodes.push_back(node_json(n));
-  j["nodes"] = std::move(nodes);
-  if (!r.plan.empty()) j["plan"] = r.plan;
-  auto contention = contention_json(r);
-  if (!contention.empty()) j["contention"] = std::move(contention);
-  if (auto l2_failures = r.l2_failures(); !l2_failures.empty())
-    j["l2_failures"] = stats::l2_failures_json(l2_failures, /*merged=*/true);
-  if (auto cache = run_cache(r)) j["cache"] = cache_json(*cache);
-  j["latency_cdf_ms"] = op_latency_cdf_json(r.stats);
-  // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`
-  // resamples for its confidence intervals (docs/compare.md).
-  nlohmann::ordered_json hist = util::keyed_object(r.stats.ops().size());
-  for (const auto& [q, op] : r.stats.ops()) {
-    if (op.count()) hist[std::string(q)] = op.histogram().to_json();
-  }
-  j["latency_histograms_ns"] = std::move(hist);
-  j["lateness_cdf_us"] = lateness_cdf_json(r.lateness);
-  if (r.accounting.is_object()) j["accounting"] = r.accounting;
-  for (auto it = r.extra.begin(); it != r.extra.end(); ++it) j[it.key()] = it.value();
-  return j;
 }
 
 std::string render_nodes_csv(const RunReport& r) {
@@ -265,19 +165,23 @@ ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
     write_file(dir / "trace_replay_summary.json",
                stats::render_summary_json(report.duration_s, report.stats));
   }
-  const nlohmann::ordered_json summary_json = fleet_summary_json(report);
+  const summary::RunSummary run_summary = run_summary_of(report);
+  const nlohmann::ordered_json summary_json = summary::to_json(run_summary);
   const std::string summary_text = util::py_json_dumps_indent(summary_json, 2) + "\n";
   write_file(dir / "fleet_summary.json", summary_text);
   write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
-  if (contention_json(report).contains("per_op")) {
+  if (run_summary.contention) {
     write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
   }
   if (o.write_report) {
     try {
-      // Drawn from the summary in hand: the page `coordinator report DIR` draws from the file,
-      // without parsing back what was just written (util/json_read_back.h).
-      html::write_report_page(o.output_dir, "",
-                              util::json_as_read_back(summary_json, summary_text.size()));
+      // Drawn from the summary in hand, as the reader reads it from the file: the page
+      // `coordinator report DIR` draws, without parsing back what was just written
+      // (util/json_read_back.h; nullopt where the text would not carry a value back).
+      std::optional<summary::RunSummary> as_read;
+      if (auto read_back = util::json_as_read_back(summary_json, summary_text.size()))
+        as_read = summary::from_json(*read_back);
+      html::write_report_page(o.output_dir, "", std::move(as_read));
     } catch (const std::exception& e) {  // the run's results stand without their picture
       spdlog::warn("report.html not written: {}", e.what());
     }

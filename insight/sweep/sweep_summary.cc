@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "fleet/stats/replay_result.h"
-#include "fleet/util/json_file.h"
+#include "fleet/summary/run_summary_json.h"
 
 namespace fleet::sweep {
 
@@ -17,55 +17,47 @@ namespace {
 
 using json = nlohmann::json;
 
-double num(const json& j, const char* k) {
-  return j.is_object() && j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
-}
-
 VariantResult read_variant(const VariantRun& run) {
   VariantResult r;
   r.run = run;
-  json s;
-  try {
-    s = util::read_json_file((std::filesystem::path(run.dir) / "fleet_summary.json").string());
-  } catch (const std::runtime_error& e) {  // the variant left no usable summary: partial
-    spdlog::warn("sweep: {}", e.what());
+  Result<summary::RunSummary> read = summary::read_run_summary(run.dir);
+  if (!read) {  // the variant left no usable summary: partial
+    spdlog::warn("sweep: {}", read.status().message());
     return r;
   }
+  const summary::RunSummary& s = read.value();
   r.has_summary = true;
-  r.partial = s.value("stopped_early", false);
-  const json nodes = s.value("nodes", json::array());
-  for (const auto& n : nodes) r.partial |= n.value("status", "") != "ok";
+  r.partial = s.stopped_early;
+  for (const auto& n : s.nodes) r.partial |= n.status != "ok";
   auto& m = r.metrics;
-  const json records = s.value("records", json::object());
-  const double duration = num(s, "duration_s");
-  m["records"] = num(records, "total");
-  m["failed"] = num(records, "failed");
-  m["records_per_s"] = duration > 0 ? num(records, "total") / duration : 0.0;
-  const json late = s.value("lateness_us", json::object());
-  m["lateness.p50"] = num(late, "p50");
-  m["lateness.p99"] = num(late, "p99");
-  if (s.contains("cache") && s["cache"].contains("lookup")) {
-    const json& l = s["cache"]["lookup"];
-    for (const char* k : {"l1_hit_rate", "l2_hit_rate", "l1_l2_hit_rate", "miss_rate"}) {
-      m[std::string("cache.") + k] = num(l, k);
-    }
+  const double total = static_cast<double>(s.records.total);
+  m["records"] = total;
+  m["failed"] = static_cast<double>(s.records.failed);
+  m["records_per_s"] = s.duration_s > 0 ? total / s.duration_s : 0.0;
+  m["lateness.p50"] = s.lateness.p50;
+  m["lateness.p99"] = s.lateness.p99;
+  if (s.cache) {
+    const summary::PrefetchSummary& l = s.cache->lookup;
+    m["cache.l1_hit_rate"] = l.l1_hit_rate;
+    m["cache.l2_hit_rate"] = l.l2_hit_rate;
+    m["cache.l1_l2_hit_rate"] = l.l1_l2_hit_rate;
+    m["cache.miss_rate"] = l.miss_rate;
   }
   double l2_ops = 0, l2_rate = 0;
-  if (s.contains("contention") && s["contention"].contains("per_op")) {
-    for (const auto& [kind, v] : s["contention"]["per_op"].items()) {
-      l2_ops += num(v, "n");
-      l2_rate += num(v, "ops_per_s");
-      m["l2." + kind + ".p99"] = num(v, "p99_us");
+  if (s.contention) {
+    for (const auto& [kind, v] : s.contention->per_op) {
+      l2_ops += static_cast<double>(v.n);
+      l2_rate += v.ops_per_s;
+      m["l2." + kind + ".p99"] = v.p99_us;
     }
   }
   m["l2.ops"] = l2_ops;
   m["l2.ops_per_s"] = l2_rate;
-  const json ops = s.value("ops", json::object());
-  for (const auto& [q, op] : ops.items()) {
-    m[stats::short_op_name(q) + ".p99"] = num(op, "p99_ms");
-    m[stats::short_op_name(q) + ".p50"] = num(op, "p50_ms");
+  for (const auto& [q, op] : s.ops) {
+    m[stats::short_op_name(q) + ".p99"] = op.p99_ms;
+    m[stats::short_op_name(q) + ".p50"] = op.p50_ms;
   }
-  if (s.contains("coordinator")) r.t0_mono_ns = s["coordinator"].value("t0_mono_ns", int64_t{0});
+  r.t0_mono_ns = s.coordinator.t0_mono_ns;
   return r;
 }
 

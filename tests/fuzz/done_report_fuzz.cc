@@ -19,10 +19,11 @@
 
 #include "fleet/insight/html/report_model.h"
 #include "fleet/insight/html/report_page.h"
-#include "fleet/insight/report/cache_summary.h"
 #include "fleet/insight/report/contention.h"
 #include "fleet/insight/report/outputs.h"
+#include "fleet/insight/report/run_summary_of.h"
 #include "fleet/summary/run_report.h"
+#include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_read_back.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/wire/node_result.h"
@@ -45,19 +46,20 @@ wire::NodeResult lost_node() {
 
 // Every output the coordinator writes from its nodes, in memory.
 void render_everything(const report::RunReport& rep) {
-  report::contention_json(rep);
   report::render_l2_windows_csv(rep);
   report::render_nodes_csv(rep);
   report::render_fleet_block(rep);
   report::render_lmcache_summary(rep, "terminal");
   report::render_lmcache_summary(rep, "json");
-  if (auto cache = report::run_cache(rep)) report::cache_json(*cache);
-  const nlohmann::ordered_json summary = report::fleet_summary_json(rep);
+  const nlohmann::ordered_json summary = summary::to_json(report::run_summary_of(rep));
   const std::string text = util::py_json_dumps_indent(summary, 2);
   report::html::RunFiles files;
   files.dir = "fuzz";
-  files.summary = util::json_as_read_back(summary, text.size());
-  if (!files.summary) files.problems.push_back("fleet_summary.json does not read back");
+  if (auto read_back = util::json_as_read_back(summary, text.size())) {
+    files.summary = summary::from_json(*read_back);
+  } else {
+    files.problems.push_back("fleet_summary.json does not read back");
+  }
   report::html::render_report_html(report::html::build_report_model(files));
 }
 

@@ -8,6 +8,7 @@
 
 #include "fleet/insight/compare/run_snapshot.h"
 #include "fleet/stats/log_linear_histogram.h"
+#include "fleet/summary/run_summary_json.h"
 
 namespace fleet::compare::testing {
 
@@ -68,7 +69,7 @@ inline nlohmann::json summary(double l1_size_gb = 1, uint64_t l1_keys = 100, uin
 inline RunSnapshot snapshot(nlohmann::json s, const std::string& dir) {
   RunSnapshot r;
   r.dir = dir;
-  r.summary = std::move(s);
+  r.summary = summary::from_json(s);
   mark_partial(r);
   return r;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleet/insight/compare/comparison.h"
+#include "fleet/insight/compare/run_snapshot.h"
 #include "fleet/insight/compare/threshold.h"
 
 namespace fleet::compare {
@@ -20,5 +21,7 @@ nlohmann::json comparison_json(const Comparison& c, const std::vector<ThresholdO
 // fleet_summary.json) for the overlay chart; never throws on a missing field.
 std::string render_compare_html(const nlohmann::json& comparison, const nlohmann::json& cdf_a,
                                 const nlohmann::json& cdf_b);
+// A run's latency CDFs as render_compare_html takes them: {qualname: [[ms, fraction], ...]}.
+nlohmann::json latency_cdfs_json(const RunSnapshot& run);
 
 }  // namespace fleet::compare

@@ -3,9 +3,10 @@
 // directory or file it is about.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+
+#include "fleet/summary/run_summary.h"
 
 namespace fleet::compare {
 
@@ -18,7 +19,7 @@ class RunInputError : public std::runtime_error {
 
 struct RunSnapshot {
   std::string dir;
-  nlohmann::json summary;  // fleet_summary.json, always an object
+  summary::RunSummary summary;  // fleet_summary.json
   bool partial = false;
   std::string partial_reason;  // e.g. "node w1 lost: no heartbeat for 1504 ms"
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fleet/stats/timeseries_csv.h"
+#include "fleet/summary/run_summary.h"
 
 namespace fleet::report::html {
 
@@ -22,15 +23,15 @@ inline constexpr size_t kTopNodes = 8;
 
 struct RunFiles {
   std::string dir;
-  std::optional<nlohmann::json> summary;      // fleet_summary.json
-  std::vector<stats::TimeseriesRow> windows;  // fleet_timeseries.csv
-  std::vector<std::string> problems;          // what was missing or damaged, for the page
+  std::optional<summary::RunSummary> summary;  // fleet_summary.json
+  std::vector<stats::TimeseriesRow> windows;   // fleet_timeseries.csv
+  std::vector<std::string> problems;           // what was missing or damaged, for the page
 };
 
 // Throws std::runtime_error naming the directory when it holds neither file. `summary`, when
-// given, is taken as fleet_summary.json's value instead of reading the file.
+// given, is taken as fleet_summary.json's content instead of reading the file.
 RunFiles load_run_files(const std::string& dir,
-                        std::optional<nlohmann::json> summary = std::nullopt);
+                        std::optional<summary::RunSummary> summary = std::nullopt);
 nlohmann::json build_report_model(const RunFiles& files);
 
 using Points = std::vector<std::pair<double, double>>;

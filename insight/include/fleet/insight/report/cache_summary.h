@@ -11,6 +11,7 @@
 #include "fleet/engine/cache_outcome.h"
 #include "fleet/stats/metrics_report.h"
 #include "fleet/summary/run_report.h"
+#include "fleet/summary/run_summary.h"
 
 namespace fleet::report {
 
@@ -34,7 +35,7 @@ struct RunCache {
 };
 std::optional<RunCache> run_cache(const RunReport& report);
 
-nlohmann::ordered_json cache_json(const RunCache& c);
+summary::CacheSummary cache_summary(const RunCache& c);  // the summary's `cache`
 stats::MetricSection cache_section(const RunCache& c);
 
 }  // namespace fleet::report

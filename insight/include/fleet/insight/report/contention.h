@@ -3,11 +3,12 @@
 // whole-run per-op L2 latency merged exactly from every node's histograms.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fleet/summary/run_report.h"
+#include "fleet/summary/run_summary.h"
 
 namespace fleet::report {
 
@@ -15,10 +16,9 @@ namespace fleet::report {
 // negative value when every x is 0 (undefined).
 double jain_index(const std::vector<double>& xs);
 
-// {"window_s", "windows": [{"t", "fairness", "nodes": {name: {kind: {n, p99_us}}}}],
-//  "per_op": {kind: {n, bytes, ops_per_s, p50_us, p99_us}}, "per_node": {name: ops},
-//  "fairness": overall}; empty object when no node reported L2 operations.
-nlohmann::ordered_json contention_json(const RunReport& report);
+// The summary's `contention` from every node's L2 windows; nullopt when no node reported L2
+// operations.
+std::optional<summary::ContentionSummary> contention_summary(const RunReport& report);
 // fleet_l2_windows.csv: window_start_s,node,op,count,bytes,p50_us,p99_us,fairness
 std::string render_l2_windows_csv(const RunReport& report);
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "fleet/summary/run_summary.h"
+
 namespace fleet::report {
 
 // The L2 operations the table has columns for, in column order.
@@ -41,9 +43,9 @@ struct SweepRow {
   std::map<std::string, RedisCommandStat> redis;      // by command, housekeeping left out
 };
 
-// The row for fleet size `n` from a parsed fleet_summary.json. Throws std::invalid_argument
-// when the summary has no "contention" per-op object (the run measured no L2 operation).
-SweepRow sweep_row(int n, const nlohmann::json& summary);
+// The row for fleet size `n` from a run's summary. Throws std::invalid_argument when the
+// summary has no "contention" per-op object (the run measured no L2 operation).
+SweepRow sweep_row(int n, const summary::RunSummary& summary);
 
 // INFO commandstats text -> calls and mean usec per command, without the commands the script
 // itself sends (INFO, FLUSHALL, CONFIG, PING, ...). Throws std::invalid_argument on a bad line.

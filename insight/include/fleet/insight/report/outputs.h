@@ -30,7 +30,6 @@ void prepare_output_dir(const std::string& dir);
 std::string render_lmcache_summary(const RunReport& report, const std::string& format);
 // Fleet's block printed after LMCache's: lateness, engine counters, nodes, digest comparison.
 std::string render_fleet_block(const RunReport& report);
-nlohmann::ordered_json fleet_summary_json(const RunReport& report);
 std::string render_nodes_csv(const RunReport& report);
 
 // Writes every file and the stdout summary. Returns the exit status LMCache would use:
