@@ -44,14 +44,11 @@ void L2Checks::note(const std::string& id, uint64_t offset, std::string message)
   }
 }
 
-const L2Finding& L2Checks::finding(const std::string& id) const {
-  return findings_[index_.at(id)];
-}
+const L2Finding& L2Checks::finding(const std::string& id) const { return findings_[index_.at(id)]; }
 
 size_t L2Checks::problems() const {
-  return static_cast<size_t>(std::count_if(findings_.begin(), findings_.end(), [](const auto& f) {
-    return f.problem && f.count > 0;
-  }));
+  return static_cast<size_t>(std::count_if(findings_.begin(), findings_.end(),
+                                           [](const auto& f) { return f.problem && f.count > 0; }));
 }
 
 void L2Checks::add(const L2Record& r) {
@@ -113,19 +110,22 @@ void L2Checks::check_forward_edges() {
   for (const auto& [rid, q] : requests_) {
     for (const auto& [seq, off] : q.loads_at) {
       for (uint64_t dep : q.lookups) {
-        if (dep > seq) note("forward_edges", off, "load of request " + std::to_string(rid) +
-                                                      " precedes its lookup");
+        if (dep > seq)
+          note("forward_edges", off,
+               "load of request " + std::to_string(rid) + " precedes its lookup");
       }
     }
     for (const auto& [seq, off] : q.unlocks) {
       for (const auto& [dep, dep_off] : q.loads_at) {
-        if (dep > seq) note("forward_edges", off, "unlock of request " + std::to_string(rid) +
-                                                      " precedes its load");
+        if (dep > seq)
+          note("forward_edges", off,
+               "unlock of request " + std::to_string(rid) + " precedes its load");
       }
       if (!q.loads_at.empty()) continue;
       for (uint64_t dep : q.lookups) {
-        if (dep > seq) note("forward_edges", off, "unlock of request " + std::to_string(rid) +
-                                                      " precedes its lookup");
+        if (dep > seq)
+          note("forward_edges", off,
+               "unlock of request " + std::to_string(rid) + " precedes its lookup");
       }
     }
   }
@@ -136,8 +136,7 @@ void L2Checks::check_end_marker() {
   if (markers.empty()) note("missing_end_marker", 0, "no l2.trace.end record");
   for (size_t i = 1; i < markers.size(); ++i) {
     note("duplicate_end_marker", markers[i].file_offset,
-         "a second marker (the first is at offset " + std::to_string(markers[0].file_offset) +
-             ")");
+         "a second marker (the first is at offset " + std::to_string(markers[0].file_offset) + ")");
   }
   for (const L2EndMarker& m : markers) {
     if (m.recorder_dropped_count != 0 || m.event_bus_dropped_count != 0) {
@@ -155,7 +154,8 @@ void L2Checks::finish(const std::vector<std::pair<uint64_t, std::string>>& reade
   check_end_marker();
   if (summary_.source_adapters.size() > 1) {
     std::string list;
-    for (int64_t a : summary_.source_adapters) list += (list.empty() ? "" : ", ") + std::to_string(a);
+    for (int64_t a : summary_.source_adapters)
+      list += (list.empty() ? "" : ", ") + std::to_string(a);
     note("several_source_adapters", 0, "adapter_index " + list);
   }
   for (const auto& [key, t] : tasks_) {

@@ -116,8 +116,8 @@ void read_group_layouts(MsgpackReader& r, std::map<int64_t, MemoryLayout>& out) 
 }
 
 // One named arg into `out`; returns its bit (0 for args that are optional or unknown).
-uint32_t read_arg(MsgpackReader& r, std::string_view name, L2Record& out,
-                  MemoryLayout& legacy, bool& has_legacy) {
+uint32_t read_arg(MsgpackReader& r, std::string_view name, L2Record& out, MemoryLayout& legacy,
+                  bool& has_legacy) {
   auto int_arg = [&](int64_t& field, uint32_t bit) {
     field = r.read_int();
     return bit;

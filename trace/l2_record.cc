@@ -63,13 +63,11 @@ std::string_view l2_op_name(L2Op op) {
 
 bool is_l2_submission(L2Kind k) {
   return k == L2Kind::StoreSubmitted || k == L2Kind::LookupSubmitted ||
-         k == L2Kind::LoadSubmitted || k == L2Kind::UnlockSubmitted ||
-         k == L2Kind::DeleteSubmitted;
+         k == L2Kind::LoadSubmitted || k == L2Kind::UnlockSubmitted || k == L2Kind::DeleteSubmitted;
 }
 
 bool is_l2_completion(L2Kind k) {
-  return k == L2Kind::StoreCompleted || k == L2Kind::LookupCompleted ||
-         k == L2Kind::LoadCompleted;
+  return k == L2Kind::StoreCompleted || k == L2Kind::LookupCompleted || k == L2Kind::LoadCompleted;
 }
 
 std::string_view L2Record::qualname() const {

@@ -59,8 +59,8 @@ void L2Summary::add(const L2Record& r) {
     return;
   }
   if (r.kind == L2Kind::TraceEnd) {
-    end_markers.push_back({r.sequence, r.file_offset, r.t_mono, r.recorder_dropped_count,
-                           r.event_bus_dropped_count});
+    end_markers.push_back(
+        {r.sequence, r.file_offset, r.t_mono, r.recorder_dropped_count, r.event_bus_dropped_count});
     return;
   }
   add_time(r.t_mono, t_mono);
@@ -91,9 +91,9 @@ std::vector<std::string> l2_refusals(const L2Summary& s, const ReaderCounters& c
   }
   for (const L2EndMarker& m : s.end_markers) {
     if (m.recorder_dropped_count != 0 || m.event_bus_dropped_count != 0) {
-      out.push_back("incomplete L2 trace: recorder_dropped=" +
-                    std::to_string(m.recorder_dropped_count) +
-                    ", event_bus_dropped=" + std::to_string(m.event_bus_dropped_count));
+      out.push_back(
+          "incomplete L2 trace: recorder_dropped=" + std::to_string(m.recorder_dropped_count) +
+          ", event_bus_dropped=" + std::to_string(m.event_bus_dropped_count));
     }
   }
   if (s.source_adapters.size() > 1) {

@@ -39,22 +39,21 @@ std::string l2_block(const trace::L2Summary& s, const trace::ReaderCounters& c) 
   std::string out = "  l2:\n";
   out += row(4, "requests", std::to_string(s.request_ids.size()));
   out += row(4, "submissions", std::to_string(s.submissions));
-  out += row(4, "source_adapters", list(s.source_adapters, [](int64_t a) {
-               return std::to_string(a);
-             }));
+  out += row(4, "source_adapters",
+             list(s.source_adapters, [](int64_t a) { return std::to_string(a); }));
   out += row(4, "l2_names", list(s.l2_names, [](const std::string& n) { return n; }));
   out += row(4, "cache_salts",
              list(s.cache_salts, [](const std::string& n) { return "\"" + n + "\""; }));
   out += row(4, "end_markers", std::to_string(s.end_markers.size()));
   for (const trace::L2EndMarker& m : s.end_markers) {
-    out += "      at offset " + std::to_string(m.file_offset) + ": recorder_dropped=" +
-           std::to_string(m.recorder_dropped_count) +
-           " event_bus_dropped=" + std::to_string(m.event_bus_dropped_count) + " t_mono=" +
-           seconds(m.t_mono) + "\n";
+    out += "      at offset " + std::to_string(m.file_offset) +
+           ": recorder_dropped=" + std::to_string(m.recorder_dropped_count) +
+           " event_bus_dropped=" + std::to_string(m.event_bus_dropped_count) +
+           " t_mono=" + seconds(m.t_mono) + "\n";
   }
-  out += row(4, "t_mono first/last", seconds(s.t_mono.first_record) + " / " +
-                                         seconds(s.t_mono.last_record) + " (span " +
-                                         seconds(s.t_mono.span_seconds()) + "s)");
+  out += row(4, "t_mono first/last",
+             seconds(s.t_mono.first_record) + " / " + seconds(s.t_mono.last_record) + " (span " +
+                 seconds(s.t_mono.span_seconds()) + "s)");
   out += row(4, "t_mono backward steps", std::to_string(s.t_mono.backward_steps));
   out += row(4, "lookup keys hit/asked", ratio(o.lookup_keys_hit, o.lookup_keys_total));
   out += row(4, "load keys loaded/asked", ratio(o.load_keys_succeeded, o.load_keys_total));
@@ -62,8 +61,9 @@ std::string l2_block(const trace::L2Summary& s, const trace::ReaderCounters& c) 
              ratio(o.store_tasks_succeeded, o.store_tasks_failed) + " (keys " +
                  ratio(o.store_keys_succeeded, o.store_keys_failed) + ")");
   out += row(4, "store bytes transferred", std::to_string(o.store_bytes_transferred));
-  out += row(4, "bytes submitted", "store " + std::to_string(o.store_bytes_submitted) +
-                                       ", load_task " + std::to_string(o.load_bytes_submitted));
+  out += row(4, "bytes submitted",
+             "store " + std::to_string(o.store_bytes_submitted) + ", load_task " +
+                 std::to_string(o.load_bytes_submitted));
   out += row(4, "ignored (unknown kinds)", list(s.ignored_by_qualname, [](const auto& kv) {
                return kv.first + ": " + std::to_string(kv.second);
              }));

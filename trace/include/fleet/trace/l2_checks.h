@@ -49,8 +49,8 @@ class L2Checks {
     bool completed = false;
   };
   struct Request {
-    std::vector<uint64_t> lookups;  // submission sequences
-    std::vector<std::pair<uint64_t, uint64_t>> unlocks;  // (sequence, offset)
+    std::vector<uint64_t> lookups;                        // submission sequences
+    std::vector<std::pair<uint64_t, uint64_t>> unlocks;   // (sequence, offset)
     std::vector<std::pair<uint64_t, uint64_t>> loads_at;  // (sequence, offset)
   };
   void def(const char* id, const char* title, bool problem);
