@@ -83,11 +83,12 @@ std::string store_pair() {
                                                            {"failed_count", num(0)}}));
 }
 std::string end_marker(int64_t recorder = 0, int64_t bus = 0) {
-  return l2_frame("l2.trace.end",
-                  {{"recorder_dropped_count", num(recorder)}, {"event_bus_dropped_count", num(bus)}});
+  return l2_frame("l2.trace.end", {{"recorder_dropped_count", num(recorder)},
+                                   {"event_bus_dropped_count", num(bus)}});
 }
 // The L2 spec's worked example: store, lookup, load, unlock of one key K, then the end marker.
-std::string worked_example(const Put& layout_arg = layout_4096(), const char* layout_name = "layout_desc") {
+std::string worked_example(const Put& layout_arg = layout_4096(),
+                           const char* layout_name = "layout_desc") {
   return l2_header() + store_pair() +
          l2_frame("l2.lookup_task.submitted",
                   with(task(11, 2), {{"keys", key_k()}, {layout_name, layout_arg}})) +
@@ -202,11 +203,12 @@ TEST(L2Read, StorageTraceIsRefusedNamingFileAndLevel) {
 TEST(L2Read, OversizeCountIsAMalformedFrameAtItsOffset) {
   Put huge = [](MsgpackWriter& w) { w.array(0x7fffffff); };  // no elements follow
   const std::string head = l2_header() + store_pair();
-  L2Checks c = lint("oversize", head +
-                                    l2_frame("l2.unlock.submitted", {{"request_id", num(1)},
-                                                                     {"adapter_index", num(0)},
-                                                                     {"keys", huge}}) +
-                                    end_marker());
+  L2Checks c =
+      lint("oversize",
+           head +
+               l2_frame("l2.unlock.submitted",
+                        {{"request_id", num(1)}, {"adapter_index", num(0)}, {"keys", huge}}) +
+               end_marker());
   const L2Finding& f = c.finding("malformed");
   ASSERT_EQ(f.count, 1u);
   EXPECT_EQ(f.offsets[0], head.size());
@@ -221,8 +223,8 @@ TEST(L2Read, OversizeCountIsAMalformedFrameAtItsOffset) {
 TEST(L2Read, MissingArgNamesFileRecordAndOffset) {
   const std::string head = l2_header() + store_pair();
   std::string path = write_trace(
-      "missing", head + l2_frame("l2.unlock.submitted", {{"request_id", num(1)},
-                                                         {"adapter_index", num(0)}}));
+      "missing",
+      head + l2_frame("l2.unlock.submitted", {{"request_id", num(1)}, {"adapter_index", num(0)}}));
   try {
     read_all(path);
     FAIL() << "an unlock without keys was accepted";
@@ -254,8 +256,8 @@ TEST(L2Read, UnknownCodecTagAbortsUnknownQualnameIsIgnored) {
   };
   EXPECT_THROW(read_all(write_trace("tag", l2_header() + l2_frame("l2.future.kind", {{"x", bad}}))),
                TraceError);
-  L2Checks c = lint("unknown", l2_header() + l2_frame("l2.future.kind", {{"x", num(1)}}) +
-                                   end_marker());
+  L2Checks c =
+      lint("unknown", l2_header() + l2_frame("l2.future.kind", {{"x", num(1)}}) + end_marker());
   EXPECT_EQ(c.finding("unknown_qualname").count, 1u);
   EXPECT_EQ(c.summary().ignored_by_qualname.at("l2.future.kind"), 1u);
   EXPECT_EQ(c.problems(), 0u);
@@ -287,7 +289,8 @@ TEST(L2Lint, DuplicatedEndMarkerAndDrops) {
 }
 
 TEST(L2Lint, CompletionWithoutSubmission) {
-  std::string completion = l2_frame("l2.lookup_task.completed", with(task(5, 9), {{"hit_indices", ints({})}}));
+  std::string completion =
+      l2_frame("l2.lookup_task.completed", with(task(5, 9), {{"hit_indices", ints({})}}));
   L2Checks c = lint("orphan", l2_header() + completion + end_marker());
   EXPECT_EQ(c.finding("completion_without_submission").count, 1u);
   EXPECT_GT(c.problems(), 0u);
@@ -295,12 +298,13 @@ TEST(L2Lint, CompletionWithoutSubmission) {
 
 TEST(L2Lint, ForwardEdgeIsANoteNotAProblem) {
   // Unlock batch (a): the hits outside the load plan are released before the load.
-  std::string unlock = l2_frame("l2.unlock.submitted", {{"request_id", num(11)},
-                                                        {"adapter_index", num(0)},
-                                                        {"keys", key_k()}});
+  std::string unlock =
+      l2_frame("l2.unlock.submitted",
+               {{"request_id", num(11)}, {"adapter_index", num(0)}, {"keys", key_k()}});
   std::string w = worked_example();
-  std::string load_at = l2_frame("l2.load_task.submitted",
-                                 with(task(11, 3), {{"keys", key_k()}, {"object_sizes", ints({4096})}}));
+  std::string load_at =
+      l2_frame("l2.load_task.submitted",
+               with(task(11, 3), {{"keys", key_k()}, {"object_sizes", ints({4096})}}));
   w.insert(w.find(load_at), unlock);
   L2Checks c = lint("forward", w);
   EXPECT_EQ(c.finding("forward_edges").count, 1u);

@@ -68,7 +68,8 @@ TEST(L2Fixture, EndMarkerAndTime) {
   const L2Summary& s = got.checks.summary();
   ASSERT_EQ(s.end_markers.size(), n(e["end_marker"]["count"]));
   EXPECT_EQ(s.end_markers[0].recorder_dropped_count, i(e["end_marker"]["recorder_dropped_count"]));
-  EXPECT_EQ(s.end_markers[0].event_bus_dropped_count, i(e["end_marker"]["event_bus_dropped_count"]));
+  EXPECT_EQ(s.end_markers[0].event_bus_dropped_count,
+            i(e["end_marker"]["event_bus_dropped_count"]));
   EXPECT_EQ(s.end_markers[0].t_mono, e["t_mono"]["end_marker"].get<double>());
   EXPECT_EQ(s.t_mono.first_record, e["t_mono"]["first_record"].get<double>());
   EXPECT_EQ(s.t_mono.last_record, e["t_mono"]["last_record"].get<double>());
