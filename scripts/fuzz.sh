@@ -29,7 +29,7 @@ esac
 
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
-all_targets=(trace_file record_op wire_message batch node_result done_report hosts_file
+all_targets=(trace_file record_op l2_record wire_message batch node_result done_report hosts_file
              workers_spec engine_config lct_lint route_plan)
 targets=(${FUZZ_TARGETS:-${all_targets[@]}})
 
@@ -41,7 +41,7 @@ nice flock /tmp/fleet-build.lock ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-2}" fuz
 
 dict_for() {
   case "$1" in
-    trace_file | record_op | wire_message | batch | node_result | done_report | lct_lint)
+    trace_file | record_op | l2_record | wire_message | batch | node_result | done_report | lct_lint)
       echo msgpack ;;
     engine_config) echo json ;;
     hosts_file | workers_spec) echo workers ;;

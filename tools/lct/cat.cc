@@ -9,6 +9,7 @@
 #include "fleet/trace/codecs.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_decoder.h"
 #include "fleet/trace/msgpack_value.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/pyjson.h"
@@ -237,6 +238,16 @@ void put_raw(std::string& out, const trace::RecordView& rec) {
   }
 }
 
+// The typed decode catches what the generic rendering accepts (e.g. a missing arg): the storage
+// ops, or the L2 record kinds for a trace whose level is "l2".
+void check_typed(const trace::RecordView& rec, bool l2, trace::Op& op, trace::L2Record& l2rec) {
+  if (l2) {
+    trace::decode_l2_record(rec, l2rec);
+  } else if (trace::op_kind_from_qualname(rec.qualname) != trace::OpKind::Unknown) {
+    trace::decode_op(rec, op);
+  }
+}
+
 }  // namespace
 
 ExitCode run_cat(const CatArgs& a) {
@@ -246,6 +257,8 @@ ExitCode run_cat(const CatArgs& a) {
   buf.reserve(1 << 21);
   trace::RecordView rec;
   trace::Op op;
+  trace::L2Record l2rec;
+  const bool l2 = reader->header().level == trace::kLevelL2;
   int64_t printed = 0;
   try {
     while ((a.head < 0 || printed < a.head) && reader->next(rec)) {
@@ -259,10 +272,7 @@ ExitCode run_cat(const CatArgs& a) {
       size_t mark = buf.size();
       std::string error;
       try {
-        // The typed decode catches what the generic rendering accepts (e.g. a missing arg).
-        if (trace::op_kind_from_qualname(rec.qualname) != trace::OpKind::Unknown) {
-          trace::decode_op(rec, op);
-        }
+        check_typed(rec, l2, op, l2rec);
         MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
         put_value(buf, r, 0);
       } catch (const trace::DecodeError& e) {

@@ -9,6 +9,7 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_record.h"
 #include "fleet/trace/msgpack_value.h"
 #include "fleet/util/pyjson.h"
 #include "lct.h"
@@ -190,6 +191,7 @@ ExitCode run_info(const std::string& file, uint32_t max_frame_mb) {
   std::unique_ptr<trace::FrameReader> reader = open_trace("info", file, max_frame_mb);
   if (!reader) return ExitCode::kBadInput;
   const trace::Header& h = reader->header();
+  if (h.level == trace::kLevelL2) return run_l2_info(file, max_frame_mb);
   bool events = h.level == trace::kLevelEvents;
   std::map<std::string, uint64_t> ops;  // byte order == code-point order for UTF-8
   EventsSummary ev;

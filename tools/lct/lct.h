@@ -16,6 +16,8 @@
 namespace fleet::lct {
 
 ExitCode run_info(const std::string& file, uint32_t max_frame_mb);
+// `info` on a trace whose header says level "l2" (l2_info.cc).
+ExitCode run_l2_info(const std::string& file, uint32_t max_frame_mb);
 
 struct LintArgs {
   std::string file;
@@ -24,6 +26,7 @@ struct LintArgs {
   size_t max_offsets = 5;  // first offsets listed per finding
 };
 ExitCode run_lint(const LintArgs& a);
+ExitCode run_l2_lint(const LintArgs& a);  // level "l2" (l2_lint.cc)
 
 struct CatArgs {
   std::string file;

@@ -13,6 +13,7 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_record.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/types.h"
 #include "fleet/util/sha256.h"
@@ -129,6 +130,7 @@ ExitCode run_lint(const LintArgs& a) {
     return ExitCode::kBadInput;
   }
   const trace::Header& h = reader->header();
+  if (h.level == trace::kLevelL2) return run_l2_lint(a);
   const bool storage = h.level == trace::kLevelStorage;
   const bool events = h.level == trace::kLevelEvents;
 

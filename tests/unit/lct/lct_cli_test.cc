@@ -246,5 +246,32 @@ TEST(LctExitCodes, UsageUnreadableAndCorrupt) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);  // the record before it
 }
 
+TEST(LctL2, InfoLintCatOnTheL2Fixture) {
+  const std::string dir = ::fleet::test::shared_fixtures() + "/l2";
+  LctRun r = lct("info l2_small.lct", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  level:                      l2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    l2.unlock.submitted: 38\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    lookup keys hit/asked:      307 / 594\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    replay:                     accepted\n"), std::string::npos);
+  r = lct("lint --json l2_small.lct", dir);
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["clean"].get<bool>());
+  r = lct("cat l2_small.lct", dir);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 337);
+  EXPECT_EQ(r.out.find("decode_error"), std::string::npos);
+}
+
+TEST(LctL2, LintRefusesAnL2TraceWithoutEndMarker) {
+  Header h;
+  h.level = "l2";
+  write_bytes(tmp("no_marker.lct"), header_frame(h));
+  LctRun r = lct("lint " + tmp("no_marker.lct"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL  no l2.trace.end marker"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace fleet::trace

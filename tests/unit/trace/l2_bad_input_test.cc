@@ -1,0 +1,324 @@
+// L2 traces built by hand: the worked example of the L2 spec decodes into every record kind, the
+// fork's variants are accepted (layout_desc, decimal group keys, keys without cache_salt, schema
+// 1), and each damaged input gives its named error or lint finding.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "fleet/trace/codecs.h"
+#include "fleet/trace/errors.h"
+#include "fleet/trace/l2_checks.h"
+#include "fleet/trace/l2_reader.h"
+#include "trace_test_bytes.h"
+
+namespace fleet::trace {
+namespace {
+
+using namespace testing;
+using Put = std::function<void(MsgpackWriter&)>;
+using Args = std::vector<std::pair<std::string, Put>>;
+
+Put num(int64_t v) {
+  return [v](MsgpackWriter& w) { w.integer(v); };
+}
+Put text(std::string s) {
+  return [s](MsgpackWriter& w) { w.str(s); };
+}
+Put ints(std::vector<int64_t> v) {
+  return [v](MsgpackWriter& w) {
+    w.array(static_cast<uint32_t>(v.size()));
+    for (int64_t i : v) w.integer(i);
+  };
+}
+Put key_k() {
+  return [](MsgpackWriter& w) { encode_object_keys({test_key(7)}, w); };
+}
+Put layout_4096() {
+  return [](MsgpackWriter& w) {
+    MemoryLayout l;
+    l.shapes = {{4096}};
+    l.dtypes = {DType::UInt8};
+    encode_layout(l, w);
+  };
+}
+
+std::string l2_frame(std::string_view qualname, const Args& args, double t = 1.0) {
+  return frame_bytes(record_body_with_args(
+      qualname,
+      [&](MsgpackWriter& w, std::string&) {
+        w.map(static_cast<uint32_t>(args.size()));
+        for (const auto& [name, put] : args) {
+          w.str(name);
+          put(w);
+        }
+      },
+      t));
+}
+
+std::string l2_header(int64_t schema = 2) {
+  Header h;
+  h.level = "l2";
+  h.trace_schema_version = schema;
+  return header_frame(h);
+}
+
+Args task(int64_t rid, int64_t id) {
+  Args a;
+  if (rid >= 0) a.emplace_back("request_id", num(rid));
+  a.emplace_back("adapter_index", num(0));
+  a.emplace_back("task_id", num(id));
+  a.emplace_back("l2_name", text("mock"));
+  return a;
+}
+Args with(Args a, const Args& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+std::string store_pair() {
+  return l2_frame("l2.store.submitted",
+                  with(task(-1, 1), {{"keys", key_k()}, {"object_sizes", ints({4096})}})) +
+         l2_frame("l2.store.completed", with(task(-1, 1), {{"bytes_transferred", num(4096)},
+                                                           {"succeeded_count", num(1)},
+                                                           {"failed_count", num(0)}}));
+}
+std::string end_marker(int64_t recorder = 0, int64_t bus = 0) {
+  return l2_frame("l2.trace.end", {{"recorder_dropped_count", num(recorder)},
+                                   {"event_bus_dropped_count", num(bus)}});
+}
+// The L2 spec's worked example: store, lookup, load, unlock of one key K, then the end marker.
+std::string worked_example(const Put& layout_arg = layout_4096(),
+                           const char* layout_name = "layout_desc") {
+  return l2_header() + store_pair() +
+         l2_frame("l2.lookup_task.submitted",
+                  with(task(11, 2), {{"keys", key_k()}, {layout_name, layout_arg}})) +
+         l2_frame("l2.lookup_task.completed", with(task(11, 2), {{"hit_indices", ints({0})}})) +
+         l2_frame("l2.load_task.submitted",
+                  with(task(11, 3), {{"keys", key_k()}, {"object_sizes", ints({4096})}})) +
+         l2_frame("l2.load_task.completed", with(task(11, 3), {{"success_indices", ints({0})}})) +
+         l2_frame("l2.unlock.submitted", {{"request_id", num(11)},
+                                          {"adapter_index", num(0)},
+                                          {"l2_name", text("mock")},
+                                          {"keys", key_k()}}) +
+         end_marker();
+}
+
+std::string write_trace(const std::string& name, const std::string& bytes) {
+  std::string path = ::testing::TempDir() + "/l2_" + name + "_" + std::to_string(::getpid());
+  write_bytes(path, bytes);
+  return path;
+}
+
+struct Collect final : Reporter {
+  void warning(uint64_t o, std::string_view w) override { items.emplace_back(o, std::string(w)); }
+  std::vector<std::pair<uint64_t, std::string>> items;
+};
+
+// Reads `bytes` as an L2 trace through the lint checks.
+L2Checks lint(const std::string& name, const std::string& bytes) {
+  Collect rep;
+  ReaderOptions ro;
+  ro.reporter = &rep;
+  L2Reader reader(write_trace(name, bytes), ro);
+  L2Checks checks;
+  L2Record r;
+  try {
+    while (reader.next(r)) checks.add(r);
+  } catch (const TraceError& e) {
+    checks.unreadable(0, e.what());
+  }
+  checks.finish(rep.items);
+  return checks;
+}
+
+std::vector<L2Record> read_all(const std::string& path) {
+  L2Reader reader(path);
+  std::vector<L2Record> out;
+  L2Record r;
+  while (reader.next(r)) out.push_back(r);
+  return out;
+}
+
+TEST(L2Read, WorkedExampleDecodesEveryKind) {
+  auto recs = read_all(write_trace("worked", worked_example()));
+  ASSERT_EQ(recs.size(), 8u);
+  EXPECT_EQ(recs[0].kind, L2Kind::StoreSubmitted);
+  EXPECT_EQ(recs[0].task_key(), (L2TaskKey{L2Op::Store, 0, 1}));
+  EXPECT_EQ(recs[0].object_bytes(), 4096);
+  EXPECT_EQ(recs[1].succeeded_count, 1);
+  EXPECT_EQ(recs[2].kind, L2Kind::LookupSubmitted);
+  EXPECT_EQ(recs[2].request_id, 11);
+  ASSERT_EQ(recs[2].group_layouts.count(0), 1u);
+  EXPECT_EQ(recs[2].group_layouts.at(0).object_bytes(), 4096u);
+  EXPECT_TRUE(recs[2].legacy_layout_desc);
+  EXPECT_EQ(recs[3].indices, (std::vector<int64_t>{0}));
+  EXPECT_EQ(recs[5].kind, L2Kind::LoadCompleted);
+  EXPECT_EQ(recs[6].kind, L2Kind::UnlockSubmitted);
+  EXPECT_FALSE(recs[6].task_id.has_value());
+  EXPECT_EQ(recs[7].kind, L2Kind::TraceEnd);
+  EXPECT_EQ(recs[7].sequence, 7u);
+}
+
+TEST(L2Read, GroupLayoutDescsWithIntOrDecimalKeys) {
+  for (bool decimal : {false, true}) {
+    Put groups = [decimal](MsgpackWriter& w) {
+      w.map(1);
+      decimal ? w.str("3") : w.integer(3);
+      layout_4096()(w);
+    };
+    auto recs = read_all(write_trace("groups", worked_example(groups, "group_layout_descs")));
+    EXPECT_EQ(recs[2].group_layouts.count(3), 1u);
+    EXPECT_FALSE(recs[2].legacy_layout_desc);
+  }
+}
+
+TEST(L2Read, SchemaOneAndKeysWithoutSalt) {
+  Put old_key = [](MsgpackWriter& w) {
+    ObjectKey k = test_key(7);
+    w.array(1);
+    encode_object_key(k, w, /*schema=*/1);  // no cache_salt
+  };
+  std::string bytes = l2_header(1) +
+                      l2_frame("l2.delete.submitted", {{"adapter_index", num(-1)},
+                                                       {"l2_name", text("MockL2Adapter")},
+                                                       {"keys", old_key}}) +
+                      end_marker();
+  auto recs = read_all(write_trace("schema1", bytes));
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].adapter_index, -1);
+  EXPECT_EQ(recs[0].keys[0].cache_salt, "");
+}
+
+TEST(L2Read, StorageTraceIsRefusedNamingFileAndLevel) {
+  std::string path = write_trace("storage", header_frame());
+  try {
+    L2Reader reader(path);
+    FAIL() << "a storage trace was read as L2";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("level is \"storage\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(L2Read, OversizeCountIsAMalformedFrameAtItsOffset) {
+  Put huge = [](MsgpackWriter& w) { w.array(0x7fffffff); };  // no elements follow
+  const std::string head = l2_header() + store_pair();
+  L2Checks c =
+      lint("oversize",
+           head +
+               l2_frame("l2.unlock.submitted",
+                        {{"request_id", num(1)}, {"adapter_index", num(0)}, {"keys", huge}}) +
+               end_marker());
+  const L2Finding& f = c.finding("malformed");
+  ASSERT_EQ(f.count, 1u);
+  EXPECT_EQ(f.offsets[0], head.size());
+  EXPECT_NE(f.messages[0].find("exceeds the element limit"), std::string::npos) << f.messages[0];
+  ReaderCounters counters;
+  counters.malformed_skipped = 1;
+  auto why = l2_refusals(c.summary(), counters);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].find("1 malformed frame(s) skipped"), std::string::npos) << why[0];
+}
+
+TEST(L2Read, MissingArgNamesFileRecordAndOffset) {
+  const std::string head = l2_header() + store_pair();
+  std::string path = write_trace(
+      "missing",
+      head + l2_frame("l2.unlock.submitted", {{"request_id", num(1)}, {"adapter_index", num(0)}}));
+  try {
+    read_all(path);
+    FAIL() << "an unlock without keys was accepted";
+  } catch (const TraceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path + ": record 2 at offset " + std::to_string(head.size())),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("l2.unlock.submitted args: lacks keys"), std::string::npos) << what;
+  }
+}
+
+TEST(L2Read, OversizeFramePrefixNamesOffset) {
+  std::string bytes = l2_header() + prefix_bytes(100u << 20) + "x";
+  try {
+    read_all(write_trace("prefix", bytes));
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("frame at offset " + std::to_string(l2_header().size())),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(L2Read, UnknownCodecTagAbortsUnknownQualnameIsIgnored) {
+  Put bad = [](MsgpackWriter& w) {
+    w.wrapper("NotACodec");
+    w.integer(1);
+  };
+  EXPECT_THROW(read_all(write_trace("tag", l2_header() + l2_frame("l2.future.kind", {{"x", bad}}))),
+               TraceError);
+  L2Checks c =
+      lint("unknown", l2_header() + l2_frame("l2.future.kind", {{"x", num(1)}}) + end_marker());
+  EXPECT_EQ(c.finding("unknown_qualname").count, 1u);
+  EXPECT_EQ(c.summary().ignored_by_qualname.at("l2.future.kind"), 1u);
+  EXPECT_EQ(c.problems(), 0u);
+}
+
+TEST(L2Lint, TruncatedFrameIsAMissingEndMarker) {
+  std::string whole = worked_example();
+  std::string bytes = whole.substr(0, whole.size() - end_marker().size() * 2 + 5);
+  L2Checks c = lint("truncated", bytes);
+  EXPECT_EQ(c.finding("truncated_tail").count, 1u);
+  EXPECT_EQ(c.finding("missing_end_marker").count, 1u);
+  ReaderCounters counters;
+  counters.truncated_tail = true;
+  auto why = l2_refusals(c.summary(), counters);
+  ASSERT_FALSE(why.empty());
+  EXPECT_NE(why[0].find("incomplete L2 trace: missing end marker"), std::string::npos);
+}
+
+TEST(L2Lint, DuplicatedEndMarkerAndDrops) {
+  L2Checks c = lint("dup", worked_example());
+  EXPECT_EQ(c.finding("duplicate_end_marker").count, 0u);
+  c = lint("dup2", worked_example() + end_marker());
+  EXPECT_EQ(c.finding("duplicate_end_marker").count, 1u);
+  EXPECT_EQ(l2_refusals(c.summary(), {})[0], "invalid L2 trace: duplicate end marker");
+  c = lint("drops", l2_header() + store_pair() + end_marker(2, 3));
+  EXPECT_EQ(c.finding("drops").count, 1u);
+  EXPECT_EQ(l2_refusals(c.summary(), {})[0],
+            "incomplete L2 trace: recorder_dropped=2, event_bus_dropped=3");
+}
+
+TEST(L2Lint, CompletionWithoutSubmission) {
+  std::string completion =
+      l2_frame("l2.lookup_task.completed", with(task(5, 9), {{"hit_indices", ints({})}}));
+  L2Checks c = lint("orphan", l2_header() + completion + end_marker());
+  EXPECT_EQ(c.finding("completion_without_submission").count, 1u);
+  EXPECT_GT(c.problems(), 0u);
+}
+
+TEST(L2Lint, ForwardEdgeIsANoteNotAProblem) {
+  // Unlock batch (a): the hits outside the load plan are released before the load.
+  std::string unlock =
+      l2_frame("l2.unlock.submitted",
+               {{"request_id", num(11)}, {"adapter_index", num(0)}, {"keys", key_k()}});
+  std::string w = worked_example();
+  std::string load_at =
+      l2_frame("l2.load_task.submitted",
+               with(task(11, 3), {{"keys", key_k()}, {"object_sizes", ints({4096})}}));
+  w.insert(w.find(load_at), unlock);
+  L2Checks c = lint("forward", w);
+  EXPECT_EQ(c.finding("forward_edges").count, 1u);
+  EXPECT_EQ(c.problems(), 0u);
+}
+
+TEST(L2Lint, SeveralSourceAdapters) {
+  std::string other = l2_frame("l2.store.submitted", {{"adapter_index", num(1)},
+                                                      {"task_id", num(1)},
+                                                      {"keys", key_k()},
+                                                      {"object_sizes", ints({4096})}});
+  L2Checks c = lint("adapters", l2_header() + store_pair() + other + end_marker());
+  EXPECT_EQ(c.finding("several_source_adapters").count, 1u);
+}
+
+}  // namespace
+}  // namespace fleet::trace

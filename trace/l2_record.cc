@@ -1,0 +1,83 @@
+#include "fleet/trace/l2_record.h"
+
+#include <array>
+
+namespace fleet::trace {
+
+namespace {
+constexpr std::array<std::string_view, kL2KindCount - 1> kQualnames = {
+    "l2.store.submitted",       "l2.store.completed",     "l2.lookup_task.submitted",
+    "l2.lookup_task.completed", "l2.load_task.submitted", "l2.load_task.completed",
+    "l2.unlock.submitted",      "l2.delete.submitted",    "l2.trace.end"};
+}  // namespace
+
+std::string_view l2_qualname(L2Kind k) {
+  const auto i = static_cast<size_t>(k);
+  return i < kQualnames.size() ? kQualnames[i] : std::string_view();
+}
+
+L2Kind l2_kind_from_qualname(std::string_view qualname) {
+  for (size_t i = 0; i < kQualnames.size(); ++i) {
+    if (kQualnames[i] == qualname) return static_cast<L2Kind>(i);
+  }
+  return L2Kind::Unknown;
+}
+
+L2Op l2_op_of(L2Kind k) {
+  switch (k) {
+    case L2Kind::StoreSubmitted:
+    case L2Kind::StoreCompleted:
+      return L2Op::Store;
+    case L2Kind::LookupSubmitted:
+    case L2Kind::LookupCompleted:
+      return L2Op::LookupTask;
+    case L2Kind::LoadSubmitted:
+    case L2Kind::LoadCompleted:
+      return L2Op::LoadTask;
+    case L2Kind::UnlockSubmitted:
+      return L2Op::Unlock;
+    case L2Kind::DeleteSubmitted:
+      return L2Op::Delete;
+    default:
+      return L2Op::None;
+  }
+}
+
+std::string_view l2_op_name(L2Op op) {
+  switch (op) {
+    case L2Op::Store:
+      return "store";
+    case L2Op::LookupTask:
+      return "lookup_task";
+    case L2Op::LoadTask:
+      return "load_task";
+    case L2Op::Unlock:
+      return "unlock";
+    case L2Op::Delete:
+      return "delete";
+    case L2Op::None:
+      break;
+  }
+  return "none";
+}
+
+bool is_l2_submission(L2Kind k) {
+  return k == L2Kind::StoreSubmitted || k == L2Kind::LookupSubmitted ||
+         k == L2Kind::LoadSubmitted || k == L2Kind::UnlockSubmitted || k == L2Kind::DeleteSubmitted;
+}
+
+bool is_l2_completion(L2Kind k) {
+  return k == L2Kind::StoreCompleted || k == L2Kind::LookupCompleted || k == L2Kind::LoadCompleted;
+}
+
+std::string_view L2Record::qualname() const {
+  return kind == L2Kind::Unknown ? std::string_view(unknown_qualname) : l2_qualname(kind);
+}
+
+int64_t L2Record::object_bytes() const {
+  int64_t sum = 0;
+  for (int64_t s : object_sizes) sum += s;
+  return sum;
+}
+
+}  // namespace fleet::trace
