@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Output A/B of two builds on one generated trace, with --clock virtual so runs are repeatable:
-# LMCache's files and the terminal byte for byte, fleet_summary.json less its measured fields.
+# LMCache's files and the terminal byte for byte, fleet_summary.json less its measured fields,
+# and report.html as each binary rebuilds it from the same stored run directory.
 #   bench/ab_outputs.sh NEW_BUILD_DIR OLD_BUILD_DIR   (e.g. build /tmp/oldbuild of an older commit)
 # Expected differences between two runs: worker ports and the measured clock offsets.
 set -u
@@ -43,4 +44,18 @@ sa,sb=strip(a),strip(b)
 print(sys.argv[3],"fleet_summary.json (volatile fields aside):","identical" if sa==sb else "DIFFERS")
 if sa!=sb: diff(sa,sb)
 PY
+  # report.html rebuilt by each binary from the same stored run directory (the new run's):
+  # identical but for the generation time and the build id.
+  if [ -f $D/$name.new/fleet_summary.json ]; then
+    for side in new old; do
+      B=$NEW; [ $side = old ] && B=$OLD
+      $B/coordinator/coordinator report $D/$name.new -o $D/$name.report.$side.html > /dev/null 2>&1
+      sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z//g' \
+             -e 's/[0-9]+\.[0-9]+\.[0-9]+-([0-9a-f]{12}|unknown)//g' \
+             $D/$name.report.$side.html > $D/$name.report.$side.stripped
+    done
+    cmp -s $D/$name.report.new.stripped $D/$name.report.old.stripped &&
+      echo "$name report.html rebuilt from the stored run: identical" ||
+      echo "$name report.html rebuilt from the stored run: DIFFERS"
+  fi
 done
