@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <optional>
-
 namespace fleet::replay {
 
 engine::CallResult Dispatcher::dispatch(const trace::Op& op) {
@@ -39,18 +37,16 @@ engine::CallResult Dispatcher::enter(const trace::Op& op) {
 }
 
 engine::CallResult Dispatcher::exit(const trace::Op& op) {
-  std::optional<engine::ReadContext> ctx = open_.close(op.keys);
-  if (!ctx) {
-    ++counters_.exits_without_enter;
-    if (counters_.exits_without_enter <= 10) {
-      spdlog::warn(
-          "read_prefetched_results.__exit__ with no open __enter__ for {} key(s); "
-          "counted as replayed, as LMCache does",
-          op.keys.size());
-    }
-    return engine::CallResult::ok();
+  engine::ReadContext ctx;
+  if (open_.close(op.keys, ctx)) return engine_.read_exit(ctx);
+  ++counters_.exits_without_enter;
+  if (counters_.exits_without_enter <= 10) {
+    spdlog::warn(
+        "read_prefetched_results.__exit__ with no open __enter__ for {} key(s); "
+        "counted as replayed, as LMCache does",
+        op.keys.size());
   }
-  return engine_.read_exit(*ctx);
+  return engine::CallResult::ok();
 }
 
 uint64_t Dispatcher::close_dangling() {

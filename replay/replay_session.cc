@@ -44,15 +44,19 @@ void ReplaySession::run_engine_events_until(int64_t t_ns) {
 class ReplaySession::Run {
  public:
   Run(ReplaySession& session, RecordSource& source, const RecordCallback& on_record);
-  bool next();  // replays (or skips) the next record; false: the stream ended or stop was asked
+  // Replays (or skips) the next record; false: the stream ended or stop was asked. The per-record
+  // phases are `inline` so that they compile into the loop as one function: as calls they cost
+  // the loop about 70 instructions per record (callgrind, --engine noop).
+  [[gnu::always_inline]] inline bool next();
   SessionResult finish();
 
  private:
   void skip_one(const DecodedRecord& rec, RecordEvent& ev, int64_t target);
-  void replay_one(const DecodedRecord& rec, RecordEvent& ev, int64_t target);
-  bool pace(int64_t target);  // waits for the record's instant; true: it was fed late
-  void count_lateness(int64_t late, bool fed_late);
-  void count_outcome(const trace::Op& op, engine::CallResult& result, RecordEvent& ev);
+  [[gnu::always_inline]] inline void replay_one(const DecodedRecord& rec, RecordEvent& ev,
+                                                int64_t target);
+  inline bool pace(int64_t target);  // waits for the record's instant; true: it was fed late
+  inline void count_lateness(int64_t late, bool fed_late);
+  inline void count_outcome(const trace::Op& op, engine::CallResult& result, RecordEvent& ev);
   WindowSink counting_sink();
 
   ReplaySession& s_;

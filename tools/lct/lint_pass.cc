@@ -141,11 +141,13 @@ void LintPass::check_lifecycle(uint64_t offset) {
       reads_.open(op_.keys, {op_.keys, offset});
       for (const auto& k : op_.keys) read_open_.take(k, offset);
       break;
-    case trace::OpKind::ReadExit:
-      if (!reads_.close(op_.keys)) {  // else the oldest open context closed, as replay does
+    case trace::OpKind::ReadExit: {
+      OpenRead closed;  // the oldest open context of these keys, as the replay closes it
+      if (!reads_.close(op_.keys, closed)) {
         findings_.add("exit_without_enter", offset, std::to_string(op_.keys.size()) + " keys");
       }
       break;
+    }
     case trace::OpKind::FinishRead:
       release_all(read_open_, "finish_read_without_read", "read", offset);
       break;

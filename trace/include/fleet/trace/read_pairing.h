@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -17,33 +16,40 @@
 
 namespace fleet::trace {
 
+// Inline: the dispatcher hashes every __enter__'s and __exit__'s tuple.
 struct KeyTupleHash {
-  size_t operator()(const std::vector<ObjectKey>& keys) const noexcept;
+  size_t operator()(const std::vector<ObjectKey>& keys) const noexcept {
+    ObjectKeyHash h;
+    size_t acc = keys.size();
+    for (const auto& k : keys) acc = acc * 0x100000001b3ull ^ h(k);
+    return acc;
+  }
 };
 
 // Context: any type with a `keys` member, the tuple it was opened with.
 template <class Context>
 class ReadPairing {
  public:
-  void open(const std::vector<ObjectKey>& keys, Context ctx) {
+  void open(const std::vector<ObjectKey>& keys, Context&& ctx) {
     auto [it, inserted] = open_.try_emplace(KeyTupleHash{}(keys));
     if (inserted) it->second.seq = next_seq_++;
     it->second.queue.push_back(std::move(ctx));
     ++count_;
   }
 
-  // The oldest open context of exactly `keys`, taken out; none when no such context is open.
-  std::optional<Context> close(const std::vector<ObjectKey>& keys) {
+  // Moves the oldest open context of exactly `keys` into `out` and forgets it; false (and `out`
+  // untouched) when no such context is open.
+  bool close(const std::vector<ObjectKey>& keys, Context& out) {
     auto it = open_.find(KeyTupleHash{}(keys));
-    if (it == open_.end()) return std::nullopt;
+    if (it == open_.end()) return false;
     auto& q = it->second.queue;
     auto match = std::find_if(q.begin(), q.end(), [&](const Context& c) { return c.keys == keys; });
-    if (match == q.end()) return std::nullopt;
-    std::optional<Context> ctx(std::move(*match));
+    if (match == q.end()) return false;
+    out = std::move(*match);
     q.erase(match);
     if (q.empty()) open_.erase(it);
     --count_;
-    return ctx;
+    return true;
   }
 
   // Hands every context still open to `f` in the closing order above; the pairing is then
