@@ -133,6 +133,72 @@ ObjectKey decode_object_key(MsgpackReader& r) {
   return k;
 }
 
+namespace {
+// The fields of an ObjectKey map read into a reused key, and whether the required ones came.
+struct KeyFields {
+  MsgpackReader& p;
+  ObjectKey& k;
+  bool hash = false, model = false, rank = false;
+
+  void chunk_hash() {
+    k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
+    hash = true;
+  }
+  void model_name() {
+    // The decoder reuses its keys, so the model name is nearly always the one the key holds,
+    // whose bytes were checked when they were first decoded: only a new name is checked.
+    std::string_view m = p.read_str_unchecked();
+    if (!(k.model_name == m)) {
+      if (p.checks_all_strings() && !util::is_valid_utf8(m)) p.fail("str is not valid UTF-8");
+      if (!k.model_name.try_assign(m)) p.fail("too many distinct model names");
+    }
+    model = true;
+  }
+  void kv_rank() {
+    k.kv_rank = p.read_int();
+    rank = true;
+  }
+  // LMCache writes the fields in this order: match them as raw bytes one after the other.
+  // Returns how many matched; the rest (another order, spelling or width) is for any_field.
+  uint32_t in_lmcache_order(uint32_t n) {
+    if (n < 1 || !p.try_literal("\xaa"
+                                "chunk_hash")) {
+      return 0;
+    }
+    chunk_hash();
+    if (n < 2 || !p.try_literal("\xaamodel_name")) return 1;
+    model_name();
+    if (n < 3 || !p.try_literal("\xa7kv_rank")) return 2;
+    kv_rank();
+    if (n < 4 || !p.try_literal("\xafobject_group_id")) return 3;
+    k.object_group_id = p.read_int();
+    if (n < 5 || !p.try_literal("\xaa"
+                                "cache_salt")) {
+      return 4;
+    }
+    if (!p.try_literal("\xa0") &&  // "" (no salt), as k.cache_salt already is
+        !k.cache_salt.try_assign(p.read_str()))
+      p.fail("too many distinct cache salts");
+    return 5;
+  }
+  void any_field(std::string_view key) {
+    if (key == "chunk_hash") {
+      chunk_hash();
+    } else if (key == "model_name") {
+      model_name();
+    } else if (key == "kv_rank") {
+      kv_rank();
+    } else if (key == "object_group_id") {
+      k.object_group_id = p.read_int();
+    } else if (key == "cache_salt") {
+      if (!k.cache_salt.try_assign(p.read_str())) p.fail("too many distinct cache salts");
+    } else {
+      p.skip();
+    }
+  }
+};
+}  // namespace
+
 void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   // Nearly every key of a trace is canonical and names the model this (reused) key holds.
   MsgpackReader::CanonicalKey canonical;
@@ -152,67 +218,11 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   uint32_t n = p.read_map_header();
   k.object_group_id = 0;
   k.cache_salt = Symbol();
-  bool hash = false, model = false, rank = false;
-  auto read_hash = [&] {
-    k.chunk_hash.assign(p.peek() == MsgType::Str ? p.read_str() : p.read_bin());
-    hash = true;
-  };
-  auto read_model = [&] {
-    // The decoder reuses its keys, so the model name is nearly always the one the key holds,
-    // whose bytes were checked when they were first decoded: only a new name is checked.
-    std::string_view m = p.read_str_unchecked();
-    if (!(k.model_name == m)) {
-      if (p.checks_all_strings() && !util::is_valid_utf8(m)) p.fail("str is not valid UTF-8");
-      if (!k.model_name.try_assign(m)) p.fail("too many distinct model names");
-    }
-    model = true;
-  };
-  // LMCache writes the fields in this order: match them as raw bytes one after the other, and
-  // hand whatever does not match (another order, spelling or width) to the general loop.
-  uint32_t i = 0;
-  if (n > 0 && p.try_literal("\xaa"
-                             "chunk_hash")) {
-    read_hash();
-    ++i;
-    if (i < n && p.try_literal("\xaamodel_name")) {
-      read_model();
-      ++i;
-      if (i < n && p.try_literal("\xa7kv_rank")) {
-        k.kv_rank = p.read_int();
-        rank = true;
-        ++i;
-        if (i < n && p.try_literal("\xafobject_group_id")) {
-          k.object_group_id = p.read_int();
-          ++i;
-          if (i < n && p.try_literal("\xaa"
-                                     "cache_salt")) {
-            if (!p.try_literal("\xa0") &&  // "" (no salt), as k.cache_salt already is
-                !k.cache_salt.try_assign(p.read_str()))
-              p.fail("too many distinct cache salts");
-            ++i;
-          }
-        }
-      }
-    }
+  KeyFields fields{p, k};
+  for (uint32_t i = fields.in_lmcache_order(n); i < n; ++i) fields.any_field(p.read_str());
+  if (!fields.hash || !fields.model || !fields.rank) {
+    p.fail("ObjectKey lacks chunk_hash, model_name or kv_rank");
   }
-  for (; i < n; ++i) {
-    std::string_view key = p.read_str();
-    if (key == "chunk_hash") {
-      read_hash();
-    } else if (key == "model_name") {
-      read_model();
-    } else if (key == "kv_rank") {
-      k.kv_rank = p.read_int();
-      rank = true;
-    } else if (key == "object_group_id") {
-      k.object_group_id = p.read_int();
-    } else if (key == "cache_salt") {
-      if (!k.cache_salt.try_assign(p.read_str())) p.fail("too many distinct cache salts");
-    } else {
-      p.skip();
-    }
-  }
-  if (!hash || !model || !rank) p.fail("ObjectKey lacks chunk_hash, model_name or kv_rank");
 }
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {

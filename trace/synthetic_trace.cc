@@ -219,37 +219,61 @@ void SyntheticTrace::push(double t, Op op) {
   heap_.push(p);
 }
 
+// One request: a turn of a new or ongoing conversation, as prefetch, the read of its cached
+// prefix and the write of the rest. The random draws happen in a fixed order (same seed, same
+// bytes), so the phases below keep the order they had as one function.
 void SyntheticTrace::admit(double t) {
+  const size_t idx = pick_conversation();
+  const Conversation c = active_[idx];  // as it was before this turn
+  const int64_t n = take_turn(idx);
+  if (n == 0) return;
+  uint64_t req = stats_.requests++;
+  const std::vector<uint64_t> ids = chunk_ids(c, n);
+  const int64_t hits = cached_prefix(ids, t);
+  stats_.hit_chunks += hits;
+  stats_.miss_chunks += n - hits;
+  // Era-4 prefetch has no codec (docs/trace-format.md §8 [OPEN] 2): LMCache drops it.
+  if (o_.era != Era::Four) push_prefetch(t, c, n, req);
+  if (hits > 0) push_read(t, c, hits);
+  push_writes(t, c, n, hits, ids);
+}
+
+// A new conversation (its index in active_), or one of the active ones.
+size_t SyntheticTrace::pick_conversation() {
   double mean_turns = (1.0 + o_.max_turns) / 2.0;
-  size_t idx;
-  if (active_.empty() || (active_.size() < 4096 && uniform() < 1.0 / mean_turns)) {
-    Conversation c;
-    c.id = next_conversation_++;
-    c.model = static_cast<int>(uniform_int(0, static_cast<uint64_t>(o_.models - 1)));
-    double u = uniform();
-    c.system_prompt = static_cast<int>(std::lower_bound(prompt_cdf_.begin(), prompt_cdf_.end(), u) -
-                                       prompt_cdf_.begin());
-    c.system_prompt = std::min(c.system_prompt, o_.system_prompts - 1);
-    c.turns_left = static_cast<int>(uniform_int(1, static_cast<uint64_t>(o_.max_turns)));
-    c.context_tokens = prompt_tokens_[c.system_prompt];
-    active_.push_back(c);
-    idx = active_.size() - 1;
-    ++stats_.conversations;
-  } else {
-    idx = uniform_int(0, active_.size() - 1);
+  if (!active_.empty() && !(active_.size() < 4096 && uniform() < 1.0 / mean_turns)) {
+    return uniform_int(0, active_.size() - 1);
   }
-  Conversation c = active_[idx];
-  int64_t context = c.context_tokens + static_cast<int64_t>(uniform_int(32, 512));
-  int64_t n = std::min<int64_t>(context, o_.max_context_tokens) / o_.chunk_tokens;
+  Conversation c;
+  c.id = next_conversation_++;
+  c.model = static_cast<int>(uniform_int(0, static_cast<uint64_t>(o_.models - 1)));
+  double u = uniform();
+  c.system_prompt = static_cast<int>(std::lower_bound(prompt_cdf_.begin(), prompt_cdf_.end(), u) -
+                                     prompt_cdf_.begin());
+  c.system_prompt = std::min(c.system_prompt, o_.system_prompts - 1);
+  c.turns_left = static_cast<int>(uniform_int(1, static_cast<uint64_t>(o_.max_turns)));
+  c.context_tokens = prompt_tokens_[c.system_prompt];
+  active_.push_back(c);
+  ++stats_.conversations;
+  return active_.size() - 1;
+}
+
+// This turn's context, in whole chunks. The conversation grows by the user's message and the
+// answer, and retires after its last turn or at the context limit.
+int64_t SyntheticTrace::take_turn(size_t idx) {
   Conversation& live = active_[idx];
+  int64_t context = live.context_tokens + static_cast<int64_t>(uniform_int(32, 512));
+  int64_t n = std::min<int64_t>(context, o_.max_context_tokens) / o_.chunk_tokens;
   live.context_tokens = context + static_cast<int64_t>(uniform_int(64, 768));
   if (--live.turns_left == 0 || live.context_tokens >= o_.max_context_tokens) {
     active_[idx] = active_.back();
     active_.pop_back();
   }
-  if (n == 0) return;
-  uint64_t req = stats_.requests++;
+  return n;
+}
 
+// The cache model's id of each of the first n chunks of c.
+std::vector<uint64_t> SyntheticTrace::chunk_ids(const Conversation& c, int64_t n) const {
   std::vector<uint64_t> ids(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) {
     std::string h = chunk_hash(c, j);
@@ -257,45 +281,58 @@ void SyntheticTrace::admit(double t) {
     for (int i = 0; i < 8; ++i) w0 = (w0 << 8) | static_cast<unsigned char>(h[i]);
     ids[j] = mix(w0, static_cast<uint64_t>(c.model));
   }
+  return ids;
+}
+
+// How many leading chunks the modelled L1 holds, readable at t.
+int64_t SyntheticTrace::cached_prefix(const std::vector<uint64_t>& ids, double t) const {
   int64_t hits = 0;
+  const auto n = static_cast<int64_t>(ids.size());
   while (hits < n) {
     auto it = cache_.find(ids[hits]);
     if (it == cache_.end() || it->second > t) break;
     ++hits;
   }
-  stats_.hit_chunks += hits;
-  stats_.miss_chunks += n - hits;
+  return hits;
+}
 
-  // Era-4 prefetch has no codec (docs/trace-format.md §8 [OPEN] 2): LMCache drops it.
-  if (o_.era != Era::Four) {
-    Op pf;
-    pf.kind = OpKind::SubmitPrefetch;
-    add_keys(pf.spec.keys, c, 0, n);
-    pf.spec.group_layouts[0] = layout_;
-    if (o_.era != Era::One) {  // era 1 has no AttnWindowDesc / per-group layouts
-      pf.spec.attn.num_chunks_in_sw.assign(static_cast<size_t>(o_.groups), -1);
-      pf.spec.attn.world_size = o_.tp;
-      for (int g = 1; g < o_.groups; ++g) pf.spec.group_layouts[g] = layout_;
-    }
-    pf.external_request_id = "req-" + std::to_string(req);
-    push(t, std::move(pf));
+void SyntheticTrace::push_prefetch(double t, const Conversation& c, int64_t n, uint64_t req) {
+  Op pf;
+  pf.kind = OpKind::SubmitPrefetch;
+  add_keys(pf.spec.keys, c, 0, n);
+  pf.spec.group_layouts[0] = layout_;
+  if (o_.era != Era::One) {  // era 1 has no AttnWindowDesc / per-group layouts
+    pf.spec.attn.num_chunks_in_sw.assign(static_cast<size_t>(o_.groups), -1);
+    pf.spec.attn.world_size = o_.tp;
+    for (int g = 1; g < o_.groups; ++g) pf.spec.group_layouts[g] = layout_;
   }
-  if (hits > 0) {
-    double enter = t + 0.0008 + 0.0012 * uniform();
-    double exit = enter + 0.0002 + 0.00015 * static_cast<double>(hits) * (0.5 + uniform());
-    double finish = exit + 0.00005 + 0.00025 * uniform();
-    Op op;
-    op.kind = OpKind::ReadEnter;
-    add_keys(op.keys, c, 0, hits);
-    Op ex = op;
-    ex.kind = OpKind::ReadExit;
-    Op fr = op;
-    fr.kind = OpKind::FinishRead;
-    fr.read_locks = 1;
-    push(enter, std::move(op));
-    push(exit, std::move(ex));
-    push(finish, std::move(fr));
-  }
+  pf.external_request_id = "req-" + std::to_string(req);
+  push(t, std::move(pf));
+}
+
+// The read of the hit prefix: __enter__, __exit__, finish_read.
+void SyntheticTrace::push_read(double t, const Conversation& c, int64_t hits) {
+  double enter = t + 0.0008 + 0.0012 * uniform();
+  double exit = enter + 0.0002 + 0.00015 * static_cast<double>(hits) * (0.5 + uniform());
+  double finish = exit + 0.00005 + 0.00025 * uniform();
+  Op op;
+  op.kind = OpKind::ReadEnter;
+  add_keys(op.keys, c, 0, hits);
+  Op ex = op;
+  ex.kind = OpKind::ReadExit;
+  Op fr = op;
+  fr.kind = OpKind::FinishRead;
+  fr.read_locks = 1;
+  push(enter, std::move(op));
+  push(exit, std::move(ex));
+  push(finish, std::move(fr));
+}
+
+// The write of the missed chunks not already cached or in flight: reserve_write after the
+// prefill, then finish_write (or, in era 4, sometimes abort_write); finished chunks enter the
+// modelled L1 (FIFO).
+void SyntheticTrace::push_writes(double t, const Conversation& c, int64_t n, int64_t hits,
+                                 const std::vector<uint64_t>& ids) {
   std::vector<int64_t> writes;
   for (int64_t j = hits; j < n; ++j)
     if (!cache_.count(ids[j])) writes.push_back(j);  // in flight or cached: not rewritten

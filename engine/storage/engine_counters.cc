@@ -29,9 +29,14 @@ engine::Counters L2AdapterCounters::to_counters() const {
   return c;
 }
 
-engine::Counters EngineCounters::to_counters() const {
-  engine::Counters j;
-#define C(name) j.add(#name, name)
+namespace {
+
+// Each adds one stage's fields; called in to_counters' order they keep the order the run
+// summary lists them in.
+#define C(name) j.add(#name, e.name)
+
+// reserve_write, finish_write, abort_write
+void add_write_counters(const EngineCounters& e, engine::Counters& j) {
   C(reserve_write_calls);
   C(reserve_write_keys);
   C(reserve_write_ok_keys);
@@ -46,6 +51,10 @@ engine::Counters EngineCounters::to_counters() const {
   C(abort_write_calls);
   C(abort_write_ok_keys);
   C(abort_write_failed_keys);
+}
+
+// submit_prefetch_task and its L2 lookups and loads
+void add_prefetch_counters(const EngineCounters& e, engine::Counters& j) {
   C(prefetch_calls);
   C(prefetch_failed_calls);
   C(prefetch_lookup_calls);
@@ -76,6 +85,10 @@ engine::Counters EngineCounters::to_counters() const {
   C(l2_prefetch_failed_l1_contended_keys);
   C(l2_prefetch_failed_not_found_keys);
   C(l2_prefetch_retained_keys);
+}
+
+// The store controller's L2 stores
+void add_l2_store_counters(const EngineCounters& e, engine::Counters& j) {
   C(l2_store_tasks);
   C(l2_store_keys_submitted);
   C(l2_store_succeeded_tasks);
@@ -87,6 +100,10 @@ engine::Counters EngineCounters::to_counters() const {
   C(l2_store_l1_deleted_keys);
   C(l2_stores_in_flight_at_close);
   C(l2_stores_abandoned_at_close);
+}
+
+// read_prefetched_results and finish_read_prefetched
+void add_read_counters(const EngineCounters& e, engine::Counters& j) {
   C(read_enter_calls);
   C(read_enter_all_good);
   C(read_enter_failed);
@@ -102,6 +119,10 @@ engine::Counters EngineCounters::to_counters() const {
   C(finish_read_ok_keys);
   C(finish_read_not_exist_keys);
   C(finish_read_wrong_state_keys);
+}
+
+// The L1 eviction loop, and the close
+void add_eviction_counters(const EngineCounters& e, engine::Counters& j) {
   C(eviction_ticks);
   C(eviction_ticks_triggered);
   C(eviction_ticks_skipped);
@@ -110,7 +131,18 @@ engine::Counters EngineCounters::to_counters() const {
   C(l1_eviction_locked_skips);
   C(closed);
   C(drained);
+}
 #undef C
+
+}  // namespace
+
+engine::Counters EngineCounters::to_counters() const {
+  engine::Counters j;
+  add_write_counters(*this, j);
+  add_prefetch_counters(*this, j);
+  add_l2_store_counters(*this, j);
+  add_read_counters(*this, j);
+  add_eviction_counters(*this, j);
   engine::Counters::List a;
   for (const auto& ad : adapters) a.push_back(ad.to_counters());
   j.add("l2_adapters", std::move(a));

@@ -1,5 +1,7 @@
 #include "fleet/engine/prefetch_controller.h"
 
+#include <algorithm>
+
 #include "fleet/engine/engine_counters.h"
 #include "fleet/engine/event_loop.h"
 #include "fleet/engine/fold.h"
@@ -178,7 +180,21 @@ void PrefetchController::unlock_l2(Request& r, const std::vector<uint8_t>* keep)
 }
 
 void PrefetchController::plan_and_load(Request& r) {
-  // Plan: lowest adapter index that found the key; L1-locked keys are not loaded.
+  const std::vector<uint8_t> trimmed = plan_loads(r);
+  if (std::find(trimmed.begin(), trimmed.end(), uint8_t{1}) == trimmed.end() ||
+      !reserve_for_loads(r, trimmed)) {
+    finish(r);
+    return;
+  }
+  unlock_l2(r, &trimmed);
+  submit_loads(r, trimmed);
+  if (r.loads_pending == 0) finish(r);
+}
+
+// Plan: lowest adapter index that found the key; L1-locked keys are not loaded. The plan is
+// folded as the L1 lookup is; L1 holds the fold drops are released. Returns what to load (also
+// kept as r.to_load).
+std::vector<uint8_t> PrefetchController::plan_loads(Request& r) {
   r.plan.assign(r.n, -1);
   std::vector<uint8_t> uni(r.n, 0);
   for (size_t p = 0; p < r.n; ++p) {
@@ -196,21 +212,19 @@ void PrefetchController::plan_and_load(Request& r) {
                      ? fold_unfold_ranked(uni, r.num_chunks, r.world, r.spec.attn.num_chunks_in_sw)
                      : keep_all_found(uni, r.stride);
   std::vector<uint8_t> trimmed(r.n, 0);
-  bool any = false;
-  for (size_t p = 0; p < r.n; ++p) {
-    trimmed[p] = r.plan[p] >= 0 && f.retain[p];
-    any = any || trimmed[p];
-  }
+  for (size_t p = 0; p < r.n; ++p) trimmed[p] = r.plan[p] >= 0 && f.retain[p];
   std::vector<size_t> release;
   for (size_t p = 0; p < r.n; ++p)
     if (r.l1_held[p] && !f.retain[p] && !r.l1_window[p]) release.push_back(p);
   release_l1(r, release);
   r.to_load = trimmed;
-  if (!any) {
-    finish(r);
-    return;
-  }
-  // Reserve L1 per object group, all-or-nothing for the request.
+  return trimmed;
+}
+
+// Reserves L1 per object group for the keys to load, all-or-nothing for the request: on an
+// out-of-memory or contended key the whole L2 load is abandoned (no re-plan, no partial
+// salvage), what was reserved is given back, and false returned.
+bool PrefetchController::reserve_for_loads(Request& r, const std::vector<uint8_t>& trimmed) {
   const bool temporary = !(r.warm || retain_policy_);
   std::map<int64_t, std::vector<size_t>> by_group;
   for (size_t p = 0; p < r.n; ++p)
@@ -244,17 +258,17 @@ void PrefetchController::plan_and_load(Request& r) {
       break;
     }
   }
-  if (failed) {  // abandon the whole L2 load: no re-plan, no partial salvage
-    std::vector<size_t> mine;
-    for (size_t p = 0; p < r.n; ++p)
-      if (r.reserved[p]) mine.push_back(p);
-    if (!mine.empty()) l1_.finish_write_and_delete(keys_at(r, mine));
-    r.reserved.assign(r.n, 0);
-    finish(r);
-    return;
-  }
-  unlock_l2(r, &trimmed);
-  // One load per planned adapter.
+  if (!failed) return true;
+  std::vector<size_t> mine;
+  for (size_t p = 0; p < r.n; ++p)
+    if (r.reserved[p]) mine.push_back(p);
+  if (!mine.empty()) l1_.finish_write_and_delete(keys_at(r, mine));
+  r.reserved.assign(r.n, 0);
+  return false;
+}
+
+// One load per planned adapter.
+void PrefetchController::submit_loads(Request& r, const std::vector<uint8_t>& trimmed) {
   r.loaded.assign(r.n, 0);
   for (size_t a = 0; a < adapters_.size(); ++a) {
     std::vector<size_t> pos;
@@ -272,7 +286,6 @@ void PrefetchController::plan_and_load(Request& r) {
     uint64_t t = adapters_[a]->submit_load(keys_at(r, pos), std::move(sizes));
     tasks_[task_key(a, t)] = {r.id, std::move(pos)};
   }
-  if (r.loads_pending == 0) finish(r);
 }
 
 void PrefetchController::on_load_completed(size_t a, const L2Completion& c) {

@@ -8,7 +8,6 @@
 #include <unordered_set>
 
 #include "fleet/engine/eviction_policy.h"
-#include "fleet/engine/fold.h"
 #include "fleet/engine/key_hash.h"
 #include "fleet/engine/l1_manager.h"
 #include "fleet/engine/l2_adapter.h"
@@ -31,20 +30,6 @@ L1Config l1_config(const EngineConfig& c) {
   l.write_ttl_seconds = c.l1_write_ttl_seconds;
   l.read_ttl_seconds = c.l1_read_ttl_seconds;
   return l;
-}
-
-KeyList pick(const KeyList& keys, const std::vector<uint8_t>& mask) {
-  KeyList out;
-  for (size_t i = 0; i < keys.size(); ++i)
-    if (mask[i]) out.push_back(keys[i]);
-  return out;
-}
-
-std::vector<size_t> positions(const std::vector<uint8_t>& mask) {
-  std::vector<size_t> out;
-  for (size_t i = 0; i < mask.size(); ++i)
-    if (mask[i]) out.push_back(i);
-  return out;
 }
 }  // namespace
 
@@ -217,143 +202,6 @@ std::vector<L1Status> StorageManager::finish_read_keys(const KeyList& keys, int6
 std::vector<L1Status> StorageManager::delete_l1_keys(const KeyList& keys) {
   std::lock_guard<std::mutex> g(mu_);
   return l1_->delete_keys(keys, false);
-}
-
-PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& spec,
-                                                    std::string_view external_request_id,
-                                                    bool skip_l2) {
-  std::lock_guard<std::mutex> g(mu_);
-  counters_.prefetch_calls++;
-  auto reject = [this](const std::string& why) {
-    counters_.prefetch_failed_calls++;
-    throw std::invalid_argument(why);
-  };
-  // PrefetchRequestSpec / AttnWindowDesc validation (api.py).
-  if (spec.num_kv_readers < 1) reject("num_kv_readers must be >= 1");
-  if (spec.generation < 0) reject("generation must be >= 0");
-  if (spec.attn.world_size < 1) reject("AttnWindowDesc: world_size must be >= 1");
-  if (spec.attn.num_chunks_in_sw.empty()) reject("AttnWindowDesc: no object groups");
-  for (int64_t w : spec.attn.num_chunks_in_sw)
-    if (w == 0 || w < -1)
-      reject("AttnWindowDesc: window must be -1 or >= 1, got " + std::to_string(w));
-  const size_t groups = spec.attn.num_object_groups();
-  for (size_t gid = 0; gid < groups; ++gid)
-    if (!spec.group_layouts.count(static_cast<int64_t>(gid)))
-      reject("group_layout_descs must cover range(" + std::to_string(groups) + "), missing " +
-             std::to_string(gid));
-  const size_t world = static_cast<size_t>(spec.attn.world_size);
-  const size_t stride = groups * world;
-  const size_t n = spec.keys.size();
-  if (spec.mode != trace::PrefetchMode::Warm && spec.policy == trace::TrimPolicy::Prefix &&
-      n % stride != 0)
-    reject("PREFIX: len(keys)=" + std::to_string(n) +
-           " is not a multiple of G*W=" + std::to_string(stride));
-
-  PrefetchHandle h;
-  h.external_request_id = std::string(external_request_id);
-  h.total_requested_keys = n;
-  h.submit_time_ns = loop_.now_ns();
-  h.generation = spec.generation;
-  counters_.prefetch_keys_requested += n;
-  const bool can_l2 = !skip_l2 && !adapters_.empty();
-
-  const PrefetchKeyBytes bytes_of(spec);
-  if (spec.mode == trace::PrefetchMode::Warm) {
-    counters_.prefetch_warm_calls++;
-    engine::PrefetchOutcome& warm = counters_.cache.warm;
-    for (const auto& k : spec.keys) warm.requested.add(bytes_of(k));
-    if (can_l2 && n > 0) {
-      h.prefetch_request_id = prefetch_->submit(spec);
-      for (size_t i = 0; i < n; ++i) h.l2_orig_indices.push_back(i);
-      counters_.prefetch_l2_submitted_requests++;
-      counters_.prefetch_l2_submitted_keys += n;
-    } else {
-      for (const auto& k : spec.keys) warm.not_found.add(bytes_of(k));  // nowhere to warm from
-    }
-    return h;
-  }
-
-  counters_.prefetch_lookup_calls++;
-  const int64_t readers = spec.num_kv_readers;
-  std::vector<L1Status> st = l1_->reserve_read(spec.keys, readers);
-  std::vector<uint8_t> present(n);
-  for (size_t i = 0; i < n; ++i) present[i] = st[i] == L1Status::Success;
-
-  if (spec.policy == trace::TrimPolicy::SegmentedPrefix) {
-    // Raised after the hits were locked: those locks leak until the read TTL.
-    reject("Unsupported trim policy SEGMENTED_PREFIX");
-  }
-  engine::PrefetchOutcome& out = counters_.cache.lookup;
-
-  if (spec.policy == trace::TrimPolicy::Sparse) {
-    counters_.prefetch_sparse_calls++;
-    h.l1_found_indices = positions(present);
-    h.l1_hit_chunks = 0;
-    counters_.prefetch_l1_hit_keys += h.l1_found_indices.size();
-    counters_.prefetch_l1_miss_keys += n - h.l1_found_indices.size();
-    std::vector<uint8_t> miss(n);
-    for (size_t i = 0; i < n; ++i) miss[i] = !present[i];
-    const bool to_l2 = can_l2 && h.l1_found_indices.size() < n;
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t b = bytes_of(spec.keys[i]);
-      out.requested.add(b);
-      if (present[i]) {
-        out.l1.add(b);
-      } else if (!to_l2) {
-        out.not_found.add(b);  // the rest is decided by the prefetch controller
-      }
-    }
-    if (to_l2) {
-      trace::PrefetchSpec sub = spec;
-      sub.keys = pick(spec.keys, miss);
-      h.l2_orig_indices = positions(miss);
-      counters_.prefetch_l2_submitted_requests++;
-      counters_.prefetch_l2_submitted_keys += sub.keys.size();
-      h.prefetch_request_id = prefetch_->submit(std::move(sub));
-    }
-    if (!h.l1_found_indices.empty()) leases_.push_back({pick(spec.keys, present), readers});
-    return h;
-  }
-
-  // PREFIX (_submit_prefix_fold).
-  counters_.prefetch_prefix_calls++;
-  const size_t num_chunks = n / stride;
-  FoldResult f = fold_unfold_ranked(present, num_chunks, world, spec.attn.num_chunks_in_sw);
-  std::vector<uint8_t> released(n);
-  size_t retained = 0;
-  for (size_t i = 0; i < n; ++i) {
-    released[i] = present[i] && !f.retain[i];
-    retained += f.retain[i] && present[i];
-  }
-  KeyList rel = pick(spec.keys, released);
-  if (!rel.empty()) l1_->finish_read(rel, readers);
-  counters_.prefetch_l1_released_keys += rel.size();
-  counters_.prefetch_l1_hit_keys += retained;
-  counters_.prefetch_l1_miss_keys += n - retained;
-  counters_.prefetch_l1_hit_chunks += f.hit_chunks;
-  h.l1_hit_chunks = f.hit_chunks;
-  for (size_t i = 0; i < n; ++i)
-    if (f.retain[i] && present[i]) h.l1_found_indices.push_back(i);
-  const size_t first = f.hit_chunks * stride;
-  const bool to_l2 = can_l2 && first < n;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t b = bytes_of(spec.keys[i]);
-    out.requested.add(b);
-    if (i < first) {
-      (f.retain[i] && present[i] ? out.l1 : out.trimmed).add(b);  // trimmed: outside the window
-    } else if (!to_l2) {
-      (present[i] ? out.trimmed : out.not_found).add(b);  // present after a broken prefix
-    }                                                     // else: the prefetch controller decides
-  }
-  if (to_l2) {
-    trace::PrefetchSpec sub = spec;
-    sub.keys.assign(spec.keys.begin() + static_cast<std::ptrdiff_t>(first), spec.keys.end());
-    for (size_t i = first; i < n; ++i) h.l2_orig_indices.push_back(i);
-    counters_.prefetch_l2_submitted_requests++;
-    counters_.prefetch_l2_submitted_keys += sub.keys.size();
-    h.prefetch_request_id = prefetch_->submit(std::move(sub));
-  }
-  return h;
 }
 
 engine::CallResult StorageManager::reserve_write(const KeyList& keys,

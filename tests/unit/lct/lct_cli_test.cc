@@ -143,6 +143,27 @@ TEST(LctLint, ReportsEveryKindOfProblem) {
       << t.out;
 }
 
+// Lint pairs read contexts with the replay's own code (fleet/trace/read_pairing.h): an exit
+// closes the oldest open enter of exactly its key tuple, in the same order of keys.
+TEST(LctLint, PairsReadContextsAsTheReplayDoes) {
+  Header h;
+  std::vector<ObjectKey> ab{test_key(1), test_key(2)}, ba{test_key(2), test_key(1)};
+  std::string first = record_frame(test_op(OpKind::ReadEnter, 1.0, ab));
+  std::string second = record_frame(test_op(OpKind::ReadEnter, 1.1, ab));
+  std::string bytes = header_frame(h) + first + second +
+                      record_frame(test_op(OpKind::ReadExit, 1.2, ba)) +  // another tuple
+                      record_frame(test_op(OpKind::ReadExit, 1.3, ab));   // closes the first
+  write_bytes(tmp("pairing.lct"), bytes);
+  LctRun r = lct("lint --json " + tmp("pairing.lct"));
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> checks;
+  for (const auto& c : j["checks"]) checks[c["id"]] = c;
+  EXPECT_EQ(checks["exit_without_enter"]["count"], 1u) << r.out;
+  ASSERT_EQ(checks["enter_never_exited"]["count"], 1u) << r.out;
+  const uint64_t second_offset = header_frame(h).size() + first.size();
+  EXPECT_EQ(checks["enter_never_exited"]["offsets"][0], second_offset) << r.out;
+}
+
 TEST(LctCat, JsonLinesWithDecodedArgs) {
   LctRun r = lct("cat --head 1 worked_example.lct", ::fleet::test::shared_fixtures());
   ASSERT_EQ(r.code, 0) << r.err;

@@ -76,7 +76,10 @@ class PrefetchController {
   void schedule_step();
   void step();
   void start(Request& r);
-  void plan_and_load(Request& r);
+  void plan_and_load(Request& r);  // plan_loads, reserve_for_loads, submit_loads
+  std::vector<uint8_t> plan_loads(Request& r);
+  bool reserve_for_loads(Request& r, const std::vector<uint8_t>& trimmed);
+  void submit_loads(Request& r, const std::vector<uint8_t>& trimmed);
   void finish(Request& r);
   void release_l1(Request& r, const std::vector<size_t>& positions);
   void account(const Request& r, const std::vector<uint8_t>& admitted,

@@ -108,6 +108,14 @@ class StorageManager final : public engine::Engine {
   void set_l2_op_observer(std::function<void(const L2OpSample&)> fn);
 
  private:
+  // submit_prefetch_task's phases (storage_manager_prefetch.cc), under mu_.
+  [[noreturn]] void reject_prefetch(const std::string& why);  // counted, then thrown
+  void validate_prefetch(const trace::PrefetchSpec& spec);
+  void submit_warm_prefetch(const trace::PrefetchSpec& spec, bool can_l2, PrefetchHandle& h);
+  void submit_sparse_prefetch(const trace::PrefetchSpec& spec, const std::vector<uint8_t>& present,
+                              bool can_l2, PrefetchHandle& h);
+  void submit_prefix_prefetch(const trace::PrefetchSpec& spec, const std::vector<uint8_t>& present,
+                              bool can_l2, PrefetchHandle& h);
   void on_l2_completion(size_t adapter_index, L2Completion c);
   void count_l2_failure(size_t adapter_index, const L2Completion& c);
   void schedule_tick(int64_t at);

@@ -104,6 +104,7 @@ class ReplaySession {
   const SessionProgress& progress() const { return progress_; }
 
  private:
+  class Run;  // one run() call: its state and phases (replay_session.cc)
   void run_engine_events_until(int64_t t_ns);
 
   engine::Engine& engine_;

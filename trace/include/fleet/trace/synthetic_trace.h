@@ -96,7 +96,15 @@ class SyntheticTrace {
   double uniform();                                // [0, 1)
   uint64_t uniform_int(uint64_t lo, uint64_t hi);  // inclusive
   double exponential(double rate);
-  void admit(double t);
+  void admit(double t);  // one request, in the phases below
+  size_t pick_conversation();
+  int64_t take_turn(size_t idx);
+  std::vector<uint64_t> chunk_ids(const Conversation& c, int64_t n) const;
+  int64_t cached_prefix(const std::vector<uint64_t>& ids, double t) const;
+  void push_prefetch(double t, const Conversation& c, int64_t n, uint64_t req);
+  void push_read(double t, const Conversation& c, int64_t hits);
+  void push_writes(double t, const Conversation& c, int64_t n, int64_t hits,
+                   const std::vector<uint64_t>& ids);
   void push(double t, Op op);
   void add_keys(std::vector<ObjectKey>& keys, const Conversation& c, int64_t first, int64_t end);
   std::string chunk_hash(const Conversation& c, int64_t j) const;
