@@ -32,12 +32,9 @@ constexpr std::array<std::pair<std::string_view, report::ProgressReporter::Mode>
      {"always", report::ProgressReporter::Mode::Always},
      {"never", report::ProgressReporter::Mode::Never}}};
 
-// Declares every flag, bound to `fleet` and `x`. Called twice when --config-from-trace is
-// given: once to learn the trace, then over the header's config so that engine flags on the
-// command line override it.
-void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
+// The replay itself: the trace, its pace and clock, the engine.
+void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x) {
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
-  session::ReplayOptions& o = fleet.replay;
 
   app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
   app.add_option("--speed", o.speed,
@@ -54,7 +51,10 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       ->check(CLI::IsMember({"native", "noop"}))
       ->capture_default_str();
   flags::add_engine_flags(flag_group(app, "Engine"), o.engine);
+}
 
+// What a run writes, and how it talks: files, stdout, progress, logs.
+void declare_output_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x) {
   CLI::App& outputs = flag_group(app, "Outputs");
   outputs
       .add_option("--output-dir", o.output.output_dir, "Where summary files go (created up front)")
@@ -83,7 +83,10 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   app.add_option("--log-level", x.log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+}
 
+// Where the replay runs: workers, sharding, the start, links and the sweep.
+void declare_fleet_flags(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   CLI::App& fleet_flags = flag_group(app, "Fleet");
   auto* workers = fleet_flags.add_option(
       "--workers", fleet.workers_spec,
@@ -151,6 +154,9 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
       ->capture_default_str();
   fleet_flags.add_option("--local-worker-arg", fleet.local_worker_args,
                          "Extra flag passed to every --local worker (repeatable)");
+}
+
+void declare_security_flags(CLI::App& app, session::FleetOptions& fleet) {
   CLI::App& security = flag_group(app, "Security (docs/security.md)");
   security.add_option(
       "--curve-cert", fleet.curve_cert_path,
@@ -161,6 +167,16 @@ void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
   security.add_flag("--insecure", fleet.insecure,
                     "--local workers without CURVE (to measure its cost); no warning for "
                     "plaintext workers");
+}
+
+// Declares every flag, bound to `fleet` and `x`, in the order --help shows them. Called twice
+// when --config-from-trace is given: once to learn the trace, then over the header's config so
+// that engine flags on the command line override it.
+void declare(CLI::App& app, session::FleetOptions& fleet, CliExtras& x) {
+  declare_replay_flags(app, fleet.replay, x);
+  declare_output_flags(app, fleet.replay, x);
+  declare_fleet_flags(app, fleet, x);
+  declare_security_flags(app, fleet);
 }
 
 std::filesystem::file_time_type g_started;

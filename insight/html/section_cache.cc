@@ -185,12 +185,13 @@ std::string cache_section(const Json& model) {
   return section("cache", "Cache", "", body);
 }
 
-std::string contention_section(const Json& model, const SeriesColours& colours) {
-  const Json* c = at(model, {"contention"});
-  if (!c || !c->is_object()) return "";
+namespace {
+
+// The contention charts that have data: shares, fairness and the L2's p99 per window.
+std::string contention_figures(const Json& c) {
   std::string figures;
   const auto add = [&](const char* key, Figure f) {
-    if (!arr(*c, {key}).empty()) figures += figure(f);
+    if (!arr(c, {key}).empty()) figures += figure(f);
   };
   add("share_ops", {"share_ops", "Share of L2 operations per node",
                     "Stacked to 100 % per window: each band is one node's share of all L2 "
@@ -204,36 +205,24 @@ std::string contention_section(const Json& model, const SeriesColours& colours) 
                     "The p99 latency of L2 operations in each window, all nodes merged. Rising "
                     "while shares stay even points at the L2 itself saturating."});
 
-  std::vector<std::vector<Cell>> node_rows;
-  for (const Json& n : arr(*c, {"per_node"})) {
-    std::string name = str(n, {"name"});
-    node_rows.push_back({Cell::raw(swatch(colours, name) + escape(name)),
-                         Cell::number(fmt_count(num(n, {"ops"})), num(n, {"ops"})),
-                         Cell::number(fmt_bytes(num(n, {"bytes"})), num(n, {"bytes"})),
-                         Cell::number(fmt_percent(num(n, {"share_ops"}))),
-                         Cell::number(fmt_percent(num(n, {"share_bytes"})))});
-  }
-  std::vector<std::vector<Cell>> op_rows;
-  for (const Json& op : arr(*c, {"per_op"})) {
-    op_rows.push_back(
-        {Cell::text(str(op, {"kind"})), Cell::number(fmt_count(num(op, {"n"})), num(op, {"n"})),
-         Cell::number(fmt_bytes(num(op, {"bytes"})), num(op, {"bytes"})),
-         Cell::number(fmt_rate(num(op, {"ops_per_s"}))), Cell::number(fmt_us(num(op, {"p50_us"}))),
-         Cell::number(fmt_us(num(op, {"p99_us"})))});
-  }
+  return figures;
+}
+
+// The headline tiles: fairness, its worst window, the L2's worst p99.
+std::string contention_tiles(const Json& c) {
   std::string body =
       "<div class=\"tiles\"><div class=\"tile\"><div class=\"tile-label\">Jain "
       "fairness</div><div class=\"tile-value\">" +
-      fmt_ratio(num(*c, {"fairness"})) +
+      fmt_ratio(num(c, {"fairness"})) +
       "</div><div class=\"tile-sub\">1 = every node the same share</div></div>";
-  auto fairness = series_stats(arr(*c, {"fairness_series"}));
+  auto fairness = series_stats(arr(c, {"fairness_series"}));
   if (fairness) {
     body +=
         "<div class=\"tile\"><div class=\"tile-label\">Worst window</div><div "
         "class=\"tile-value\">" +
         fmt_ratio(fairness->min) + "</div><div class=\"tile-sub\">lowest fairness</div></div>";
   }
-  auto p99 = series_stats(arr(*c, {"l2_p99_us"}));
+  auto p99 = series_stats(arr(c, {"l2_p99_us"}));
   if (p99) {
     body +=
         "<div class=\"tile\"><div class=\"tile-label\">L2 p99, worst window</div><div "
@@ -242,7 +231,28 @@ std::string contention_section(const Json& model, const SeriesColours& colours) 
         "</div></div>";
   }
   body += "</div>";
-  if (!figures.empty()) body += chart_grid(figures);
+  return body;
+}
+
+// L2 use per node and per operation.
+std::string contention_tables(const Json& c, const SeriesColours& colours) {
+  std::vector<std::vector<Cell>> node_rows;
+  for (const Json& n : arr(c, {"per_node"})) {
+    std::string name = str(n, {"name"});
+    node_rows.push_back({Cell::raw(swatch(colours, name) + escape(name)),
+                         Cell::number(fmt_count(num(n, {"ops"})), num(n, {"ops"})),
+                         Cell::number(fmt_bytes(num(n, {"bytes"})), num(n, {"bytes"})),
+                         Cell::number(fmt_percent(num(n, {"share_ops"}))),
+                         Cell::number(fmt_percent(num(n, {"share_bytes"})))});
+  }
+  std::vector<std::vector<Cell>> op_rows;
+  for (const Json& op : arr(c, {"per_op"})) {
+    op_rows.push_back(
+        {Cell::text(str(op, {"kind"})), Cell::number(fmt_count(num(op, {"n"})), num(op, {"n"})),
+         Cell::number(fmt_bytes(num(op, {"bytes"})), num(op, {"bytes"})),
+         Cell::number(fmt_rate(num(op, {"ops_per_s"}))), Cell::number(fmt_us(num(op, {"p50_us"}))),
+         Cell::number(fmt_us(num(op, {"p99_us"})))});
+  }
   std::string tables;
   if (!node_rows.empty()) {
     std::string per_node = table({{"Node"},
@@ -267,6 +277,18 @@ std::string contention_section(const Json& model, const SeriesColours& colours) 
                      {"p99", true}},
                     op_rows, {"", "compact", "L2 operations, all nodes"});
   }
+  return tables;
+}
+
+}  // namespace
+
+std::string contention_section(const Json& model, const SeriesColours& colours) {
+  const Json* c = at(model, {"contention"});
+  if (!c || !c->is_object()) return "";
+  std::string body = contention_tiles(*c);
+  const std::string figures = contention_figures(*c);
+  if (!figures.empty()) body += chart_grid(figures);
+  const std::string tables = contention_tables(*c, colours);
   if (!tables.empty()) body += "<div class=\"table-grid\">" + tables + "</div>";
   return section("contention", "L2 contention",
                  "How the nodes shared the L2: each node's share of operations and bytes, and "
