@@ -709,6 +709,17 @@ def check_shell(src, helps):
     for needed in ("debian:bookworm", "scripts/setup.sh", "cmake --preset image", "USER "):
         if needed not in text:
             fail("deploy/Dockerfile: %r missing" % needed)
+    # Its build stage copies the sources room by room: every folder the top-level CMakeLists.txt
+    # adds (outside the tests, benchmarks and fuzz targets the image does not build) must be
+    # copied, or the image's configure fails on a room added since.
+    with open(os.path.join(src, "CMakeLists.txt")) as f:
+        rooms = re.findall(r"^add_subdirectory\((\S+?)\)", f.read(), re.M)
+    copied = set(re.findall(r"^COPY\s+(\S+)\s", text, re.M))
+    for room in rooms:
+        top = room.split("/")[0]
+        if top not in ("tests", "bench") and room not in copied and top not in copied:
+            fail("deploy/Dockerfile: the build stage does not COPY %s/ (added by CMakeLists.txt)"
+                 % top)
     # The image's preset: the tested default build's flags, without tests or benchmarks.
     with open(os.path.join(src, "CMakePresets.json")) as f:
         presets = {p["name"]: p for p in json.load(f)["configurePresets"]}
