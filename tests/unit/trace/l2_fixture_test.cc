@@ -84,7 +84,8 @@ TEST(L2Fixture, EndMarkerAndTime) {
 
 TEST(L2Fixture, SourceOutcomes) {
   const Json o = expected()["source_outcomes"];
-  const L2SourceOutcomes& got = read_fixture().checks.summary().outcomes;
+  const Read read = read_fixture();  // holds what the reference below points into
+  const L2SourceOutcomes& got = read.checks.summary().outcomes;
   EXPECT_EQ(got.lookup_keys_hit, n(o["lookup_keys_hit"]));
   EXPECT_EQ(got.lookup_keys_total, n(o["lookup_keys_total"]));
   EXPECT_EQ(got.load_keys_succeeded, n(o["load_keys_succeeded"]));
