@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -74,6 +75,9 @@ class ReplaySession::Run {
   L2FailureLogging l2_failure_log_;
   WindowSampler sampler_;
   std::unique_ptr<DecodedStream> stream_;
+  std::unique_ptr<causal::EdgeFinder> edges_;  // none: edges are not tracked
+  causal::PacingStats pacing_;
+  int64_t last_causal_target_ = 0;
 };
 
 SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_record) {
@@ -101,6 +105,13 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
       l2_failure_log_(s_.engine_, t0_, s_.options_.log_prefix),
       sampler_(s_.engine_, t0_, counting_sink()) {
   res_.t0_ns = t0_;
+  const SessionOptions& o = s_.options_;
+  if (o.speed > 0.0 && (o.pacing == causal::Pacing::Causal || o.speed > 1.0)) {
+    edges_ = std::make_unique<causal::EdgeFinder>(o.edge_ttl);
+    pacing_.pacing = o.pacing;
+    pacing_.speed = o.speed;
+    pacing_.engine_time_scale = o.engine_time_scale;
+  }
   if (s_.options_.decode_ahead) {
     stream_ = std::make_unique<DecodeAhead>(source);
   } else {
@@ -159,11 +170,28 @@ void ReplaySession::Run::skip_one(const DecodedRecord& rec, RecordEvent& ev, int
 }
 
 void ReplaySession::Run::replay_one(const DecodedRecord& rec, RecordEvent& ev, int64_t target) {
+  const int64_t scaled = target;
+  causal::Hold hold;
+  if (edges_) [[unlikely]] {
+    hold = edges_->before_issue(rec.op);
+    // Causal pacing: issued at the latest of its scaled instant, its gap edges' (no early edge,
+    // ever) and the previous record's causal instant (the dispatcher keeps the recorded order);
+    // lateness is then measured from that instant, so a record queued behind a held one is on
+    // schedule, and one the replay itself could not issue in time is late.
+    if (pacing_.pacing == causal::Pacing::Causal) {
+      target = std::max({target, hold.not_before_ns, last_causal_target_});
+      last_causal_target_ = target;
+    }
+  }
   const bool fed_late = pace(target);
   const int64_t start = clock_.now_ns();
   sampler_.advance(start);
   engine::CallResult result = dispatcher_.dispatch(rec.op);
   const int64_t end = clock_.now_ns();
+  if (edges_) [[unlikely]] {
+    edges_->after_issue(rec.op, start);
+    pacing_.count_issue(hold, scaled, start);
+  }
   if (res_.first_dispatch_ns == 0) res_.first_dispatch_ns = start;
   if (pacer_.paced()) count_lateness(start - target, fed_late);
   ev.latency_ms = static_cast<double>(end - start) / 1e6;
@@ -236,7 +264,18 @@ SessionResult ReplaySession::Run::finish() {
   res_.l2 = summarize_l2_ops(sampler_.finish(), t0_);
   res_.l2_failures = l2_failure_log_.finish();
   res_.windows = windows_;
+  if (edges_) {
+    pacing_.edges = edges_->counts();
+    res_.pacing = std::move(pacing_);
+  }
   return std::move(res_);
+}
+
+causal::EdgeFinderOptions edge_ttl_of(const storage::EngineConfig& cfg) {
+  causal::EdgeFinderOptions o;
+  o.read_ttl_s = static_cast<double>(cfg.l1_read_ttl_seconds);
+  o.write_ttl_s = static_cast<double>(cfg.l1_write_ttl_seconds);
+  return o;
 }
 
 wire::NodeResult to_node_result(SessionResult r, std::string name) {
@@ -261,6 +300,7 @@ wire::NodeResult to_node_result(SessionResult r, std::string name) {
   n.start_skew_ns = r.first_dispatch_ns ? r.first_dispatch_ns - r.t0_ns : 0;
   n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
   n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;
+  n.pacing = std::move(r.pacing);
   return n;
 }
 

@@ -58,6 +58,19 @@ std::string RunReport::digest_comparison() const {
   return "MISMATCH (rec=" + trace.header_digest.substr(0, 8) + ", run=" + run.substr(0, 8) + ")";
 }
 
+std::optional<causal::PacingStats> RunReport::pacing() const {
+  std::optional<causal::PacingStats> merged;
+  for (const auto& n : nodes) {
+    if (!n.pacing) continue;
+    if (merged) {
+      merged->merge(*n.pacing);
+    } else {
+      merged = n.pacing;
+    }
+  }
+  return merged;
+}
+
 std::vector<stats::L2FailureRecord> RunReport::l2_failures() const {
   std::vector<const std::vector<stats::L2FailureRecord>*> per_node;
   for (const auto& n : nodes) per_node.push_back(&n.l2_failures);

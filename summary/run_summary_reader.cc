@@ -91,6 +91,16 @@ OpStatsByName ops_of(const Json& j) {
 }
 
 // An L2 failure list; `error` says why it could not be read (the page shows it).
+// Tolerant like every reader here: a pacing section that does not parse reads as absent.
+std::optional<causal::PacingStats> pacing_of(const Json& j) {
+  if (!j.is_object()) return std::nullopt;
+  try {
+    return causal::PacingStats::from_json(j);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<stats::L2FailureRecord> l2_failures_of(const Json& j, std::string* error) {
   if (j.is_null()) return {};
   try {
@@ -122,6 +132,7 @@ NodeSummary node_of(const Json& j) {
   n.read_exits_without_enter = count(j, "read_exits_without_enter");
   n.dangling_read_contexts_closed = count(j, "dangling_read_contexts_closed");
   n.l2_failures = l2_failures_of(field(j, "l2_failures"), nullptr);
+  n.pacing = pacing_of(field(j, "pacing"));
   return n;
 }
 
@@ -307,6 +318,7 @@ RunSummary from_json(const nlohmann::json& j) {
   r.mode = text(j, "mode");
   r.stopped_early = flag(j, "stopped_early");
   r.lateness = lateness_of(field(j, "lateness_us"));
+  r.pacing = pacing_of(field(j, "pacing"));
   r.ops = ops_of(field(j, "ops"));
   if (const Json& e = field(j, "engine"); e.is_object()) {
     r.engine = EngineSummary{text(e, "name"), text(e, "config_digest"), field(e, "config"),

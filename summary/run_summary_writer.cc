@@ -60,6 +60,7 @@ Json node_json(const NodeSummary& n) {
   j["read_exits_without_enter"] = n.read_exits_without_enter;
   j["dangling_read_contexts_closed"] = n.dangling_read_contexts_closed;
   if (!n.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(n.l2_failures);
+  if (n.pacing) j["pacing"] = n.pacing->to_json();
   return j;
 }
 
@@ -187,6 +188,7 @@ nlohmann::ordered_json to_json(const RunSummary& r) {
   j["mode"] = r.mode;
   j["stopped_early"] = r.stopped_early;
   j["lateness_us"] = lateness_json(r.lateness);
+  if (r.pacing) j["pacing"] = r.pacing->to_json();
   j["ops"] = ops_json(r.ops);
   j["engine"] = engine_json(r.engine);
   j["digest_comparison"] = r.digest_comparison;

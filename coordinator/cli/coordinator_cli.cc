@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "flag_groups.h"
+#include "fleet/coordinator/session/causal_preview.h"
 #include "fleet/coordinator/session/local_run.h"
 #include "fleet/engine/engine_config.h"
 #include "fleet/engine/engine_config_json.h"
@@ -41,6 +42,11 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
                  "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
       ->check(flags::at_least(0))
       ->capture_default_str();
+  flags::add_enum_flag(app, "--pacing", x.pacing, kPacingNames,
+                       "How --speed spaces the calls: causal keeps the gaps of dependency edges "
+                       "(a read after its prefetch, a prefetch after the write it reads) and runs "
+                       "the engine's own time S times faster; uniform divides every gap; auto = "
+                       "causal above 1x");
   flags::add_enum_flag(app, "--clock", x.clock, kClockNames,
                        "real, or virtual: a deterministic discrete-event run");
   app.add_flag("--from-zero", o.from_zero,
@@ -207,11 +213,27 @@ Result<storage::EngineConfig> config_from_trace(const std::string& path) {
 }
 
 // The replay's own flags that need converting after the parse.
-void apply_replay_flags(ParsedCli& cli) {
+Status apply_replay_flags(ParsedCli& cli) {
   const CliExtras& x = cli.extras;
   session::ReplayOptions& o = cli.fleet.replay;
   o.virtual_clock = x.clock == ClockKind::Virtual;
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
+  switch (x.pacing) {
+    case PacingChoice::Auto:
+      o.pacing = causal::default_pacing(o.speed);
+      break;
+    case PacingChoice::Uniform:
+      o.pacing = causal::Pacing::Uniform;
+      break;
+    case PacingChoice::Causal:
+      if (o.speed == 0)
+        return Status::error(
+            "--pacing causal: needs --speed > 0 (at speed 0 every call goes "
+            "as fast as it can: there is no pace to keep edges against)");
+      o.pacing = causal::Pacing::Causal;
+      break;
+  }
+  return {};
 }
 
 }  // namespace
@@ -237,7 +259,10 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   if (auto ended = flags::parse_or_exit(*cli->app, argc, argv)) return {nullptr, *ended};
   set_up_logging(cli->extras.log_level);
   if (!cli->fleet.replay.config_from_trace) {
-    apply_replay_flags(*cli);
+    if (Status s = apply_replay_flags(*cli); !s) {
+      spdlog::error("{}", s.message());
+      return {nullptr, s.code()};
+    }
     return {std::move(cli)};
   }
   auto from_trace = config_from_trace(cli->fleet.replay.trace_path);
@@ -252,15 +277,25 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   again->app->parse(argc, argv);                  // cannot fail: it parsed once already
   again->fleet.replay.config_from_trace = false;  // applied: header config + command-line overrides
   again->fleet.send_engine_config = true;
-  apply_replay_flags(*again);
+  if (Status s = apply_replay_flags(*again); !s) {
+    spdlog::error("{}", s.message());
+    return {nullptr, s.code()};
+  }
   return {std::move(again)};
 }
 
 ExitCode run_embedded(ParsedCli& cli) {
   const session::FleetOptions& f = cli.fleet;
-  if (f.router.mode != plan::ShardMode::None || f.plan_only || !f.route_cache_dir.empty()) {
-    spdlog::error("--shard/--plan-only/--route-cache need --workers or --local");
+  if (f.router.mode != plan::ShardMode::None || !f.route_cache_dir.empty()) {
+    spdlog::error("--shard/--route-cache need --workers or --local");
     return ExitCode::kBadInput;
+  }
+  if (f.plan_only) {  // embedded: the causal plan is the whole plan
+    if (Status s = session::print_causal_preview(f.replay); !s) {
+      spdlog::error("{}", s.message());
+      return s.code();
+    }
+    return ExitCode::kOk;
   }
   const report::OutputOptions out = cli.fleet.replay.output;
   return announce_report(out, session::run_local(std::move(cli.fleet.replay)));

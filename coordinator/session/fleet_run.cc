@@ -8,7 +8,9 @@
 #include <csignal>
 #include <thread>
 
+#include "fleet/causal/pacing.h"
 #include "fleet/coordinator/session/batch_fanout.h"
+#include "fleet/coordinator/session/causal_preview.h"
 #include "fleet/coordinator/session/known_workers.h"
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/insight/report/outputs.h"
@@ -241,6 +243,10 @@ ExitCode FleetRun::print_plan() {
     while (reader_->next(rec)) route_or_reject(router, *reader_, rec);
     std::string text = router.render_plan();
     std::fwrite(text.data(), 1, text.size(), stdout);
+    const session::ReplayOptions& r = o_.replay;
+    if (r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1)) {
+      if (Status s = print_causal_preview(r); !s) return fail(s);
+    }
     if (o_.replay.output.format == "json") {
       std::string j = util::py_json_dumps_indent(router.plan_json(), 2) + "\n";
       std::fwrite(j.data(), 1, j.size(), stdout);
@@ -323,6 +329,7 @@ void FleetRun::start_workers() {
   for (size_t i = 0; i < links_.size(); ++i) {
     wire::Start s;
     s.speed = r.speed;
+    s.pacing = std::string(causal::pacing_name(r.pacing));
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
     s.clock = r.virtual_clock ? "virtual" : "real";
     if (o_.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();

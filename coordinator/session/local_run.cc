@@ -237,6 +237,7 @@ ExitCode run_local(ReplayOptions o) {
     clock = vclock.get();
   }
   std::unique_ptr<engine::Engine> engine;
+  o.engine.time_scale = causal::engine_time_scale(o.pacing, o.speed);
   try {
     engine = storage::make_engine(o.engine, *clock);
   } catch (const std::exception& e) {  // an invalid config or an unreachable L2
@@ -245,6 +246,9 @@ ExitCode run_local(ReplayOptions o) {
   }
   replay::SessionOptions so;
   so.speed = o.speed;
+  so.pacing = o.pacing;
+  so.edge_ttl = replay::edge_ttl_of(o.engine);
+  so.engine_time_scale = o.engine.time_scale;
   so.drain_on_close = o.engine.drain_on_close;
   so.decode_ahead = o.decode_ahead;
   if (o.from_zero) so.t_origin = 0.0;

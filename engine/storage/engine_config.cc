@@ -1,6 +1,7 @@
 #include "fleet/engine/engine_config.h"
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -246,6 +247,8 @@ Status EngineConfig::validate() const {
                    std::to_string(l1_align_bytes));
   if (l1_write_ttl_seconds <= 0) return invalid("--l1-write-ttl-seconds: must be > 0");
   if (l1_read_ttl_seconds <= 0) return invalid("--l1-read-ttl-seconds: must be > 0");
+  if (!(time_scale > 0.0) || !std::isfinite(time_scale))
+    return invalid("--speed: the engine's time scale must be > 0 and finite");
   if (!kPolicies.count(eviction_policy))
     return invalid("--eviction-policy: unknown policy '" + eviction_policy +
                    "' (choices: LRU, IsolatedLRU, ARC, noop)");

@@ -82,8 +82,8 @@ std::vector<L1Status> L1Manager::reserve_write(const KeyList& keys, bool is_temp
     o.address = addr_scratch_[q];
     o.footprint = f;
     o.logical_size = logical;
-    o.write_lock = TTLLock(cfg_.write_ttl_seconds * 1000);
-    o.read_lock = TTLLock(cfg_.read_ttl_seconds * 1000);
+    o.write_lock = TTLLock(cfg_.write_ttl_ms);
+    o.read_lock = TTLLock(cfg_.read_ttl_ms);
     o.temporary = is_temporary;
     o.write_lock.lock(now);
     auto [slot, inserted] = table_.try_emplace(keys[queued[q]]);

@@ -1,6 +1,7 @@
 #include "fleet/engine/mock_l2_adapter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace fleet::storage {
@@ -44,7 +45,9 @@ MockL2Adapter::MockL2Adapter(const MockL2Config& cfg)
 
 int64_t MockL2Adapter::transfer_ns(uint64_t bytes) const {
   if (bandwidth_ == 0) return 0;
-  return static_cast<int64_t>(static_cast<unsigned __int128>(bytes) * 1'000'000'000u / bandwidth_);
+  const auto ns =
+      static_cast<int64_t>(static_cast<unsigned __int128>(bytes) * 1'000'000'000u / bandwidth_);
+  return ctx_.time_scale == 1.0 ? ns : std::llround(static_cast<double>(ns) / ctx_.time_scale);
 }
 
 int64_t MockL2Adapter::lock_count(const trace::ObjectKey& k) const {

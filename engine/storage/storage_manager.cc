@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -21,20 +22,28 @@ namespace fleet::storage {
 namespace {
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
+// A duration of the engine's own time at `scale` times the wall's pace (at least 1).
+int64_t scaled_ms(int64_t ms, double scale) {
+  return std::max<int64_t>(1, std::llround(static_cast<double>(ms) / scale));
+}
+
 L1Config l1_config(const EngineConfig& c) {
   L1Config l;
   l.size_in_bytes = c.l1_size_in_bytes;
   l.use_lazy = c.l1_use_lazy;
   l.init_size_in_bytes = std::min(c.l1_init_size_in_bytes, c.l1_size_in_bytes);
   l.align_bytes = c.l1_align_bytes;
-  l.write_ttl_seconds = c.l1_write_ttl_seconds;
-  l.read_ttl_seconds = c.l1_read_ttl_seconds;
+  l.write_ttl_ms = scaled_ms(c.l1_write_ttl_seconds * 1000, c.time_scale);
+  l.read_ttl_ms = scaled_ms(c.l1_read_ttl_seconds * 1000, c.time_scale);
   return l;
 }
 }  // namespace
 
 StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
-    : cfg_(cfg), clock_(clock), loop_(clock), tick_period_ns_(cfg.eviction_tick_ms * 1'000'000) {
+    : cfg_(cfg),
+      clock_(clock),
+      loop_(clock),
+      tick_period_ns_(scaled_ms(cfg.eviction_tick_ms, cfg.time_scale) * 1'000'000) {
   // make_engine's callers validate first (a Status for the user); here it is an invariant.
   if (Status s = cfg_.validate(); !s) throw std::invalid_argument(s.message());
   digest_ = cfg_.digest();
@@ -54,6 +63,7 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     ctx.clock = &loop_clock_;
     ctx.synchronous = clock_.is_virtual();
     ctx.key_namespace = cfg_.l2_key_namespace;
+    ctx.time_scale = cfg_.time_scale;
     ctx.report_keys = wired;
     ctx.deliver = [this, i](int64_t at, L2Completion c) {
       loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "fleet/insight/report/l2_failure_text.h"
+#include "fleet/insight/report/pacing_text.h"
 #include "fleet/stats/replay_result.h"
 #include "fleet/util/json_pair.h"
 
@@ -178,6 +179,10 @@ json verdict_json(const RunSummary& summary, const RunFiles& f) {
   if (f.summary) {
     items.push_back(records_item(summary));
     items.push_back(pacing_item(summary));
+    if (summary.pacing) {
+      const report::PacingVerdict v = report::pacing_verdict(*summary.pacing);
+      items.push_back(item(v.warn ? "warn" : "ok", v.title.c_str(), v.text));
+    }
   }
   for (const auto& n : summary.nodes)
     if (n.status != "ok") items.push_back(node_item(n));

@@ -10,6 +10,7 @@
 #include "fleet/insight/report/cache_summary.h"
 #include "fleet/insight/report/contention.h"
 #include "fleet/insight/report/l2_failure_text.h"
+#include "fleet/insight/report/pacing_text.h"
 #include "fleet/insight/report/run_summary_of.h"
 #include "fleet/stats/lmcache_output.h"
 #include "fleet/summary/accounting.h"
@@ -94,6 +95,8 @@ std::string render_fleet_block(const RunReport& r) {
     late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
     sections.push_back(late);
   }
+  if (const std::optional<causal::PacingStats> pacing = r.pacing())
+    sections.push_back(pacing_section(*pacing));
   const std::optional<summary::ContentionSummary> contention = contention_summary(r);
   const std::vector<stats::L2FailureRecord> l2_failures = r.l2_failures();
   if (contention || !l2_failures.empty()) {

@@ -42,6 +42,7 @@ summary::NodeSummary node_of(const NodeReport& n) {
   s.read_exits_without_enter = n.dispatch_exits_without_enter;
   s.dangling_read_contexts_closed = n.dangling_contexts_closed;
   s.l2_failures = n.l2_failures;
+  s.pacing = n.pacing;
   return s;
 }
 
@@ -75,6 +76,7 @@ summary::RunSummary run_summary_of(const RunReport& r) {
   s.plan = r.plan;
   s.contention = contention_summary(r);
   s.l2_failures = r.l2_failures();
+  s.pacing = r.pacing();
   if (auto cache = run_cache(r)) s.cache = cache_summary(*cache);
   s.latency_cdf_ms = op_latency_cdfs(r.stats);
   // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`

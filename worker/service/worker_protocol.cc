@@ -9,7 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "fleet/causal/pacing.h"
 #include "fleet/engine/engine_config_json.h"
+#include "fleet/replay/replay_session.h"
 #include "fleet/trace/msgpack_value.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/build_info.h"
@@ -241,9 +243,21 @@ void WorkerProtocol::on_start(const Incoming& in) {
               "the run's config is outside this worker's policy");
     return;
   }
+  const std::optional<causal::Pacing> pacing = causal::pacing_from_name(s.pacing);
+  if (!pacing || (*pacing == causal::Pacing::Causal && !(s.speed > 0))) {
+    abort_run(wire::AbortKind::Protocol,
+              "worker " + options_.name + ": start: pacing '" + s.pacing + "' at speed " +
+                  std::to_string(s.speed) + " (uniform, or causal at a speed > 0)",
+              "bad start");
+    return;
+  }
+  cfg.time_scale = causal::engine_time_scale(*pacing, s.speed);
   RunSetup setup;
   setup.node_name = options_.name;
   setup.session.speed = s.speed;
+  setup.session.pacing = *pacing;
+  setup.session.edge_ttl = replay::edge_ttl_of(cfg);
+  setup.session.engine_time_scale = cfg.time_scale;
   setup.session.t_origin = s.t_origin;
   setup.session.drain_on_close = cfg.drain_on_close;
   setup.virtual_clock = s.clock == "virtual";

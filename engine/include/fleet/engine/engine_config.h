@@ -47,6 +47,11 @@ struct EngineConfig {
   // Prefix of every key a shared L2 (resp) stores: [A-Za-z0-9._-], at most 64 (--sweep sets one
   // per variant so variants sharing a Redis do not share keys). Empty: LMCache's key names.
   std::string l2_key_namespace;
+  // How many times faster than the wall the engine's own time runs (issue 40, causal pacing at
+  // --speed S): the eviction tick, the L1 lock TTLs and the mock adapter's transfer times are
+  // divided by it; real backends and the CPU stay real. 1 = the wall. Not in the digest: a 10x
+  // replay models the same LMCache configuration.
+  double time_scale = 1.0;
 
   // Fields of a recorded sm_config_json this struct does not model, merged back into
   // to_lmcache_json() so --config-from-trace reproduces the recorder's digest: a JSON object as

@@ -25,8 +25,9 @@ struct L1Config {
   bool use_lazy = false;
   uint64_t init_size_in_bytes = 0;
   uint64_t align_bytes = 4096;
-  int64_t write_ttl_seconds = 600;
-  int64_t read_ttl_seconds = 300;
+  // Engine-time lock TTLs: the config's seconds divided by the engine's time scale.
+  int64_t write_ttl_ms = 600'000;
+  int64_t read_ttl_ms = 300'000;
 };
 
 // Heap size the address manager starts with (§2.5): exact size when not lazy, else the lazy

@@ -46,6 +46,9 @@ struct L2AdapterContext {
   // Fleet-only: prefixes every key a shared store (resp) writes, so runs that share one Redis
   // (the variants of a --sweep) do not see each other's keys. Empty: LMCache's key names.
   std::string key_namespace;
+  // Engine time runs this many times faster than the wall (EngineConfig::time_scale): a
+  // modelled transfer time (mock) is divided by it; a real backend's is what it is.
+  double time_scale = 1.0;
   // Thread-safe: deliver a completion at engine time `at_ns` (>= now for real adapters).
   std::function<void(int64_t at_ns, L2Completion)> deliver;
 };

@@ -8,11 +8,16 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fleet/causal/edge_finder.h"
+#include "fleet/causal/pacing.h"
+#include "fleet/causal/pacing_stats.h"
 #include "fleet/engine/engine.h"
+#include "fleet/engine/engine_config.h"
 #include "fleet/replay/dispatcher.h"
 #include "fleet/replay/record_source.h"
 #include "fleet/replay/window_sampler.h"
@@ -28,6 +33,12 @@ namespace fleet::replay {
 
 struct SessionOptions {
   double speed = 1.0;  // 1 = recorded pace, 2 = twice as fast, 0 = as fast as possible
+  // Causal: gap edges keep their recorded length (docs/causal-pacing.md). Edges are tracked
+  // (and reported in SessionResult::pacing) for causal runs and for uniform runs faster than 1x,
+  // where they show what the speed-up raced.
+  causal::Pacing pacing = causal::Pacing::Uniform;
+  causal::EdgeFinderOptions edge_ttl;  // the engine's lock TTLs
+  double engine_time_scale = 1.0;      // reported only: the engine was built with it
   // Absolute start on the clock; 0 = "now" when run() starts.
   int64_t t0_ns = 0;
   // Trace time that maps to T0. NaN = the first record's t_mono (docs/architecture.md); 0
@@ -81,6 +92,7 @@ struct SessionResult {
   uint64_t windows = 0;  // handed to on_window
   // The adapters whose L2 operations failed, times since T0.
   std::vector<stats::L2FailureRecord> l2_failures;
+  std::optional<causal::PacingStats> pacing;  // when edges were tracked
 };
 
 // Live numbers another thread may read while run() is going (progress line, heartbeats).
@@ -118,5 +130,9 @@ class ReplaySession {
 // fleet/wire/node_result.h.
 // By value: pass an rvalue to move the samples instead of copying them.
 wire::NodeResult to_node_result(SessionResult r, std::string name);
+
+// The edge finder's TTLs: the engine's L1 lock TTLs (an edge older than them is forgotten, an
+// order edge as long as them is kept whole).
+causal::EdgeFinderOptions edge_ttl_of(const storage::EngineConfig& cfg);
 
 }  // namespace fleet::replay

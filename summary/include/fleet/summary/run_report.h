@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ struct RunReport {
   std::string digest_comparison() const;
   // Every node's L2 failures merged by adapter (empty when none failed).
   std::vector<stats::L2FailureRecord> l2_failures() const;
+  // The nodes' pacing statistics merged; none when no node tracked edges.
+  std::optional<causal::PacingStats> pacing() const;
 };
 
 // The report's trace section from a reader that has read the whole file.

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/causal/pacing_stats.h"
 #include "fleet/stats/l2_failures.h"
 #include "fleet/stats/log_linear_histogram.h"
 #include "fleet/stats/op_stats.h"
@@ -79,6 +80,7 @@ struct NodeSummary {
   double clock_offset_us = 0, clock_uncertainty_us = 0, start_skew_us = 0;
   uint64_t read_exits_without_enter = 0, dangling_read_contexts_closed = 0;
   std::vector<stats::L2FailureRecord> l2_failures;
+  std::optional<causal::PacingStats> pacing;  // runs that tracked dependency edges
 };
 
 // The run's engine (`engine`); absent when the run had no node.
@@ -161,6 +163,9 @@ struct RunSummary {
   std::string clock, mode;
   bool stopped_early = false;
   Lateness lateness;
+  // Dependency edges and what the pacing did with them, merged over nodes (causal pacing, or
+  // uniform faster than 1x): `pacing` after `lateness_us`, only then.
+  std::optional<causal::PacingStats> pacing;
   OpStatsByName ops;
   std::optional<EngineSummary> engine;
   std::string digest_comparison;

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fleet/causal/pacing_stats.h"
 #include "fleet/stats/l2_failures.h"
 #include "fleet/stats/lateness_stats.h"
 #include "fleet/stats/stats_collector.h"
@@ -38,6 +40,9 @@ struct NodeResult {
   uint64_t dispatch_exits_without_enter = 0;
   uint64_t dangling_contexts_closed = 0;
   uint64_t records_received = 0;  // fleet: records the coordinator had sent (lost nodes)
+  // Paced runs that tracked dependency edges (causal, or uniform faster than 1x); in DONE only
+  // then.
+  std::optional<causal::PacingStats> pacing;
 };
 
 // Binary form for the DONE message: a u32 BE length, a msgpack map of everything but the

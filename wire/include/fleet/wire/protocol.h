@@ -133,8 +133,10 @@ struct Start {
   int credit_window = 8;  // batches the coordinator may have in flight
   // Fleet-only: the run's --l2-key-namespace (EngineConfig), not part of the config digest.
   std::string l2_key_namespace;
+  std::string pacing = "uniform";  // uniform | causal (causal/pacing.h)
   MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
-                     node_count, trace_level, trace_schema, credit_window, l2_key_namespace);
+                     node_count, trace_level, trace_schema, credit_window, l2_key_namespace,
+                     pacing);
 };
 
 // worker -> coordinator: the engine is built (the replay thread now waits for GO). The

@@ -20,9 +20,17 @@ enum class ClockKind { Real, Virtual };
 inline constexpr std::array<std::pair<std::string_view, ClockKind>, 2> kClockNames{
     {{"real", ClockKind::Real}, {"virtual", ClockKind::Virtual}}};
 
+// --pacing: auto = causal when --speed > 1, uniform otherwise (docs/causal-pacing.md).
+enum class PacingChoice { Auto, Uniform, Causal };
+inline constexpr std::array<std::pair<std::string_view, PacingChoice>, 3> kPacingNames{
+    {{"auto", PacingChoice::Auto},
+     {"uniform", PacingChoice::Uniform},
+     {"causal", PacingChoice::Causal}}};
+
 // Flags that are turned into options after the parse (the rest bind to FleetOptions directly).
 struct CliExtras {
   ClockKind clock = ClockKind::Real;
+  PacingChoice pacing = PacingChoice::Auto;
   std::string log_level = "info";
   double max_frame_mb = 64;
   sweep::SweepFlags sweep;  // --sweep* (docs/sweep.md)

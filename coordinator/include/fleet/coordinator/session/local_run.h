@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fleet/causal/pacing.h"
 #include "fleet/engine/engine_config.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
@@ -17,6 +18,7 @@ struct ReplayOptions {
   storage::EngineConfig engine;
   bool config_from_trace = false;  // applied by main (header config + flag overrides)
   double speed = 1.0;
+  causal::Pacing pacing = causal::Pacing::Uniform;  // resolved from --pacing and --speed
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
   bool verbose = false;

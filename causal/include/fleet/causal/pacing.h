@@ -1,0 +1,26 @@
+// How a paced replay at --speed S spaces its calls (docs/causal-pacing.md): `uniform` divides
+// every recorded gap by S (today's behaviour, and LMCache's at S = 1); `causal` divides every
+// gap but its dependency edges' (edge.h), which keep their recorded length, and runs the
+// engine's own time S times faster. The default: causal when S > 1, uniform otherwise.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace fleet::causal {
+
+enum class Pacing { Uniform, Causal };
+
+std::string_view pacing_name(Pacing p);  // "uniform" | "causal"
+std::optional<Pacing> pacing_from_name(std::string_view name);
+
+// The pacing a run at `speed` uses when none is asked for.
+inline Pacing default_pacing(double speed) { return speed > 1.0 ? Pacing::Causal : Pacing::Uniform; }
+
+// How many times faster than the wall the engine's own time runs for this pacing and speed:
+// S for causal pacing, 1 otherwise (uniform keeps today's behaviour for comparison).
+inline double engine_time_scale(Pacing p, double speed) {
+  return p == Pacing::Causal && speed > 0.0 ? speed : 1.0;
+}
+
+}  // namespace fleet::causal

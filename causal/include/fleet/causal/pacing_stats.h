@@ -1,0 +1,43 @@
+// What a paced replay did about its dependency edges, per node and merged: the edges found by
+// kind, how often an edge held a record past its scaled instant (and for how long in total),
+// each binding gap edge's lateness (issue - (parent issue + recorded gap): never < 0 under
+// causal pacing; under uniform pacing a negative value is an edge the speed-up raced), and per
+// kind the raced edges. In DONE and fleet_summary.json as "pacing" (docs/causal-pacing.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "fleet/causal/edge.h"
+#include "fleet/causal/edge_finder.h"
+#include "fleet/causal/pacing.h"
+#include "fleet/stats/lateness_stats.h"
+
+namespace fleet::causal {
+
+struct PacingStats {
+  static constexpr int64_t kEdgeSlackNs = 50'000;  // a gap edge kept within 50 us counts as on time
+
+  Pacing pacing = Pacing::Uniform;
+  double speed = 1.0;
+  double engine_time_scale = 1.0;
+  EdgeCounts edges;
+  uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
+  int64_t hold_ns = 0;        // by how much, summed
+  stats::LatenessStats edge_lateness;
+  uint64_t edges_late_over_slack = 0;  // binding gap edges issued > 50 us after their gap
+  std::array<uint64_t, kEdgeKindCount> raced{};  // issued before the recorded gap had passed
+
+  // One record's binding edge (its Hold) against the instant its call started.
+  void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns);
+  uint64_t raced_total() const;
+  void merge(const PacingStats& other);
+
+  nlohmann::json to_json() const;
+  // Throws std::invalid_argument naming the field (the DONE decoder turns it into a
+  // ProtocolError naming the peer).
+  static PacingStats from_json(const nlohmann::json& j);
+};
+
+}  // namespace fleet::causal

@@ -1,0 +1,95 @@
+#include "fleet/causal/pacing_stats.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "fleet/util/json_number.h"
+
+namespace fleet::causal {
+
+std::string_view pacing_name(Pacing p) { return p == Pacing::Causal ? "causal" : "uniform"; }
+
+std::optional<Pacing> pacing_from_name(std::string_view name) {
+  if (name == "causal") return Pacing::Causal;
+  if (name == "uniform") return Pacing::Uniform;
+  return std::nullopt;
+}
+
+void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns) {
+  if (!hold.held()) return;
+  if (pacing == Pacing::Causal && hold.not_before_ns > scaled_target_ns) {
+    ++held_records;
+    hold_ns += hold.not_before_ns - scaled_target_ns;
+  }
+  const int64_t late = issue_ns - hold.not_before_ns;
+  edge_lateness.record(late);
+  if (late < 0) ++raced[static_cast<size_t>(hold.binding)];
+  if (late > kEdgeSlackNs) ++edges_late_over_slack;
+}
+
+uint64_t PacingStats::raced_total() const {
+  uint64_t n = 0;
+  for (uint64_t r : raced) n += r;
+  return n;
+}
+
+void PacingStats::merge(const PacingStats& o) {
+  for (size_t i = 0; i < kEdgeKindCount; ++i) {
+    edges.found[i] += o.edges.found[i];
+    edges.ttl_kept[i] += o.edges.ttl_kept[i];
+    raced[i] += o.raced[i];
+  }
+  held_records += o.held_records;
+  hold_ns += o.hold_ns;
+  edge_lateness.merge(o.edge_lateness);
+  edges_late_over_slack += o.edges_late_over_slack;
+}
+
+nlohmann::json PacingStats::to_json() const {
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (size_t i = 0; i < kEdgeKindCount; ++i) {
+    const auto k = static_cast<EdgeKind>(i);
+    by_kind[std::string(edge_kind_name(k))] = {{"gap", is_gap_edge(k)},
+                                               {"found", edges.found[i]},
+                                               {"ttl_kept", edges.ttl_kept[i]},
+                                               {"raced", raced[i]}};
+  }
+  return {{"mode", pacing_name(pacing)},
+          {"speed", speed},
+          {"engine_time_scale", engine_time_scale},
+          {"edges", by_kind},
+          {"gap_edges", edges.gap_edges()},
+          {"held_records", held_records},
+          {"hold_s", static_cast<double>(hold_ns) / 1e9},
+          {"hold_ns", hold_ns},
+          {"edge_lateness", edge_lateness.to_json()},
+          {"edges_late_over_50us", edges_late_over_slack},
+          {"edges_early", edge_lateness.early_count()},
+          {"raced_total", raced_total()}};
+}
+
+PacingStats PacingStats::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("pacing: must be an object");
+  PacingStats p;
+  const auto mode = pacing_from_name(j.value("mode", std::string()));
+  if (!mode) throw std::invalid_argument("pacing.mode: must be \"uniform\" or \"causal\"");
+  p.pacing = *mode;
+  p.speed = util::json_real(j.at("speed"), "pacing.speed");
+  p.engine_time_scale = util::json_real(j.at("engine_time_scale"), "pacing.engine_time_scale");
+  const nlohmann::json& by_kind = j.at("edges");
+  for (size_t i = 0; i < kEdgeKindCount; ++i) {
+    const std::string name(edge_kind_name(static_cast<EdgeKind>(i)));
+    const nlohmann::json& e = by_kind.at(name);
+    p.edges.found[i] = util::json_integer_or<uint64_t>(e, "found", 0, "pacing.edges.found");
+    p.edges.ttl_kept[i] = util::json_integer_or<uint64_t>(e, "ttl_kept", 0, "pacing.edges.ttl_kept");
+    p.raced[i] = util::json_integer_or<uint64_t>(e, "raced", 0, "pacing.edges.raced");
+  }
+  p.held_records = util::json_integer_or<uint64_t>(j, "held_records", 0, "pacing.held_records");
+  p.hold_ns = util::json_integer_or<int64_t>(j, "hold_ns", 0, "pacing.hold_ns");
+  p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));
+  p.edges_late_over_slack =
+      util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");
+  return p;
+}
+
+}  // namespace fleet::causal

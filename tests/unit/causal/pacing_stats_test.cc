@@ -1,0 +1,68 @@
+// PacingStats: what one record's hold counts, the merge of two nodes, and its JSON both ways
+// (the DONE message and fleet_summary.json carry it).
+#include "fleet/causal/pacing_stats.h"
+
+#include <gtest/gtest.h>
+
+namespace fleet::causal {
+namespace {
+
+Hold hold_at(int64_t not_before, EdgeKind k) { return Hold{not_before, k, 5}; }
+
+TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
+  PacingStats p;
+  p.pacing = Pacing::Causal;
+  p.count_issue(Hold{}, 100, 100);                               // no edge: nothing
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 310);  // held 200 ns, 10 ns late
+  p.count_issue(hold_at(50, EdgeKind::WriteLifecycle), 100, 100'100);  // not held; 100 us late
+  EXPECT_EQ(p.held_records, 1u);
+  EXPECT_EQ(p.hold_ns, 200);
+  EXPECT_EQ(p.edge_lateness.count(), 2u);
+  EXPECT_EQ(p.edge_lateness.early_count(), 0u);
+  EXPECT_EQ(p.edges_late_over_slack, 1u);
+  EXPECT_EQ(p.raced_total(), 0u);
+}
+
+TEST(PacingStats, UniformCountsRacedEdgesByKind) {
+  PacingStats p;
+  p.pacing = Pacing::Uniform;
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 120);  // issued before the gap
+  p.count_issue(hold_at(300, EdgeKind::ReadAfterWrite), 400, 400);  // after: kept
+  EXPECT_EQ(p.held_records, 0u);
+  EXPECT_EQ(p.raced[static_cast<size_t>(EdgeKind::ReadLifecycle)], 1u);
+  EXPECT_EQ(p.raced_total(), 1u);
+  EXPECT_EQ(p.edge_lateness.early_count(), 1u);
+}
+
+TEST(PacingStats, JsonRoundTripAndMerge) {
+  PacingStats a;
+  a.pacing = Pacing::Causal;
+  a.speed = 10;
+  a.engine_time_scale = 10;
+  a.edges.found = {1, 2, 3, 4, 5, 6};
+  a.edges.ttl_kept[3] = 1;
+  a.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 400);
+  const PacingStats b = PacingStats::from_json(a.to_json());
+  EXPECT_EQ(b.to_json(), a.to_json());
+  EXPECT_EQ(a.to_json()["mode"], "causal");
+  EXPECT_EQ(a.to_json()["gap_edges"], 1 + 2 + 3 + 1);
+  PacingStats m = a;
+  m.merge(b);
+  EXPECT_EQ(m.edges.found[5], 12u);
+  EXPECT_EQ(m.held_records, 2u);
+  EXPECT_EQ(m.edge_lateness.count(), 2u);
+}
+
+TEST(PacingStats, FromJsonNamesTheBadField) {
+  nlohmann::json j = PacingStats().to_json();
+  j["mode"] = "sideways";
+  try {
+    (void)PacingStats::from_json(j);
+    FAIL() << "accepted a bad mode";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("pacing.mode"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace fleet::causal
