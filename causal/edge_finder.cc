@@ -48,18 +48,19 @@ EdgeFinder::KeyState* EdgeFinder::find(uint64_t key) {
   return it == keys_.end() ? nullptr : &it->second;
 }
 
-void EdgeFinder::add_edge(Binding& b, EdgeKind kind, const Stamp& parent, double t,
-                          bool gap_edge) {
+void EdgeFinder::add_edge(Binding& b, EdgeKind kind, const Stamp& parent, double t, bool gap_edge) {
   const size_t i = static_cast<size_t>(kind);
   const bool first = b.first_of(kind);
   if (first) ++counts_.found[i];
-  const int64_t gap = gap_ns(parent.t, t);
+  const int64_t recorded = gap_ns(parent.t, t);
   // An order edge whose recorded gap reached a lock TTL keeps it whole: the recorded server's
   // lock had expired in between, and the replay's must too.
   const double ttl = kind == EdgeKind::AccessWrite ? options_.write_ttl_s : options_.read_ttl_s;
-  const bool ttl_kept = !gap_edge && static_cast<double>(gap) >= ttl * 1e9;
+  const bool ttl_kept = !gap_edge && static_cast<double>(recorded) >= ttl * 1e9;
   if (ttl_kept && first) ++counts_.ttl_kept[i];
-  if (gap_edge || ttl_kept) b.constrain(parent.issue_ns + gap, kind, gap);
+  const auto horizon = static_cast<int64_t>(std::llround(options_.horizon_s * 1e9));
+  const int64_t kept = ttl_kept ? recorded : std::min(recorded, horizon);
+  if (gap_edge || ttl_kept) b.constrain(parent.issue_ns + kept, kind, recorded);
 }
 
 Hold EdgeFinder::before_issue(const trace::Op& op) {
@@ -122,7 +123,7 @@ void EdgeFinder::read_lifecycle(Binding& b, const trace::Op& op) {
 
 // The oldest prefetch still waiting for its __enter__ whose keys include the whole tuple.
 EdgeFinder::Prefetch* EdgeFinder::oldest_unmatched_prefetch(KeyState& first,
-                                                           const std::vector<uint64_t>& tuple) {
+                                                            const std::vector<uint64_t>& tuple) {
   auto& ids = first.prefetch_ids;
   size_t dead = 0;  // expired or matched ids at the front: dropped as we pass
   Prefetch* found = nullptr;
@@ -192,8 +193,8 @@ void EdgeFinder::after_issue(const trace::Op& op, int64_t issue_ns) {
 // Forgets what is older than the longest TTL (keys) or the read TTL (prefetches), a sweep per
 // eighth of a TTL of trace time: memory stays bounded by the TTL window's keys.
 void EdgeFinder::expire(double t) {
-  while (!prefetches_.empty() && (prefetches_.front().matched ||
-                                  prefetches_.front().t < t - options_.read_ttl_s)) {
+  while (!prefetches_.empty() &&
+         (prefetches_.front().matched || prefetches_.front().t < t - options_.read_ttl_s)) {
     prefetches_.pop_front();
     ++first_prefetch_id_;
   }

@@ -40,6 +40,7 @@ void PacingStats::merge(const PacingStats& o) {
     raced[i] += o.raced[i];
   }
   held_records += o.held_records;
+  overtakes += o.overtakes;
   hold_ns += o.hold_ns;
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
@@ -65,7 +66,9 @@ nlohmann::json PacingStats::to_json() const {
           {"edge_lateness", edge_lateness.to_json()},
           {"edges_late_over_50us", edges_late_over_slack},
           {"edges_early", edge_lateness.early_count()},
-          {"raced_total", raced_total()}};
+          {"raced_total", raced_total()},
+          {"schedule", partial ? "partial" : "ordered"},
+          {"overtakes", overtakes}};
 }
 
 PacingStats PacingStats::from_json(const nlohmann::json& j) {
@@ -81,9 +84,12 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
     const std::string name(edge_kind_name(static_cast<EdgeKind>(i)));
     const nlohmann::json& e = by_kind.at(name);
     p.edges.found[i] = util::json_integer_or<uint64_t>(e, "found", 0, "pacing.edges.found");
-    p.edges.ttl_kept[i] = util::json_integer_or<uint64_t>(e, "ttl_kept", 0, "pacing.edges.ttl_kept");
+    p.edges.ttl_kept[i] =
+        util::json_integer_or<uint64_t>(e, "ttl_kept", 0, "pacing.edges.ttl_kept");
     p.raced[i] = util::json_integer_or<uint64_t>(e, "raced", 0, "pacing.edges.raced");
   }
+  p.partial = j.value("schedule", std::string()) == "partial";
+  p.overtakes = util::json_integer_or<uint64_t>(j, "overtakes", 0, "pacing.overtakes");
   p.held_records = util::json_integer_or<uint64_t>(j, "held_records", 0, "pacing.held_records");
   p.hold_ns = util::json_integer_or<int64_t>(j, "hold_ns", 0, "pacing.hold_ns");
   p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));

@@ -1,9 +1,10 @@
 #include "fleet/causal/schedule_preview.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
+#include <limits>
 
 namespace fleet::causal {
 
@@ -16,29 +17,55 @@ void SchedulePreviewer::add(const trace::Op& op) {
   ++out_.records;
   const double offset = std::max(0.0, (op.t_mono - t_first_) / options_.speed);
   const int64_t scaled = static_cast<int64_t>(std::llround(offset * 1e9));
-  int64_t target = scaled;
-  if (op.kind != trace::OpKind::Unknown) {
-    const Hold hold = finder_.before_issue(op);
-    if (hold.held()) out_.gap_ns[static_cast<size_t>(hold.binding)].record(hold.binding_gap_ns);
-    if (options_.pacing == Pacing::Causal && hold.not_before_ns > scaled) {
-      ++out_.held_records;
-      hold_ns_ += hold.not_before_ns - scaled;
-      target = hold.not_before_ns;
-    }
-    const int64_t issue = std::max(target, free_at_ns_);
-    if (issue <= scaled) out_.critical_holds.fill(0);  // on time: the chain starts again
-    if (target > scaled) ++out_.critical_holds[static_cast<size_t>(hold.binding)];
-    finder_.after_issue(op, issue);
-    free_at_ns_ = issue + options_.call_cost_ns;
-    last_issue_ns_ = issue;
-  } else {
-    free_at_ns_ = std::max(target, free_at_ns_);
-    last_issue_ns_ = free_at_ns_;
+  const bool causal = options_.pacing == Pacing::Causal;
+  if (causal && options_.schedule == Schedule::Partial) {
+    drain(scaled);
+    if (op.kind != trace::OpKind::Unknown) return add_partial(op, scaled);
   }
-  last_scaled_ns_ = scaled;
+  if (op.kind == trace::OpKind::Unknown) {  // skipped, paced, no edges
+    free_at_ns_ = std::max(scaled, free_at_ns_);
+    last_issue_ns_ = free_at_ns_, last_scaled_ns_ = scaled;
+    return;
+  }
+  const Hold hold = finder_.before_issue(op);
+  const int64_t target = causal ? std::max(scaled, hold.not_before_ns) : scaled;
+  issue(op, target, scaled, hold);
+}
+
+void SchedulePreviewer::add_partial(const trace::Op& op, int64_t scaled) {
+  const uint64_t seq = seq_++;
+  if (partial_.blocked(op)) return partial_.park({op, scaled, {}, 0, seq}, true);
+  const Hold hold = finder_.before_issue(op);
+  if (hold.not_before_ns > scaled)
+    return partial_.park({op, scaled, hold, hold.not_before_ns, seq}, false);
+  if (!partial_.empty()) ++out_.overtakes;
+  issue(op, scaled, scaled, hold);
+}
+
+void SchedulePreviewer::drain(int64_t limit) {
+  while (auto e = partial_.pop_ready(limit)) {
+    issue(e->op, e->target_ns, e->scaled_ns, e->hold);
+    partial_.issued(*e);
+  }
+}
+
+void SchedulePreviewer::issue(const trace::Op& op, int64_t target, int64_t scaled,
+                              const Hold& hold) {
+  if (hold.held()) out_.gap_ns[static_cast<size_t>(hold.binding)].record(hold.binding_gap_ns);
+  if (hold.not_before_ns > scaled && options_.pacing == Pacing::Causal) {
+    ++out_.held_records;
+    hold_ns_ += hold.not_before_ns - scaled;
+  }
+  const int64_t at = std::max(target, free_at_ns_);
+  if (at <= scaled) out_.critical_holds.fill(0);  // on time: the chain starts again
+  if (target > scaled) ++out_.critical_holds[static_cast<size_t>(hold.binding)];
+  finder_.after_issue(op, at);
+  free_at_ns_ = at + options_.call_cost_ns;
+  if (at >= last_issue_ns_) last_issue_ns_ = at, last_scaled_ns_ = scaled;
 }
 
 SchedulePreview SchedulePreviewer::finish() {
+  drain(std::numeric_limits<int64_t>::max());
   out_.edges = finder_.counts();
   out_.trace_s = started_ ? t_last_ - t_first_ : 0.0;
   out_.predicted_wall_s = static_cast<double>(free_at_ns_) / 1e9;
@@ -58,13 +85,14 @@ std::string SchedulePreview::text(double asked_speed) const {
   for (size_t i = 0; i < kEdgeKindCount; ++i) {
     const auto k = static_cast<EdgeKind>(i);
     const auto& h = gap_ns[i];
-    s += fmt::format("  {:<16} {:>6}  {:<12} {:<12} {}{}\n", edge_kind_name(k), edges.found[i],
-                     h.count() ? ms(h.percentile(50)) : "-", h.count() ? ms(h.percentile(99)) : "-",
-                     h.count() ? ms(h.percentile(100)) : "-",
-                     is_gap_edge(k) ? "" : fmt::format("  (order; {} kept whole: lock TTL)",
-                                                       edges.ttl_kept[i]));
+    s += fmt::format(
+        "  {:<16} {:>6}  {:<12} {:<12} {}{}\n", edge_kind_name(k), edges.found[i],
+        h.count() ? ms(h.percentile(50)) : "-", h.count() ? ms(h.percentile(99)) : "-",
+        h.count() ? ms(h.percentile(100)) : "-",
+        is_gap_edge(k) ? "" : fmt::format("  (order; {} kept whole: lock TTL)", edges.ttl_kept[i]));
   }
-  s += fmt::format("  held: {} records by {:.3f} s in total\n", held_records, hold_s);
+  s += fmt::format("  held: {} records by {:.3f} s in total; {} overtakes\n", held_records, hold_s,
+                   overtakes);
   std::string chain;
   for (size_t i = 0; i < kEdgeKindCount; ++i)
     if (critical_holds[i])

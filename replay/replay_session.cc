@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "fleet/causal/partial_schedule.h"
 #include "fleet/engine/counters_json.h"
 #include "fleet/engine/engine_config_json.h"
 #include "fleet/replay/decoded_stream.h"
@@ -55,6 +56,14 @@ class ReplaySession::Run {
   void skip_one(const DecodedRecord& rec, RecordEvent& ev, int64_t target);
   [[gnu::always_inline]] inline void replay_one(const DecodedRecord& rec, RecordEvent& ev,
                                                 int64_t target);
+  // Issues one op at (or after) `target`: pace, dispatch, time, count.
+  [[gnu::always_inline]] inline void issue(const trace::Op& op, RecordEvent& ev, int64_t target,
+                                           int64_t scaled, const causal::Hold& hold);
+  // The partial schedule (causal/partial_schedule.h): park a held or blocked record, or issue
+  // it now; drain: issue every parked record due by `limit`.
+  void replay_partial(const DecodedRecord& rec, int64_t target);
+  void drain_parked(int64_t limit);
+  RecordEvent begin_event(std::string_view qualname);
   inline bool pace(int64_t target);  // waits for the record's instant; true: it was fed late
   inline void count_lateness(int64_t late, bool fed_late);
   inline void count_outcome(const trace::Op& op, engine::CallResult& result, RecordEvent& ev);
@@ -75,7 +84,9 @@ class ReplaySession::Run {
   L2FailureLogging l2_failure_log_;
   WindowSampler sampler_;
   std::unique_ptr<DecodedStream> stream_;
-  std::unique_ptr<causal::EdgeFinder> edges_;  // none: edges are not tracked
+  std::unique_ptr<causal::EdgeFinder> edges_;         // none: edges are not tracked
+  std::unique_ptr<causal::PartialSchedule> partial_;  // none: recorded order
+  uint64_t seq_ = 0;
   causal::PacingStats pacing_;
   int64_t last_causal_target_ = 0;
 };
@@ -111,6 +122,10 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
     pacing_.pacing = o.pacing;
     pacing_.speed = o.speed;
     pacing_.engine_time_scale = o.engine_time_scale;
+    if (o.pacing == causal::Pacing::Causal && o.schedule == causal::Schedule::Partial) {
+      partial_ = std::make_unique<causal::PartialSchedule>(*edges_);
+      pacing_.partial = true;
+    }
   }
   if (s_.options_.decode_ahead) {
     stream_ = std::make_unique<DecodeAhead>(source);
@@ -130,28 +145,70 @@ WindowSink ReplaySession::Run::counting_sink() {
 
 bool ReplaySession::Run::next() {
   const DecodedRecord* rec;
-  if (s_.stop_.load(std::memory_order_relaxed) || (rec = stream_->next()) == nullptr) {
+  if (s_.stop_.load(std::memory_order_relaxed)) return false;
+  if ((rec = stream_->next()) == nullptr) {
+    if (partial_) drain_parked(std::numeric_limits<int64_t>::max());
     return false;
   }
   if (!rec->decoded && res_.skipped < 10) {
     spdlog::warn("record at offset {}: args do not decode ({}); skipped", rec->file_offset,
                  rec->decode_error);
   }
-  ++res_.total;
   if (!have_origin_) {
     pacer_.set_origin(rec->t_mono);
     have_origin_ = true;
   }
-  RecordEvent ev;
-  ev.n = res_.total;
-  ev.qualname = rec->op.qualname();
   const int64_t target = pacer_.target_ns(rec->t_mono);
+  if (partial_) [[unlikely]] {
+    drain_parked(target);
+    if (rec->decoded && rec->op.kind != trace::OpKind::Unknown) {
+      replay_partial(*rec, target);
+      return true;
+    }
+  }
+  RecordEvent ev = begin_event(rec->op.qualname());
   if (!rec->decoded || rec->op.kind == trace::OpKind::Unknown) {
     skip_one(*rec, ev, target);
   } else {
     replay_one(*rec, ev, target);
   }
   return true;
+}
+
+// Counted when issued: a parked record a stop leaves behind was never replayed, like one the
+// stream never delivered.
+RecordEvent ReplaySession::Run::begin_event(std::string_view qualname) {
+  ++res_.total;
+  RecordEvent ev;
+  ev.n = res_.total;
+  ev.qualname = qualname;
+  return ev;
+}
+
+void ReplaySession::Run::replay_partial(const DecodedRecord& rec, int64_t target) {
+  const uint64_t seq = seq_++;
+  if (partial_->blocked(rec.op)) {
+    partial_->park({rec.op, target, {}, 0, seq}, true);
+    return;
+  }
+  const causal::Hold hold = edges_->before_issue(rec.op);
+  if (hold.not_before_ns > target) {
+    partial_->park({rec.op, target, hold, hold.not_before_ns, seq}, false);
+    return;
+  }
+  if (!partial_->empty()) ++pacing_.overtakes;
+  RecordEvent ev = begin_event(rec.op.qualname());
+  issue(rec.op, ev, target, target, hold);
+}
+
+void ReplaySession::Run::drain_parked(int64_t limit) {
+  while (!s_.stop_.load(std::memory_order_relaxed)) {
+    std::optional<causal::PartialSchedule::Entry> e = partial_->pop_ready(limit);
+    if (!e) return;
+    RecordEvent ev = begin_event(e->op.qualname());
+    issue(e->op, ev, e->target_ns, e->scaled_ns, e->hold);
+    partial_->issued(*e);
+  }
 }
 
 void ReplaySession::Run::skip_one(const DecodedRecord& rec, RecordEvent& ev, int64_t target) {
@@ -183,21 +240,26 @@ void ReplaySession::Run::replay_one(const DecodedRecord& rec, RecordEvent& ev, i
       last_causal_target_ = target;
     }
   }
+  issue(rec.op, ev, target, scaled, hold);
+}
+
+void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t target, int64_t scaled,
+                               const causal::Hold& hold) {
   const bool fed_late = pace(target);
   const int64_t start = clock_.now_ns();
   sampler_.advance(start);
-  engine::CallResult result = dispatcher_.dispatch(rec.op);
+  engine::CallResult result = dispatcher_.dispatch(op);
   const int64_t end = clock_.now_ns();
   if (edges_) [[unlikely]] {
-    edges_->after_issue(rec.op, start);
+    edges_->after_issue(op, start);
     pacing_.count_issue(hold, scaled, start);
   }
   if (res_.first_dispatch_ns == 0) res_.first_dispatch_ns = start;
   if (pacer_.paced()) count_lateness(start - target, fed_late);
   ev.latency_ms = static_cast<double>(end - start) / 1e6;
-  count_outcome(rec.op, result, ev);
+  count_outcome(op, result, ev);
   s_.progress_.records.store(res_.total, std::memory_order_relaxed);
-  s_.progress_.trace_time_s.store(rec.t_mono, std::memory_order_relaxed);
+  s_.progress_.trace_time_s.store(op.t_mono, std::memory_order_relaxed);
   if (on_record_) on_record_(ev);
 }
 

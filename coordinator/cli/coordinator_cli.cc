@@ -47,6 +47,14 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
                        "(a read after its prefetch, a prefetch after the write it reads) and runs "
                        "the engine's own time S times faster; uniform divides every gap; auto = "
                        "causal above 1x");
+  flags::add_enum_flag(app, "--schedule", o.schedule, kScheduleNames,
+                       "Causal pacing: ordered keeps the recorded order (a held record holds the "
+                       "ones behind it); partial lets records of other keys overtake it");
+  app.add_option("--causal-horizon", o.causal_horizon_s,
+                 "Causal pacing: a dependency edge keeps its recorded gap up to this many "
+                 "seconds; longer gaps are idle time and are scaled")
+      ->check(flags::at_least(0))
+      ->capture_default_str();
   flags::add_enum_flag(app, "--clock", x.clock, kClockNames,
                        "real, or virtual: a deterministic discrete-event run");
   app.add_flag("--from-zero", o.from_zero,

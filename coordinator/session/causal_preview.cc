@@ -11,13 +11,16 @@ namespace fleet::session {
 
 Status print_causal_preview(const ReplayOptions& o) {
   if (!(o.speed > 0)) {
-    return Status::error("--plan-only: the causal plan needs --speed > 0 (at speed 0 nothing is "
-                         "paced)");
+    return Status::error(
+        "--plan-only: the causal plan needs --speed > 0 (at speed 0 nothing is "
+        "paced)");
   }
   causal::PreviewOptions po;
   po.speed = o.speed;
   po.pacing = o.pacing;
   po.ttl = replay::edge_ttl_of(o.engine);
+  po.ttl.horizon_s = o.causal_horizon_s;
+  po.schedule = o.schedule;
   causal::SchedulePreviewer preview(po);
   try {
     trace::ReaderOptions ro;

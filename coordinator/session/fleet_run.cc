@@ -330,6 +330,8 @@ void FleetRun::start_workers() {
     wire::Start s;
     s.speed = r.speed;
     s.pacing = std::string(causal::pacing_name(r.pacing));
+    s.schedule = r.schedule == causal::Schedule::Partial ? "partial" : "ordered";
+    s.causal_horizon_s = r.causal_horizon_s;
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
     s.clock = r.virtual_clock ? "virtual" : "real";
     if (o_.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();

@@ -247,7 +247,9 @@ ExitCode run_local(ReplayOptions o) {
   replay::SessionOptions so;
   so.speed = o.speed;
   so.pacing = o.pacing;
+  so.schedule = o.schedule;
   so.edge_ttl = replay::edge_ttl_of(o.engine);
+  so.edge_ttl.horizon_s = o.causal_horizon_s;
   so.engine_time_scale = o.engine.time_scale;
   so.drain_on_close = o.engine.drain_on_close;
   so.decode_ahead = o.decode_ahead;

@@ -39,8 +39,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
     s.rows.push_back({"hold_s", "Held in total (s)", static_cast<double>(p.hold_ns) / 1e9});
     s.rows.push_back({"edge_p99_us", "Edge lateness p99 (us)", us(p.edge_lateness.p99_ns())});
     s.rows.push_back({"edge_max_us", "Edge lateness max (us)", us(p.edge_lateness.max_ns())});
-    s.rows.push_back({"edges_late_50us", "Edges > 50 us late",
-                      static_cast<int64_t>(p.edges_late_over_slack)});
+    s.rows.push_back(
+        {"edges_late_50us", "Edges > 50 us late", static_cast<int64_t>(p.edges_late_over_slack)});
     s.rows.push_back(
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
   } else {
@@ -54,9 +54,9 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
   if (p.pacing == causal::Pacing::Uniform) {
     const uint64_t raced = p.raced_total();
     if (raced == 0) {
-      return {false, "Uniform pacing",
-              fmt::format("At {:g}x no dependency edge was issued before its recorded gap.",
-                          p.speed)};
+      return {
+          false, "Uniform pacing",
+          fmt::format("At {:g}x no dependency edge was issued before its recorded gap.", p.speed)};
     }
     return {true, "Speed-up changed the run",
             fmt::format("Uniform pacing at {:g}x issued {} of {} dependency edges before their "
@@ -66,12 +66,12 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
                         p.speed, raced, binding, by_kind(p.raced, false))};
   }
   const uint64_t early = p.edge_lateness.early_count();
-  return {early > 0, "Causal pacing",
-          fmt::format("At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
-                      "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
-                      p.speed, binding, early, p.edges_late_over_slack,
-                      us(p.edge_lateness.p99_ns()), p.held_records,
-                      static_cast<double>(p.hold_ns) / 1e9)};
+  return {
+      early > 0, "Causal pacing",
+      fmt::format("At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
+                  "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
+                  p.speed, binding, early, p.edges_late_over_slack, us(p.edge_lateness.p99_ns()),
+                  p.held_records, static_cast<double>(p.hold_ns) / 1e9)};
 }
 
 }  // namespace fleet::report

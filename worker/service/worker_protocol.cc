@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
@@ -244,10 +245,14 @@ void WorkerProtocol::on_start(const Incoming& in) {
     return;
   }
   const std::optional<causal::Pacing> pacing = causal::pacing_from_name(s.pacing);
-  if (!pacing || (*pacing == causal::Pacing::Causal && !(s.speed > 0))) {
+  if (!pacing || (*pacing == causal::Pacing::Causal && !(s.speed > 0)) ||
+      (s.schedule != "ordered" && s.schedule != "partial") || !(s.causal_horizon_s >= 0) ||
+      !std::isfinite(s.causal_horizon_s)) {
     abort_run(wire::AbortKind::Protocol,
-              "worker " + options_.name + ": start: pacing '" + s.pacing + "' at speed " +
-                  std::to_string(s.speed) + " (uniform, or causal at a speed > 0)",
+              "worker " + options_.name + ": start: pacing '" + s.pacing + "', schedule '" +
+                  s.schedule + "', horizon " + std::to_string(s.causal_horizon_s) + " s at speed " +
+                  std::to_string(s.speed) +
+                  " (uniform, or causal at a speed > 0; ordered or partial; horizon >= 0)",
               "bad start");
     return;
   }
@@ -257,6 +262,9 @@ void WorkerProtocol::on_start(const Incoming& in) {
   setup.session.speed = s.speed;
   setup.session.pacing = *pacing;
   setup.session.edge_ttl = replay::edge_ttl_of(cfg);
+  setup.session.edge_ttl.horizon_s = s.causal_horizon_s;
+  setup.session.schedule =
+      s.schedule == "partial" ? causal::Schedule::Partial : causal::Schedule::Ordered;
   setup.session.engine_time_scale = cfg.time_scale;
   setup.session.t_origin = s.t_origin;
   setup.session.drain_on_close = cfg.drain_on_close;

@@ -47,8 +47,9 @@ std::vector<Hold> run(EdgeFinder& f, const std::vector<trace::Op>& ops,
 
 TEST(EdgeFinder, WriteLifecycleKeepsTheRecordedGapFromTheReserve) {
   EdgeFinder f;
-  auto h = run(f, {op(trace::OpKind::ReserveWrite, 10.0, "a"), op(trace::OpKind::FinishWrite, 10.004, "a")},
-               {100 * kMs, 0});
+  auto h = run(
+      f, {op(trace::OpKind::ReserveWrite, 10.0, "a"), op(trace::OpKind::FinishWrite, 10.004, "a")},
+      {100 * kMs, 0});
   EXPECT_FALSE(h[0].held());
   ASSERT_TRUE(h[1].held());
   EXPECT_EQ(h[1].binding, EdgeKind::WriteLifecycle);
@@ -59,21 +60,23 @@ TEST(EdgeFinder, WriteLifecycleKeepsTheRecordedGapFromTheReserve) {
 
 TEST(EdgeFinder, AbortClosesTheWriteLifecycleToo) {
   EdgeFinder f;
-  auto h = run(f,
-               {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::AbortWrite, 0.002, "a"),
-                op(trace::OpKind::FinishWrite, 0.003, "a")},
-               {0, 2 * kMs, 3 * kMs});
+  auto h =
+      run(f,
+          {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::AbortWrite, 0.002, "a"),
+           op(trace::OpKind::FinishWrite, 0.003, "a")},
+          {0, 2 * kMs, 3 * kMs});
   EXPECT_EQ(h[1].binding, EdgeKind::WriteLifecycle);
   EXPECT_FALSE(h[2].held());  // the reserve was used up by the abort
 }
 
 TEST(EdgeFinder, PrefetchWaitsForTheLastFinishedWriteOfItsKeysOnce) {
   EdgeFinder f;
-  auto h = run(f,
-               {op(trace::OpKind::ReserveWrite, 0.0, "ab"), op(trace::OpKind::FinishWrite, 0.001, "ab"),
-                op(trace::OpKind::SubmitPrefetch, 0.011, "bc"),
-                op(trace::OpKind::SubmitPrefetch, 0.020, "b")},
-               {0, 1 * kMs, 5 * kMs, 6 * kMs});
+  auto h =
+      run(f,
+          {op(trace::OpKind::ReserveWrite, 0.0, "ab"), op(trace::OpKind::FinishWrite, 0.001, "ab"),
+           op(trace::OpKind::SubmitPrefetch, 0.011, "bc"),
+           op(trace::OpKind::SubmitPrefetch, 0.020, "b")},
+          {0, 1 * kMs, 5 * kMs, 6 * kMs});
   ASSERT_TRUE(h[2].held());
   EXPECT_EQ(h[2].binding, EdgeKind::ReadAfterWrite);
   EXPECT_EQ(h[2].binding_gap_ns, 10 * kMs);
@@ -84,20 +87,20 @@ TEST(EdgeFinder, PrefetchWaitsForTheLastFinishedWriteOfItsKeysOnce) {
 
 TEST(EdgeFinder, EnterMatchesTheOldestUnmatchedPrefetchHoldingItsWholeTuple) {
   EdgeFinder f;
-  auto h = run(f,
-               {op(trace::OpKind::SubmitPrefetch, 1.000, "ab"),   // lacks c
-                op(trace::OpKind::SubmitPrefetch, 1.001, "abc"),  // first with a, b, c
-                op(trace::OpKind::SubmitPrefetch, 1.002, "abc"),
-                op(trace::OpKind::ReadEnter, 1.005, "ac"), op(trace::OpKind::ReadEnter, 1.006, "ac"),
-                op(trace::OpKind::ReadEnter, 1.007, "ac")},
-               {0, 1 * kMs, 2 * kMs, 3 * kMs, 4 * kMs, 5 * kMs});
+  auto h = run(
+      f,
+      {op(trace::OpKind::SubmitPrefetch, 1.000, "ab"),   // lacks c
+       op(trace::OpKind::SubmitPrefetch, 1.001, "abc"),  // first with a, b, c
+       op(trace::OpKind::SubmitPrefetch, 1.002, "abc"), op(trace::OpKind::ReadEnter, 1.005, "ac"),
+       op(trace::OpKind::ReadEnter, 1.006, "ac"), op(trace::OpKind::ReadEnter, 1.007, "ac")},
+      {0, 1 * kMs, 2 * kMs, 3 * kMs, 4 * kMs, 5 * kMs});
   ASSERT_TRUE(h[3].held());
   EXPECT_EQ(h[3].binding, EdgeKind::ReadLifecycle);
-  EXPECT_EQ(h[3].binding_gap_ns, 4 * kMs);        // from the 1.001 prefetch
+  EXPECT_EQ(h[3].binding_gap_ns, 4 * kMs);  // from the 1.001 prefetch
   EXPECT_EQ(h[3].not_before_ns, 1 * kMs + 4 * kMs);
-  EXPECT_EQ(h[4].binding_gap_ns, 4 * kMs);        // the 1.002 one, now the oldest unmatched
+  EXPECT_EQ(h[4].binding_gap_ns, 4 * kMs);  // the 1.002 one, now the oldest unmatched
   EXPECT_EQ(h[4].not_before_ns, 2 * kMs + 4 * kMs);
-  EXPECT_FALSE(h[5].held());                      // "ab" never covers the tuple
+  EXPECT_FALSE(h[5].held());  // "ab" never covers the tuple
   EXPECT_EQ(f.counts()[EdgeKind::ReadLifecycle], 2u);
 }
 
@@ -137,11 +140,12 @@ TEST(EdgeFinder, ForgetsWhatIsOlderThanTheTtl) {
   ttl.read_ttl_s = 1.0;
   ttl.write_ttl_s = 1.0;
   EdgeFinder f(ttl);
-  auto h = run(f,
-               {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::SubmitPrefetch, 0.1, "b"),
-                op(trace::OpKind::ReserveWrite, 0.2, "cdefghijklmnop"),
-                op(trace::OpKind::FinishWrite, 5.0, "a"), op(trace::OpKind::ReadEnter, 5.0, "b")},
-               {0, 0, 0, 0, 0});
+  auto h =
+      run(f,
+          {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::SubmitPrefetch, 0.1, "b"),
+           op(trace::OpKind::ReserveWrite, 0.2, "cdefghijklmnop"),
+           op(trace::OpKind::FinishWrite, 5.0, "a"), op(trace::OpKind::ReadEnter, 5.0, "b")},
+          {0, 0, 0, 0, 0});
   EXPECT_FALSE(h[3].held());  // the reserve expired with its lock
   EXPECT_FALSE(h[4].held());  // so did the prefetch
   EXPECT_EQ(f.open_prefetches(), 0u);
@@ -150,19 +154,21 @@ TEST(EdgeFinder, ForgetsWhatIsOlderThanTheTtl) {
 
 TEST(EdgeFinder, TheLatestOfSeveralEdgesBinds) {
   EdgeFinder f;
-  auto h = run(f,
-               {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::ReserveWrite, 0.001, "b"),
-                op(trace::OpKind::FinishWrite, 0.010, "ab")},
-               {0, 50 * kMs, 60 * kMs});
+  auto h =
+      run(f,
+          {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::ReserveWrite, 0.001, "b"),
+           op(trace::OpKind::FinishWrite, 0.010, "ab")},
+          {0, 50 * kMs, 60 * kMs});
   ASSERT_TRUE(h[2].held());
-  EXPECT_EQ(h[2].not_before_ns, 50 * kMs + 9 * kMs);  // b's reserve issued late: it binds
+  EXPECT_EQ(h[2].not_before_ns, 50 * kMs + 9 * kMs);    // b's reserve issued late: it binds
   EXPECT_EQ(f.counts()[EdgeKind::WriteLifecycle], 1u);  // once per record and kind
 }
 
 TEST(EdgeFinder, TimeThatGoesBackMakesAZeroGap) {
   EdgeFinder f;
-  auto h = run(f, {op(trace::OpKind::ReserveWrite, 1.0, "a"), op(trace::OpKind::FinishWrite, 0.9, "a")},
-               {7, 8});
+  auto h =
+      run(f, {op(trace::OpKind::ReserveWrite, 1.0, "a"), op(trace::OpKind::FinishWrite, 0.9, "a")},
+          {7, 8});
   EXPECT_EQ(h[1].binding_gap_ns, 0);
   EXPECT_EQ(h[1].not_before_ns, 7);
 }

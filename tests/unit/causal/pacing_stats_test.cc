@@ -12,8 +12,8 @@ Hold hold_at(int64_t not_before, EdgeKind k) { return Hold{not_before, k, 5}; }
 TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
   PacingStats p;
   p.pacing = Pacing::Causal;
-  p.count_issue(Hold{}, 100, 100);                               // no edge: nothing
-  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 310);  // held 200 ns, 10 ns late
+  p.count_issue(Hold{}, 100, 100);                                     // no edge: nothing
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 310);      // held 200 ns, 10 ns late
   p.count_issue(hold_at(50, EdgeKind::WriteLifecycle), 100, 100'100);  // not held; 100 us late
   EXPECT_EQ(p.held_records, 1u);
   EXPECT_EQ(p.hold_ns, 200);
@@ -26,7 +26,7 @@ TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
 TEST(PacingStats, UniformCountsRacedEdgesByKind) {
   PacingStats p;
   p.pacing = Pacing::Uniform;
-  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 120);  // issued before the gap
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 120);   // issued before the gap
   p.count_issue(hold_at(300, EdgeKind::ReadAfterWrite), 400, 400);  // after: kept
   EXPECT_EQ(p.held_records, 0u);
   EXPECT_EQ(p.raced[static_cast<size_t>(EdgeKind::ReadLifecycle)], 1u);

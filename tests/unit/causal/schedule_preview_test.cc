@@ -19,8 +19,9 @@ trace::Op op(trace::OpKind kind, double t, char k) {
 }
 
 std::vector<trace::Op> two_writes() {
-  return {op(trace::OpKind::ReserveWrite, 100.000, 'a'), op(trace::OpKind::FinishWrite, 100.010, 'a'),
-          op(trace::OpKind::ReserveWrite, 100.011, 'b'), op(trace::OpKind::FinishWrite, 100.012, 'b')};
+  return {
+      op(trace::OpKind::ReserveWrite, 100.000, 'a'), op(trace::OpKind::FinishWrite, 100.010, 'a'),
+      op(trace::OpKind::ReserveWrite, 100.011, 'b'), op(trace::OpKind::FinishWrite, 100.012, 'b')};
 }
 
 SchedulePreview preview(Pacing pacing, int64_t cost_ns = 0) {
@@ -59,7 +60,7 @@ TEST(SchedulePreview, UniformScalesEveryGap) {
 
 TEST(SchedulePreview, CallCostsQueueBehindEachOther) {
   const SchedulePreview s = preview(Pacing::Uniform, 1'000'000);  // 1 ms per call
-  EXPECT_NEAR(s.predicted_wall_s, 0.004, 1e-9);                  // four calls back to back
+  EXPECT_NEAR(s.predicted_wall_s, 0.004, 1e-9);                   // four calls back to back
 }
 
 TEST(SchedulePreview, TextNamesTheAskedAndPossibleSpeedUp) {

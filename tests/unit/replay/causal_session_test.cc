@@ -24,6 +24,15 @@ class TimedEngine : public testing::RecordingEngine {
     at.push_back(clock_.now_ns());
     return RecordingEngine::submit_prefetch(spec, id, skip);
   }
+  engine::CallResult reserve_write(const std::vector<trace::ObjectKey>& keys,
+                                   const trace::MemoryLayout& l, trace::WriteMode m) override {
+    at.push_back(clock_.now_ns());
+    return RecordingEngine::reserve_write(keys, l, m);
+  }
+  engine::CallResult finish_write(const std::vector<trace::ObjectKey>& keys) override {
+    at.push_back(clock_.now_ns());
+    return RecordingEngine::finish_write(keys);
+  }
   engine::CallResult read_enter(const std::vector<trace::ObjectKey>& keys,
                                 engine::ReadContext& ctx) override {
     at.push_back(clock_.now_ns());
@@ -42,16 +51,18 @@ class TimedEngine : public testing::RecordingEngine {
   util::Clock& clock_;
 };
 
-trace::Op make(trace::OpKind kind, double t) {
+trace::Op make(trace::OpKind kind, double t, char k = 'a') {
   trace::Op o;
   o.kind = kind;
   o.t_mono = t;
   o.t_wall = 1e9 + t;
   if (kind == trace::OpKind::SubmitPrefetch) {
-    o.spec.keys = {key('a')};
+    o.spec.keys = {key(k)};
   } else {
-    o.keys = {key('a')};
+    o.keys = {key(k)};
   }
+  o.layout.shapes = {{4}};
+  o.layout.dtypes = {trace::DType::Float16};
   return o;
 }
 
@@ -73,8 +84,9 @@ struct Replayed {
   SessionResult result;
 };
 
-Replayed replay(causal::Pacing pacing, double speed) {
-  const std::string path = read_trace();
+Replayed replay(causal::Pacing pacing, double speed,
+                causal::Schedule schedule = causal::Schedule::Ordered,
+                const std::string& path = read_trace()) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
@@ -82,6 +94,7 @@ Replayed replay(causal::Pacing pacing, double speed) {
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
+  so.schedule = schedule;
   so.virtual_drain_ns = 0;
   ReplaySession s(e, clock, so);
   Replayed r{{}, s.run(src)};
@@ -124,6 +137,42 @@ TEST(CausalSession, UniformAtOneXTracksNothing) {
   const Replayed r = replay(causal::Pacing::Uniform, 1);
   EXPECT_FALSE(r.result.pacing);  // outputs of a 1x run stay byte for byte as they were
   EXPECT_EQ(r.at, (std::vector<int64_t>{0, 5000 * kUs, 6000 * kUs, 7000 * kUs}));
+}
+
+// prefetch a; __enter__(a) 0.5 ms later; a write of b at 1 ms (0.2 ms long).
+std::string overtaking_trace() {
+  std::string path = ::testing::TempDir() + "/causal_overtake.lct";
+  trace::TraceWriter w(path, trace::Header{});
+  for (const trace::Op& o :
+       {make(trace::OpKind::SubmitPrefetch, 10.000), make(trace::OpKind::ReadEnter, 10.0005),
+        make(trace::OpKind::ReserveWrite, 10.001, 'b'),
+        make(trace::OpKind::FinishWrite, 10.0012, 'b')})
+    w.write_frame(trace::encode_record_body(o, trace::Era::Three));
+  w.close();
+  return path;
+}
+
+TEST(CausalSession, PartialLetsAnotherKeysWriteOvertakeAHeldRead) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Partial, overtaking_trace());
+  // Issue order: prefetch a (0), reserve b (its scaled 100 us) while the enter is parked,
+  // finish b (held to 100 + 200 us), the enter (0 + 500 us), and the close's __exit__.
+  EXPECT_EQ(r.at, (std::vector<int64_t>{0, 100 * kUs, 300 * kUs, 500 * kUs, 500 * kUs}));
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->overtakes, 1u);  // reserve b went while the enter was parked
+  EXPECT_EQ(r.result.pacing->held_records, 2u);
+  EXPECT_EQ(r.result.pacing->edge_lateness.early_count(), 0u);
+  EXPECT_EQ(r.result.total, 4u);
+  EXPECT_EQ(r.result.replayed, 4u);
+  EXPECT_EQ(r.result.lateness.max_ns(), 0);
+}
+
+TEST(CausalSession, OrderedHoldsTheWriteBehindTheRead) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, overtaking_trace());
+  // The enter holds everything behind it: reserve b at 500 us, finish b 200 us after that.
+  EXPECT_EQ(r.at, (std::vector<int64_t>{0, 500 * kUs, 500 * kUs, 700 * kUs, 700 * kUs}));
+  EXPECT_EQ(r.result.pacing->overtakes, 0u);
 }
 
 TEST(CausalSession, ThePacingTravelsInTheNodeResult) {

@@ -20,6 +20,10 @@ namespace fleet::causal {
 struct EdgeFinderOptions {
   double read_ttl_s = 300.0;   // LMCache's L1 read-lock TTL (EngineConfig::l1_read_ttl_seconds)
   double write_ttl_s = 600.0;  // and write-lock TTL
+  // A gap edge keeps its recorded gap up to this long (--causal-horizon): a longer recorded gap
+  // is idle time (a user's think time between turns), not the time a store or load needs to
+  // land, and is scaled like any other gap. TTL-kept order edges keep their whole gap.
+  double horizon_s = 1.0;
 };
 
 // What a record's edges ask of its issue instant.
@@ -56,7 +60,7 @@ class EdgeFinder {
     Stamp finished_write;  // not yet seen by a prefetch
     Stamp enter;           // the last __enter__ / __exit__ naming the key
     Stamp exit;
-    Stamp access;          // the last reader (finish_read) or writer (finish/abort_write)
+    Stamp access;  // the last reader (finish_read) or writer (finish/abort_write)
     std::vector<uint64_t> prefetch_ids;  // unmatched prefetches holding the key, oldest first
     double newest_t = 0.0;
   };

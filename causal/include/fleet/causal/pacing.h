@@ -10,12 +10,17 @@
 namespace fleet::causal {
 
 enum class Pacing { Uniform, Causal };
+// Causal only: `ordered` issues in recorded order (a held record holds the ones behind it);
+// `partial` parks a held record and lets records of other keys overtake it (partial_schedule.h).
+enum class Schedule { Ordered, Partial };
 
 std::string_view pacing_name(Pacing p);  // "uniform" | "causal"
 std::optional<Pacing> pacing_from_name(std::string_view name);
 
 // The pacing a run at `speed` uses when none is asked for.
-inline Pacing default_pacing(double speed) { return speed > 1.0 ? Pacing::Causal : Pacing::Uniform; }
+inline Pacing default_pacing(double speed) {
+  return speed > 1.0 ? Pacing::Causal : Pacing::Uniform;
+}
 
 // How many times faster than the wall the engine's own time runs for this pacing and speed:
 // S for causal pacing, 1 otherwise (uniform keeps today's behaviour for comparison).

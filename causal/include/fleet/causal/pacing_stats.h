@@ -26,8 +26,10 @@ struct PacingStats {
   uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
   int64_t hold_ns = 0;        // by how much, summed
   stats::LatenessStats edge_lateness;
-  uint64_t edges_late_over_slack = 0;  // binding gap edges issued > 50 us after their gap
+  uint64_t edges_late_over_slack = 0;            // binding gap edges issued > 50 us after their gap
   std::array<uint64_t, kEdgeKindCount> raced{};  // issued before the recorded gap had passed
+  bool partial = false;                          // the partial schedule
+  uint64_t overtakes = 0;  // partial: records issued while an earlier-recorded one was parked
 
   // One record's binding edge (its Hold) against the instant its call started.
   void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns);

@@ -10,6 +10,7 @@
 
 #include "fleet/causal/edge_finder.h"
 #include "fleet/causal/pacing.h"
+#include "fleet/causal/partial_schedule.h"
 #include "fleet/stats/log_linear_histogram.h"
 
 namespace fleet::causal {
@@ -17,19 +18,21 @@ namespace fleet::causal {
 struct PreviewOptions {
   double speed = 1.0;  // > 0
   Pacing pacing = Pacing::Causal;
+  Schedule schedule = Schedule::Ordered;
   EdgeFinderOptions ttl;
   int64_t call_cost_ns = 0;
 };
 
 struct SchedulePreview {
   uint64_t records = 0;
-  double trace_s = 0.0;            // last - first recorded t_mono
-  double predicted_wall_s = 0.0;   // T0 to the last record's simulated return
+  double trace_s = 0.0;             // last - first recorded t_mono
+  double predicted_wall_s = 0.0;    // T0 to the last record's simulated return
   double achievable_speedup = 0.0;  // trace_s / predicted_wall_s (0 for an empty trace)
   EdgeCounts edges;
   std::array<stats::LogLinearHistogram, kEdgeKindCount> gap_ns;  // recorded gap per edge found
   uint64_t held_records = 0;
   double hold_s = 0.0;
+  uint64_t overtakes = 0;  // partial: records issued while an earlier one was parked
   // The critical path: the holds since the last record that issued on its scaled instant,
   // which together make the end of the run late.
   std::array<uint64_t, kEdgeKindCount> critical_holds{};
@@ -45,8 +48,15 @@ class SchedulePreviewer {
   SchedulePreview finish();
 
  private:
+  void add_partial(const trace::Op& op, int64_t scaled);
+  void drain(int64_t limit);
+  // Simulates one call issued no earlier than `target` (and not before the dispatcher is free).
+  void issue(const trace::Op& op, int64_t target, int64_t scaled, const Hold& hold);
+
   PreviewOptions options_;
   EdgeFinder finder_;
+  PartialSchedule partial_{finder_};
+  uint64_t seq_ = 0;
   SchedulePreview out_;
   bool started_ = false;
   double t_first_ = 0.0, t_last_ = 0.0;

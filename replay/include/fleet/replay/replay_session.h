@@ -37,6 +37,7 @@ struct SessionOptions {
   // (and reported in SessionResult::pacing) for causal runs and for uniform runs faster than 1x,
   // where they show what the speed-up raced.
   causal::Pacing pacing = causal::Pacing::Uniform;
+  causal::Schedule schedule = causal::Schedule::Ordered;
   causal::EdgeFinderOptions edge_ttl;  // the engine's lock TTLs
   double engine_time_scale = 1.0;      // reported only: the engine was built with it
   // Absolute start on the clock; 0 = "now" when run() starts.

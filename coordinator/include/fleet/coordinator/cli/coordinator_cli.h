@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "fleet/causal/pacing.h"
 #include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/sweep/sweep_flags.h"
 #include "fleet/util/exit_codes.h"
@@ -26,6 +27,9 @@ inline constexpr std::array<std::pair<std::string_view, PacingChoice>, 3> kPacin
     {{"auto", PacingChoice::Auto},
      {"uniform", PacingChoice::Uniform},
      {"causal", PacingChoice::Causal}}};
+
+inline constexpr std::array<std::pair<std::string_view, causal::Schedule>, 2> kScheduleNames{
+    {{"ordered", causal::Schedule::Ordered}, {"partial", causal::Schedule::Partial}}};
 
 // Flags that are turned into options after the parse (the rest bind to FleetOptions directly).
 struct CliExtras {

@@ -19,6 +19,8 @@ struct ReplayOptions {
   bool config_from_trace = false;  // applied by main (header config + flag overrides)
   double speed = 1.0;
   causal::Pacing pacing = causal::Pacing::Uniform;  // resolved from --pacing and --speed
+  causal::Schedule schedule = causal::Schedule::Ordered;
+  double causal_horizon_s = 1.0;
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
   bool verbose = false;
