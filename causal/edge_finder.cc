@@ -115,35 +115,27 @@ void EdgeFinder::read_lifecycle(Binding& b, const trace::Op& op) {
   KeyState* first = find(scratch_ids_.front());
   if (!first) return;
   std::sort(scratch_ids_.begin(), scratch_ids_.end());
-  if (Prefetch* p = oldest_unmatched_prefetch(*first, scratch_ids_)) {
+  if (Prefetch* p = newest_unmatched_prefetch(*first, scratch_ids_)) {
     p->matched = true;
     add_edge(b, EdgeKind::ReadLifecycle, Stamp{p->t, p->issue_ns, true}, op.t_mono, true);
   }
 }
 
-// The oldest prefetch still waiting for its __enter__ whose keys include the whole tuple.
-EdgeFinder::Prefetch* EdgeFinder::oldest_unmatched_prefetch(KeyState& first,
+// The newest prefetch still waiting for its __enter__ whose keys include the whole tuple. Not
+// the oldest: a prefetch no read follows (every key missed) would stay unmatched for a TTL and
+// capture the next read of its keys (a shared system prompt's), shifting every later pairing
+// by one request (measured: read_lifecycle gaps of 80 ms p50 instead of 1-2 ms).
+EdgeFinder::Prefetch* EdgeFinder::newest_unmatched_prefetch(KeyState& first,
                                                             const std::vector<uint64_t>& tuple) {
   auto& ids = first.prefetch_ids;
-  size_t dead = 0;  // expired or matched ids at the front: dropped as we pass
-  Prefetch* found = nullptr;
-  for (size_t i = 0; i < ids.size() && !found; ++i) {
-    if (ids[i] < first_prefetch_id_) {
-      if (i == dead) ++dead;
-      continue;
-    }
-    Prefetch& p = prefetches_[ids[i] - first_prefetch_id_];
-    if (p.matched) {
-      if (i == dead) ++dead;
-      continue;
-    }
-    if (std::includes(p.keys.begin(), p.keys.end(), tuple.begin(), tuple.end())) {
-      found = &p;
-      if (i == dead) ++dead;
-    }
+  std::erase_if(ids, [this](uint64_t id) {
+    return id < first_prefetch_id_ || prefetches_[id - first_prefetch_id_].matched;
+  });
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    Prefetch& p = prefetches_[*it - first_prefetch_id_];
+    if (std::includes(p.keys.begin(), p.keys.end(), tuple.begin(), tuple.end())) return &p;
   }
-  ids.erase(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(dead));
-  return found;
+  return nullptr;
 }
 
 void EdgeFinder::after_issue(const trace::Op& op, int64_t issue_ns) {

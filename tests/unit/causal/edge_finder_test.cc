@@ -85,23 +85,38 @@ TEST(EdgeFinder, PrefetchWaitsForTheLastFinishedWriteOfItsKeysOnce) {
   EXPECT_EQ(f.counts()[EdgeKind::ReadAfterWrite], 1u);
 }
 
-TEST(EdgeFinder, EnterMatchesTheOldestUnmatchedPrefetchHoldingItsWholeTuple) {
+TEST(EdgeFinder, EnterMatchesTheNewestUnmatchedPrefetchHoldingItsWholeTuple) {
   EdgeFinder f;
-  auto h = run(
-      f,
-      {op(trace::OpKind::SubmitPrefetch, 1.000, "ab"),   // lacks c
-       op(trace::OpKind::SubmitPrefetch, 1.001, "abc"),  // first with a, b, c
-       op(trace::OpKind::SubmitPrefetch, 1.002, "abc"), op(trace::OpKind::ReadEnter, 1.005, "ac"),
-       op(trace::OpKind::ReadEnter, 1.006, "ac"), op(trace::OpKind::ReadEnter, 1.007, "ac")},
-      {0, 1 * kMs, 2 * kMs, 3 * kMs, 4 * kMs, 5 * kMs});
+  auto h =
+      run(f,
+          {op(trace::OpKind::SubmitPrefetch, 1.000, "abc"),
+           op(trace::OpKind::SubmitPrefetch, 1.001, "abc"),
+           op(trace::OpKind::SubmitPrefetch, 1.002, "ab"),  // newest, but lacks c
+           op(trace::OpKind::ReadEnter, 1.005, "ac"), op(trace::OpKind::ReadEnter, 1.006, "ac"),
+           op(trace::OpKind::ReadEnter, 1.007, "ac")},
+          {0, 1 * kMs, 2 * kMs, 3 * kMs, 4 * kMs, 5 * kMs});
   ASSERT_TRUE(h[3].held());
   EXPECT_EQ(h[3].binding, EdgeKind::ReadLifecycle);
   EXPECT_EQ(h[3].binding_gap_ns, 4 * kMs);  // from the 1.001 prefetch
   EXPECT_EQ(h[3].not_before_ns, 1 * kMs + 4 * kMs);
-  EXPECT_EQ(h[4].binding_gap_ns, 4 * kMs);  // the 1.002 one, now the oldest unmatched
-  EXPECT_EQ(h[4].not_before_ns, 2 * kMs + 4 * kMs);
+  EXPECT_EQ(h[4].binding_gap_ns, 6 * kMs);  // then the 1.000 one
+  EXPECT_EQ(h[4].not_before_ns, 0 + 6 * kMs);
   EXPECT_FALSE(h[5].held());  // "ab" never covers the tuple
   EXPECT_EQ(f.counts()[EdgeKind::ReadLifecycle], 2u);
+}
+
+TEST(EdgeFinder, AGapEdgeKeepsAtMostTheHorizon) {
+  EdgeFinderOptions o;
+  o.horizon_s = 0.050;
+  EdgeFinder f(o);
+  auto h =
+      run(f,
+          {op(trace::OpKind::ReserveWrite, 0.0, "a"), op(trace::OpKind::FinishWrite, 0.001, "a"),
+           op(trace::OpKind::SubmitPrefetch, 3.0, "a")},
+          {0, 1 * kMs, 300 * kMs});
+  ASSERT_TRUE(h[2].held());
+  EXPECT_EQ(h[2].binding_gap_ns, 2999 * kMs);         // recorded: think time
+  EXPECT_EQ(h[2].not_before_ns, 1 * kMs + 50 * kMs);  // kept: the horizon
 }
 
 TEST(EdgeFinder, OrderEdgesAreCountedButHoldNothingBelowTheTtl) {

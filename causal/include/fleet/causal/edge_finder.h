@@ -23,7 +23,7 @@ struct EdgeFinderOptions {
   // A gap edge keeps its recorded gap up to this long (--causal-horizon): a longer recorded gap
   // is idle time (a user's think time between turns), not the time a store or load needs to
   // land, and is scaled like any other gap. TTL-kept order edges keep their whole gap.
-  double horizon_s = 1.0;
+  double horizon_s = 0.050;
 };
 
 // What a record's edges ask of its issue instant.
@@ -76,7 +76,7 @@ class EdgeFinder {
   KeyState* find(uint64_t key);
   void add_edge(Binding& b, EdgeKind kind, const Stamp& parent, double t, bool gap_edge);
   void read_lifecycle(Binding& b, const trace::Op& op);
-  Prefetch* oldest_unmatched_prefetch(KeyState& first, const std::vector<uint64_t>& tuple);
+  Prefetch* newest_unmatched_prefetch(KeyState& first, const std::vector<uint64_t>& tuple);
   void expire(double t);
 
   EdgeFinderOptions options_;

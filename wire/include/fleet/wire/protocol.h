@@ -135,7 +135,7 @@ struct Start {
   std::string l2_key_namespace;
   std::string pacing = "uniform";    // uniform | causal (causal/pacing.h)
   std::string schedule = "ordered";  // causal: ordered | partial
-  double causal_horizon_s = 1.0;     // causal: edges keep their gaps up to this long
+  double causal_horizon_s = 0.050;   // causal: edges keep their gaps up to this long
   MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
                      node_count, trace_level, trace_schema, credit_window, l2_key_namespace, pacing,
                      schedule, causal_horizon_s);

@@ -20,7 +20,7 @@ struct ReplayOptions {
   double speed = 1.0;
   causal::Pacing pacing = causal::Pacing::Uniform;  // resolved from --pacing and --speed
   causal::Schedule schedule = causal::Schedule::Ordered;
-  double causal_horizon_s = 1.0;
+  double causal_horizon_s = 0.050;
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
   bool verbose = false;
