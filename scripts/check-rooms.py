@@ -30,7 +30,7 @@ ALLOWED = {
     "engine": {"util", "trace", "stats"},
     "flags": {"util", "engine"},
     "replay": {"util", "trace", "stats", "wire", "engine"},
-    "summary": {"util", "trace", "stats", "wire", "engine"},
+    "summary": {"util", "trace", "stats", "wire", "plan", "engine"},
     "insight": {"util", "trace", "stats", "wire", "engine", "summary"},
     "worker": {"util", "trace", "stats", "wire", "security", "engine", "replay", "flags"},
     "coordinator": {"util", "trace", "stats", "wire", "security", "plan", "engine", "replay",

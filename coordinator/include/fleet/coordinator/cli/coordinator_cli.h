@@ -12,13 +12,13 @@
 
 #include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/sweep/sweep_flags.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet/util/exit_codes.h"
 
 namespace fleet::cli {
 
-enum class ClockKind { Real, Virtual };
-inline constexpr std::array<std::pair<std::string_view, ClockKind>, 2> kClockNames{
-    {{"real", ClockKind::Real}, {"virtual", ClockKind::Virtual}}};
+using util::ClockKind;
+using util::kClockNames;
 
 // Flags that are turned into options after the parse (the rest bind to FleetOptions directly).
 struct CliExtras {
