@@ -29,15 +29,14 @@ TEST(CheckReplayable, AnotherLevelOrSchemaIsRefusedNamingTheFile) {
 }
 
 TEST(PrepareOutputDir, CreatesParentsOrSaysWhyNot) {
-  const auto root = std::filesystem::path(::testing::TempDir()) /
-                    ("prepare-output-" + std::to_string(getpid()));
+  const auto root =
+      std::filesystem::path(::testing::TempDir()) / ("prepare-output-" + std::to_string(getpid()));
   EXPECT_TRUE(report::prepare_output_dir((root / "a" / "b").string()).ok());
   EXPECT_TRUE(std::filesystem::is_directory(root / "a" / "b"));
   std::ofstream(root / "file") << "x";
   const std::string under_a_file = (root / "file" / "out").string();
   const Status s = report::prepare_output_dir(under_a_file);
-  EXPECT_EQ(s.message().rfind("--output-dir " + under_a_file + ": cannot create directory", 0),
-            0u)
+  EXPECT_EQ(s.message().rfind("--output-dir " + under_a_file + ": cannot create directory", 0), 0u)
       << s.message();
   std::filesystem::remove_all(root);
 }
