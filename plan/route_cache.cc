@@ -93,11 +93,11 @@ std::string hex16(uint64_t v) {
 
 }  // namespace
 
-RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& header_digest,
-                            const RouterOptions& o, uint64_t max_frame_bytes) {
+Result<RoutePlanKey> route_plan_key(const std::string& trace_path, const std::string& header_digest,
+                                    const RouterOptions& o, uint64_t max_frame_bytes) {
   struct stat st {};
   if (::stat(trace_path.c_str(), &st) != 0)
-    throw std::runtime_error(trace_path + ": cannot stat: " + std::strerror(errno));
+    return Status::error(trace_path + ": cannot stat: " + std::strerror(errno));
   char line[256];
   std::string t = "fleet route plan 1 router " + std::to_string(kRouterVersion) + "\nbuild " +
                   std::string(util::build_id()) + "\n";
@@ -116,7 +116,7 @@ RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& he
   for (const auto& n : o.worker_names) t += "worker " + std::to_string(n.size()) + ":" + n + "\n";
   RouteChecksum c;
   c.update(t.data(), t.size());
-  return {t, hex16(c.value()) + ".route"};
+  return RoutePlanKey{t, hex16(c.value()) + ".route"};
 }
 
 uint64_t route_plan_checksum(const char* p, size_t n) {
@@ -145,18 +145,28 @@ Status check_route_cache_dir(const std::string& dir) {
 
 // --- writer ---
 
-RoutePlanWriter::RoutePlanWriter(const std::string& dir, RoutePlanKey key)
-    : dir_(dir), key_(std::move(key)), checksum_(std::make_unique<RouteChecksum>()) {
-  std::string tmpl = dir_ + "/." + key_.file_name + ".XXXXXX";
+Result<std::unique_ptr<RoutePlanWriter>> RoutePlanWriter::create(const std::string& dir,
+                                                                 RoutePlanKey key) {
+  std::string tmpl = dir + "/." + key.file_name + ".XXXXXX";
   const int fd = ::mkstemp(tmpl.data());  // 0600
-  if (fd < 0) throw std::runtime_error(tmpl + ": cannot create: " + std::strerror(errno));
-  tmp_path_ = tmpl;
-  file_ = ::fdopen(fd, "wb");
-  if (!file_) {
+  if (fd < 0) return Status::error(tmpl + ": cannot create: " + std::strerror(errno));
+  std::FILE* file = ::fdopen(fd, "wb");
+  if (!file) {
+    const int err = errno;
     ::close(fd);
-    ::unlink(tmp_path_.c_str());
-    throw std::runtime_error(tmp_path_ + ": cannot open: " + std::strerror(errno));
+    ::unlink(tmpl.c_str());
+    return Status::error(tmpl + ": cannot open: " + std::strerror(err));
   }
+  return std::unique_ptr<RoutePlanWriter>(new RoutePlanWriter(dir, std::move(key), tmpl, file));
+}
+
+RoutePlanWriter::RoutePlanWriter(std::string dir, RoutePlanKey key, std::string tmp_path,
+                                 std::FILE* file)
+    : dir_(std::move(dir)),
+      tmp_path_(std::move(tmp_path)),
+      key_(std::move(key)),
+      file_(file),
+      checksum_(std::make_unique<RouteChecksum>()) {
   buf_.reserve(1u << 20);
   char len[4];
   put_le(len, key_.text.size(), 4);
@@ -335,11 +345,9 @@ std::string RoutePlanReader::check_contents(uint64_t meta_len, uint64_t checksum
   std::string meta_text(meta_len, '\0');
   if (!util::pread_exact(fd_, meta_text.data(), meta_len, entries_begin_ + entries_bytes_))
     return bad("cannot read its metadata");
-  try {
-    meta_ = util::parse_json_bounded(meta_text, path_);
-  } catch (const std::exception& e) {
-    return bad(std::string("metadata: ") + e.what());
-  }
+  Result<nlohmann::json> meta = util::parse_json_bounded(meta_text, path_);
+  if (!meta) return bad("metadata: " + meta.status().message());
+  meta_ = std::move(meta).value();
   if (!meta_.is_object()) return bad("metadata is not an object");
   try {
     Cursor all = cursor();

@@ -343,7 +343,7 @@ causal::EdgeFinderOptions edge_ttl_of(const storage::EngineConfig& cfg) {
 wire::NodeResult to_node_result(SessionResult r, std::string name) {
   wire::NodeResult n;
   n.name = std::move(name);
-  n.status = r.stopped_early ? "aborted" : "ok";
+  n.status = r.stopped_early ? wire::NodeStatus::Aborted : wire::NodeStatus::Ok;
   n.total = r.total;
   n.replayed = r.replayed;
   n.skipped = r.skipped;

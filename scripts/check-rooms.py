@@ -31,7 +31,7 @@ ALLOWED = {
     "engine": {"util", "trace", "stats"},
     "flags": {"util", "engine"},
     "replay": {"util", "trace", "stats", "causal", "wire", "engine"},
-    "summary": {"util", "trace", "stats", "causal", "wire", "engine"},
+    "summary": {"util", "trace", "stats", "causal", "wire", "plan", "engine"},
     "insight": {"util", "trace", "stats", "causal", "wire", "engine", "summary"},
     "worker": {"util", "trace", "stats", "causal", "wire", "security", "engine", "replay",
                "flags"},

@@ -50,9 +50,14 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 }  // namespace
 
-TimeseriesCsvWriter::TimeseriesCsvWriter(const std::string& path) : path_(path) {
-  f_ = util::open_for_rewrite(path);
-  if (!f_) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
+Result<std::unique_ptr<TimeseriesCsvWriter>> TimeseriesCsvWriter::create(const std::string& path) {
+  std::FILE* f = util::open_for_rewrite(path);
+  if (!f) return Status::error(path + ": cannot create: " + std::strerror(errno));
+  return std::unique_ptr<TimeseriesCsvWriter>(new TimeseriesCsvWriter(path, f));
+}
+
+TimeseriesCsvWriter::TimeseriesCsvWriter(const std::string& path, std::FILE* f)
+    : path_(path), f_(f) {
   line_.assign(kHeader);
   line_ += "\r\n";
   std::fwrite(line_.data(), 1, line_.size(), f_);
@@ -166,30 +171,28 @@ bool parse_row(const std::vector<std::string>& f, TimeseriesRow& row) {
 
 }  // namespace
 
-std::vector<TimeseriesRow> read_timeseries_csv(const std::string& path, size_t* bad_rows) {
+Result<TimeseriesFile> read_timeseries_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (!in) return Status::error(path + ": cannot open: " + std::strerror(errno));
   std::string line;
   std::getline(in, line);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line != TimeseriesCsvWriter::kHeader) {
-    throw std::runtime_error(path + ": not a fleet_timeseries.csv (unexpected header)");
+    return Status::error(path + ": not a fleet_timeseries.csv (unexpected header)");
   }
-  std::vector<TimeseriesRow> rows;
+  TimeseriesFile file;
   std::vector<std::string> fields;
-  size_t bad = 0;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     TimeseriesRow row;
     if (split_row(line, fields) && parse_row(fields, row)) {
-      rows.push_back(std::move(row));
+      file.rows.push_back(std::move(row));
     } else {
-      ++bad;
+      ++file.bad_rows;
     }
   }
-  if (bad_rows) *bad_rows = bad;
-  return rows;
+  return file;
 }
 
 }  // namespace fleet::stats

@@ -39,7 +39,7 @@ NodeBuckets buckets(const NodeReport& n, const NodeDelivery& d, bool stopped_ear
     finished = n.total;
     // Sent but never dispatched: allowed only when the run stopped early (ABORT, Ctrl-C: the
     // worker drops what it holds). A node that ran to the end replayed everything it was sent.
-    if (stopped_early || n.status == "aborted") b.stopped = minus(d.sent, finished);
+    if (stopped_early || n.status == wire::NodeStatus::Aborted) b.stopped = minus(d.sent, finished);
     b.consistent = finished <= d.sent && n.replayed + n.skipped + n.failed == n.total;
   }
   b.not_sent = minus(d.routed, d.sent);
@@ -50,29 +50,29 @@ NodeBuckets buckets(const NodeReport& n, const NodeDelivery& d, bool stopped_ear
 
 }  // namespace
 
-uint64_t count_remaining_records(trace::FrameReader& reader, std::string& error) {
-  uint64_t n = 0;
+RemainingRecords count_remaining_records(trace::FrameReader& reader) {
+  RemainingRecords left;
   trace::RecordView rec;
   try {
     while (reader.next(rec)) {
       try {
         trace::check_deferred_args(rec);  // a reader that defers the check: as the router would
-        ++n;
+        ++left.records;
       } catch (const trace::MalformedRecord&) {  // not a record of the trace (LMCache drops it)
       }
     }
   } catch (const std::exception& e) {  // the file fails mid-scan: what was counted stands
-    error = e.what();
+    left.error = e.what();
   }
-  return n;
+  return left;
 }
 
 nlohmann::ordered_json accounting_json(const RunReport& r, const AccountingInput& in) {
   nlohmann::ordered_json j;
-  const bool per_node = in.shard == "none";  // every node is given every record
+  const bool per_node = in.shard == plan::ShardMode::None;  // every node is given every record
   const uint64_t not_read = minus(in.trace_records, in.records_routed);
   j["trace_records"] = in.trace_records;
-  j["shard"] = in.shard;
+  j["shard"] = plan::shard_mode_name(in.shard);
   j["records_routed"] = in.records_routed;
   j["not_read"] = not_read;
   if (!per_node) j["split_extra_parts"] = in.split_extra_parts;
@@ -88,7 +88,7 @@ nlohmann::ordered_json accounting_json(const RunReport& r, const AccountingInput
     const NodeBuckets b = buckets(n, in.nodes[i], r.stopped_early, per_node ? not_read : 0);
     nlohmann::ordered_json e;
     e["name"] = n.name;
-    e["status"] = n.status;
+    e["status"] = wire::node_status_name(n.status);
     e["replayed"] = b.replayed;
     e["skipped"] = b.skipped;
     e["failed"] = b.failed;
@@ -117,7 +117,7 @@ std::string accounting_problem(const RunReport& r) {
   if (accounting_balances(r)) return "";
   const auto& a = r.accounting;
   std::string s = "trace " + a["trace_records"].dump() + " records";
-  if (a["shard"] == "none") {
+  if (a["shard"] == plan::shard_mode_name(plan::ShardMode::None)) {
     for (const auto& n : a["nodes"])
       s += ", " + n["name"].get<std::string>() + " " + n["accounted"].dump();
   } else {

@@ -27,7 +27,7 @@ void add_nodes(RunReport& report, std::vector<NodeReport> nodes) {
     report.lateness.merge(node.lateness);
     report.feed_late += node.feed_late;
     report.engine_late += node.engine_late;
-    if (node.status != "ok") report.stopped_early = true;
+    if (node.status != wire::NodeStatus::Ok) report.stopped_early = true;
     report.nodes.push_back(std::move(node));
   }
   std::vector<const stats::StatsCollector*> parts;

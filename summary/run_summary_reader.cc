@@ -10,6 +10,7 @@
 #include "fleet/stats/l2_failures_json.h"
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_file.h"
+#include "fleet/util/status.h"
 
 namespace fleet::summary {
 
@@ -90,7 +91,6 @@ OpStatsByName ops_of(const Json& j) {
   return ops;
 }
 
-// An L2 failure list; `error` says why it could not be read (the page shows it).
 // Tolerant like every reader here: a pacing section that does not parse reads as absent.
 std::optional<causal::PacingStats> pacing_of(const Json& j) {
   if (!j.is_object()) return std::nullopt;
@@ -101,13 +101,13 @@ std::optional<causal::PacingStats> pacing_of(const Json& j) {
   }
 }
 
-std::vector<stats::L2FailureRecord> l2_failures_of(const Json& j, std::string* error) {
-  if (j.is_null()) return {};
+// An L2 failure list (none when absent), or why it could not be read (the page shows it).
+Result<std::vector<stats::L2FailureRecord>> l2_failures_of(const Json& j) {
+  if (j.is_null()) return std::vector<stats::L2FailureRecord>{};
   try {
     return stats::l2_failures_from_json(j);
-  } catch (const std::exception& e) {
-    if (error) *error = e.what();
-    return {};
+  } catch (const std::exception& e) {  // the list's decoder names the entry and field
+    return Status::error(e.what());
   }
 }
 
@@ -131,7 +131,9 @@ NodeSummary node_of(const Json& j) {
   n.start_skew_us = number(j, "start_skew_us");
   n.read_exits_without_enter = count(j, "read_exits_without_enter");
   n.dangling_read_contexts_closed = count(j, "dangling_read_contexts_closed");
-  n.l2_failures = l2_failures_of(field(j, "l2_failures"), nullptr);
+  if (auto failures = l2_failures_of(field(j, "l2_failures"))) {
+    n.l2_failures = std::move(failures).value();
+  }
   n.pacing = pacing_of(field(j, "pacing"));
   return n;
 }
@@ -329,7 +331,11 @@ RunSummary from_json(const nlohmann::json& j) {
   for (const Json& n : array(j, "nodes")) r.nodes.push_back(node_of(n));
   if (field(j, "plan").is_object()) r.plan = field(j, "plan");
   r.contention = contention_of(field(j, "contention"));
-  r.l2_failures = l2_failures_of(field(j, "l2_failures"), &r.l2_failures_error);
+  if (auto failures = l2_failures_of(field(j, "l2_failures"))) {
+    r.l2_failures = std::move(failures).value();
+  } else {
+    r.l2_failures_error = failures.status().message();
+  }
   r.cache = cache_of(field(j, "cache"));
   if (const Json& cdfs = field(j, "latency_cdf_ms"); cdfs.is_object()) {
     for (auto it = cdfs.begin(); it != cdfs.end(); ++it) r.latency_cdf_ms[it.key()] = cdf_of(*it);
@@ -350,13 +356,10 @@ RunSummary from_json(const nlohmann::json& j) {
 
 Result<RunSummary> read_run_summary(const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / "fleet_summary.json").string();
-  try {
-    const Json j = util::read_json_file(path);
-    if (!j.is_object()) return Status::error(path + ": not a JSON object");
-    return from_json(j);
-  } catch (const std::exception& e) {  // read_json_file names the file
-    return Status::error(e.what());
-  }
+  const Result<Json> j = util::read_json_file(path);  // an error names the file
+  if (!j) return j.status();
+  if (!j->is_object()) return Status::error(path + ": not a JSON object");
+  return from_json(j.value());
 }
 
 }  // namespace fleet::summary

@@ -9,18 +9,17 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 namespace fleet::util {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const char* what, int err) {
-  throw std::runtime_error("cannot " + std::string(what) + " " + path + ": " + std::strerror(err));
+Status failure(const std::string& path, const char* what, int err) {
+  return Status::error("cannot " + std::string(what) + " " + path + ": " + std::strerror(err));
 }
 
-void write_all(int fd, const std::string& path, const std::vector<std::string_view>& pieces) {
+Status write_all(int fd, const std::string& path, const std::vector<std::string_view>& pieces) {
   std::vector<iovec> iov;
   iov.reserve(pieces.size());
   for (std::string_view p : pieces) {
@@ -32,7 +31,7 @@ void write_all(int fd, const std::string& path, const std::vector<std::string_vi
     ssize_t n = ::writev(fd, iov.data() + first, count);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(path, "write", errno);
+      return failure(path, "write", errno);
     }
     // Skip what was written; a short write resumes inside the current piece.
     auto done = static_cast<size_t>(n);
@@ -42,19 +41,18 @@ void write_all(int fd, const std::string& path, const std::vector<std::string_vi
       iov[first].iov_len -= done;
     }
   }
+  return Status();
 }
 
-void write_to(const std::string& path, const std::vector<std::string_view>& pieces) {
+Status write_to(const std::string& path, const std::vector<std::string_view>& pieces) {
   unlink_for_rewrite(path);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) fail(path, "create", errno);
-  try {
-    write_all(fd, path, pieces);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0) fail(path, "write", errno);
+  if (fd < 0) return failure(path, "create", errno);
+  Status written = write_all(fd, path, pieces);
+  const int err = ::close(fd) != 0 ? errno : 0;  // closed whether or not the write failed
+  if (!written) return written;
+  if (err != 0) return failure(path, "write", err);
+  return Status();
 }
 
 }  // namespace
@@ -66,21 +64,22 @@ void unlink_for_rewrite(const std::string& path) {
   }
 }
 
-void write_whole_file(const std::string& path, const std::vector<std::string_view>& pieces) {
-  write_to(path, pieces);
+Status write_whole_file(const std::string& path, const std::vector<std::string_view>& pieces) {
+  return write_to(path, pieces);
 }
 
-void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces) {
+Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces) {
   const std::string tmp = path + ".tmp";
-  write_to(tmp, pieces);
+  if (Status s = write_to(tmp, pieces); !s) return s;
   // Renaming over the old page would make ext4 flush the new one: the old goes first, so a
   // reader sees the old page, then no page for a moment, then the whole new one.
   unlink_for_rewrite(path);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, "write", err);
+    return failure(path, "write", err);
   }
+  return Status();
 }
 
 std::FILE* open_for_rewrite(const std::string& path) {

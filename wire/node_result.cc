@@ -130,7 +130,7 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   nlohmann::json j = {
       {"name", r.name},
       {"address", r.address},
-      {"status", r.status},
+      {"status", node_status_name(r.status)},
       {"total", r.total},
       {"replayed", r.replayed},
       {"skipped", r.skipped},
@@ -215,7 +215,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     NodeResult r;
     r.name = j.at("name").get<std::string>();
     r.address = j.value("address", "");
-    r.status = j.at("status").get<std::string>();
+    r.status = status_of(j.at("status").get<std::string>());
     r.total = util::json_integer<uint64_t>(j.at("total"), "total");
     r.replayed = util::json_integer<uint64_t>(j.at("replayed"), "replayed");
     r.skipped = util::json_integer<uint64_t>(j.at("skipped"), "skipped");

@@ -26,6 +26,11 @@ std::string printable_quoted(std::string_view s) {
   return out + (s.size() > 40 ? "...\"" : "\"");
 }
 
+// The one refusal of a status, whether its word is unknown or the coordinator's own.
+[[noreturn]] void bad_status(std::string_view word) {
+  bad("status", "expected \"ok\" or \"aborted\", got " + printable_quoted(word));
+}
+
 void check_adapter(const nlohmann::json& a, const std::string& where) {
   if (!a.is_object()) bad(where, "must be an object");
   if (a.contains("type") && !a["type"].is_string()) bad(where + ".type", "must be a string");
@@ -70,12 +75,16 @@ void check_engine_counters_shape(const nlohmann::json& counters) {
   }
 }
 
+NodeStatus status_of(std::string_view word) {
+  const std::optional<NodeStatus> status = node_status_from_name(word);
+  if (!status) bad_status(word);
+  return *status;
+}
+
 void check_report_fields(const NodeResult& r) {
   // A worker reports "ok" or "aborted". "lost" is the coordinator's word for a node whose
   // result never came: the report would take a worker's "lost" for one, with no reason.
-  if (r.status != "ok" && r.status != "aborted") {
-    bad("status", "expected \"ok\" or \"aborted\", got " + printable_quoted(r.status));
-  }
+  if (r.status == NodeStatus::Lost) bad_status(node_status_name(r.status));
   if (!std::isfinite(r.duration_s) || r.duration_s < 0) {
     bad("duration_s", "expected a finite number >= 0, got " + std::to_string(r.duration_s));
   }

@@ -174,8 +174,11 @@ ExitCode run(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   try {
     service::WorkerService svc(o);
-    svc.serve();
-  } catch (const std::exception& e) {
+    if (Status s = svc.serve(); !s) {
+      spdlog::error("{}", s.message());
+      return s.code();
+    }
+  } catch (const std::exception& e) {  // a socket that fails mid-run
     spdlog::error("{}", e.what());
     return ExitCode::kBadInput;
   }

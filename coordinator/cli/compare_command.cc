@@ -59,8 +59,8 @@ void declare(CLI::App& app, CompareOptions& o) {
 }
 
 // A reader never sees half a file.
-void write_file(const std::string& path, const std::string& text) {
-  util::write_file_atomically(path, {text});
+Status write_file(const std::string& path, const std::string& text) {
+  return util::write_file_atomically(path, {text});
 }
 
 nlohmann::json latency_cdfs(const RunSnapshot& run) { return latency_cdfs_json(run); }
@@ -104,12 +104,19 @@ ExitCode compare_command(int argc, char** argv) {
     const std::string json_path =
         o.json_path.empty() ? (fs::path(o.output_dir) / "compare.json").string() : o.json_path;
     const nlohmann::json data = comparison_json(c, outcomes);
-    write_file(json_path, data.dump(2) + "\n");
+    if (Status s = write_file(json_path, data.dump(2) + "\n"); !s) {
+      spdlog::error("{}", s.message());
+      return s.code();
+    }
     std::string written = json_path;
     if (!o.no_html) {
       const std::string html_path =
           o.html_path.empty() ? (fs::path(o.output_dir) / "compare.html").string() : o.html_path;
-      write_file(html_path, render_compare_html(data, latency_cdfs(a), latency_cdfs(b)));
+      const std::string page = render_compare_html(data, latency_cdfs(a), latency_cdfs(b));
+      if (Status s = write_file(html_path, page); !s) {
+        spdlog::error("{}", s.message());
+        return s.code();
+      }
       written += ", " + html_path;
     }
     std::fprintf(stderr, "compare: %s\n", written.c_str());

@@ -51,12 +51,12 @@ ExitCode report_command(int argc, char** argv) {
     // RunSummary): 0, 1 or 2, each an ExitCode.
     return static_cast<ExitCode>(contention_sweep_command(args, json_out, check));
   }
-  try {
-    std::printf("report: %s\n", write_report_page(args.front(), out).c_str());
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return ExitCode::kBadInput;
+  const Result<std::string> written = write_report_page(args.front(), out);
+  if (!written) {
+    spdlog::error("{}", written.status().message());
+    return written.status().code();
   }
+  std::printf("report: %s\n", written->c_str());
   return ExitCode::kOk;
 }
 

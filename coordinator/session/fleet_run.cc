@@ -20,6 +20,7 @@
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet/util/pyjson.h"
 #include "fleet_run_machine.h"
 #include "handshake.h"
@@ -155,7 +156,8 @@ Status FleetRun::prepare() {
   ro.read_ahead = o_.local == 0 || std::thread::hardware_concurrency() > unsigned(o_.local) + 1;
   try {
     reader_ = std::make_unique<trace::FrameReader>(r.trace_path, ro);
-    check_replayable(r.trace_path, reader_->header().level, reader_->header().trace_schema_version);
+    const trace::Header& h = reader_->header();
+    if (Status s = check_replayable(r.trace_path, h.level, h.trace_schema_version); !s) return s;
     if (Status s = o_.send_engine_config ? r.engine.validate() : Status(); !s) return s;
     if (Status s = resolve_addresses(); !s) return s;
     if (Status s = o_.plan_only ? Status() : load_keys(); !s) return s;
@@ -163,7 +165,7 @@ Status FleetRun::prepare() {
       if (Status s = plan::check_route_cache_dir(o_.route_cache_dir); !s) return s;
     }
     if (!o_.plan_only) {
-      report::prepare_output_dir(r.output.output_dir);
+      if (Status s = report::prepare_output_dir(r.output.output_dir); !s) return s;
       timeseries_ = std::make_unique<report::TimeseriesSink>(r.output.output_dir);
     }
   } catch (const std::exception& e) {  // the trace, the config, the workers or the output dir
@@ -178,13 +180,14 @@ Status FleetRun::prepare() {
   return Status();
 }
 
-// --local N, or --workers (a hosts file, a list, or dns:NAME:PORT). Throws for a spec that
-// does not resolve.
+// --local N, or --workers (a hosts file, a list, or dns:NAME:PORT).
 Status FleetRun::resolve_addresses() {
   if (o_.local > 0) {
     for (int i = 0; i < o_.local; ++i) addresses_.push_back({"local", i, ""});
   } else {
-    addresses_ = resolve_workers(o_.workers_spec);
+    auto resolved = resolve_workers(o_.workers_spec);
+    if (!resolved) return resolved.status();
+    addresses_ = std::move(resolved).value();
     // A headless service lists replicas as they become ready: with --expect-workers, keep
     // resolving until they are all there or --connect-timeout passes.
     const bool dns = o_.workers_spec.rfind("dns:", 0) == 0;
@@ -194,7 +197,9 @@ Status FleetRun::resolve_addresses() {
       spdlog::info("{}: {} of {} workers resolved; waiting", o_.workers_spec, addresses_.size(),
                    o_.expect_workers);
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
-      addresses_ = resolve_workers(o_.workers_spec);
+      resolved = resolve_workers(o_.workers_spec);
+      if (!resolved) return resolved.status();
+      addresses_ = std::move(resolved).value();
     }
   }
   if (o_.expect_workers > 0 && static_cast<int>(addresses_.size()) != o_.expect_workers) {
@@ -258,14 +263,11 @@ ExitCode FleetRun::print_plan() {
 }
 
 Status FleetRun::connect() {
-  try {
-    if (o_.local > 0) {
-      local_ = std::make_unique<LocalWorkers>(o_.local, o_.local_worker_args,
-                                              curve_ ? &*curve_ : nullptr);
-      addresses_ = local_->addresses();
-    }
-  } catch (const std::exception& e) {  // a worker binary that would not start
-    return Status::error(e.what());
+  if (o_.local > 0) {
+    auto started = LocalWorkers::start(o_.local, o_.local_worker_args, curve_ ? &*curve_ : nullptr);
+    if (!started) return started.status();  // a worker binary that would not start
+    local_ = std::move(started).value();
+    addresses_ = local_->addresses();
   }
   const std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
   for (size_t i = 0; i < addresses_.size(); ++i) {
@@ -275,14 +277,11 @@ Status FleetRun::connect() {
                     o_.compression_level);
     links_.add(std::move(link));
   }
-  TraceOffer offer;
-  try {
-    offer = plan_trace_offer(o_, addresses_);
-  } catch (const std::exception& e) {  // --trace-access shared on a trace that cannot be shared
-    return Status::error(e.what());
-  }
-  if (Status s = handshake(links_, offer, o_.connect_timeout_ms, clock_); !s) return s;
-  return apply_trace_offer(links_, offer, o_.trace_access == TraceAccess::Shared);
+  // --trace-access shared on a trace that cannot be shared is an error.
+  const Result<TraceOffer> offer = plan_trace_offer(o_, addresses_);
+  if (!offer) return offer.status();
+  if (Status s = handshake(links_, offer.value(), o_.connect_timeout_ms, clock_); !s) return s;
+  return apply_trace_offer(links_, offer.value(), o_.trace_access == TraceAccess::Shared);
 }
 
 void FleetRun::sync_clocks() {
@@ -333,7 +332,7 @@ void FleetRun::start_workers() {
     s.schedule = r.schedule == causal::Schedule::Partial ? "partial" : "ordered";
     s.causal_horizon_s = r.causal_horizon_s;
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
-    s.clock = r.virtual_clock ? "virtual" : "real";
+    s.clock = util::clock_name(util::clock_kind(r.virtual_clock));
     if (o_.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();
     s.l2_key_namespace = r.engine.l2_key_namespace;
     if (o_.send_engine_name) s.engine_name = r.engine.engine_name;

@@ -10,6 +10,7 @@
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet_run_machine.h"
 
 namespace fleet::session {
@@ -27,7 +28,7 @@ wire::NodeResult lost_node(const WorkerLink& l) {
   wire::NodeResult node;
   const auto& c = l.counters();
   node.name = l.node_name();
-  node.status = "lost";
+  node.status = wire::NodeStatus::Lost;
   node.total = static_cast<uint64_t>(l.progress().records);
   node.failed = static_cast<uint64_t>(l.progress().failed);
   node.engine_counters = {{"lost_reason", l.lost_reason()},
@@ -98,7 +99,7 @@ ExitCode FleetRun::report() {
   report::RunReport rep;
   rep.mode = "fleet";
   rep.speed = o_.replay.speed;
-  rep.clock = o_.replay.virtual_clock ? "virtual" : "real";
+  rep.clock = util::clock_name(util::clock_kind(o_.replay.virtual_clock));
   rep.trace = report::trace_info(*reader_);
   // A replayed plan describes the routing its saving run did (the same, by its key).
   rep.plan = saved_routes_ ? saved_routes_->meta()["plan"] : nlohmann::json(router_->plan_json());
@@ -112,7 +113,7 @@ ExitCode FleetRun::report() {
     node.records_received = l->counters().records_sent;
     node.clock_offset_ns = l->clock_offset_ns();
     node.clock_uncertainty_ns = l->clock_uncertainty_ns();
-    if (aborted_ && node.status == "ok") node.status = "aborted";
+    if (aborted_ && node.status == wire::NodeStatus::Ok) node.status = wire::NodeStatus::Aborted;
     nodes.push_back(std::move(node));
   }
   report::add_nodes(rep, std::move(nodes));
@@ -132,14 +133,10 @@ ExitCode FleetRun::report() {
   // What T0 waited for (null: the run ended before every worker was ready).
   c["start"] = t0_ ? t0_->to_json(connected_ns_) : nlohmann::json(nullptr);
   if (!o_.route_cache_dir.empty()) c["route_plan"] = route_plan_json();
-  ExitCode outputs_status;
-  try {
-    outputs_status = report::write_outputs(rep, o_.replay.output);
-  } catch (const std::exception& e) {  // the output directory became unwritable
-    return fail(Status::error(e.what()));
-  }
+  const Result<ExitCode> outputs_status = report::write_outputs(rep, o_.replay.output);
+  if (!outputs_status) return fail(outputs_status.status());  // the output dir became unwritable
   if (local_) local_->stop(unresponsive_links(links_));
-  return final_status(outputs_status);
+  return final_status(outputs_status.value());
 }
 
 // Where every record of the trace went (docs/outputs.md § Record accounting). A run cut short
@@ -147,7 +144,7 @@ ExitCode FleetRun::report() {
 // trace section was taken (so that section describes what the run read, as before).
 nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep) {
   report::AccountingInput in;
-  in.shard = plan::shard_mode_name(o_.router.mode);
+  in.shard = o_.router.mode;
   std::vector<uint64_t> routed, parts;
   uint64_t split_calls = 0;
   if (saved_routes_) {  // what the replayed plan routed so far; the trace's count is saved
@@ -166,7 +163,9 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
         --read;
       }
     }
-    in.trace_records = read + report::count_remaining_records(*reader_, in.remainder_error);
+    const report::RemainingRecords rest = report::count_remaining_records(*reader_);
+    in.trace_records = read + rest.records;
+    in.remainder_error = rest.error;
     for (const plan::WorkerPlan& row : router_->plan()) {
       routed.push_back(row.records);
       parts.push_back(row.split_parts);
@@ -181,10 +180,10 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
     split_parts += i < parts.size() ? parts[i] : 0;
     d.sent = l.counters().records_sent;
     d.confirmed = l.counters().records_confirmed;
-    d.lost = rep.nodes[i].status == "lost";
+    d.lost = rep.nodes[i].status == wire::NodeStatus::Lost;
     if (d.lost) {
       d.reason = "lost: " + l.lost_reason();
-    } else if (rep.nodes[i].status == "aborted") {
+    } else if (rep.nodes[i].status == wire::NodeStatus::Aborted) {
       d.reason = "stopped: " + (abort_reason_.empty() ? std::string("aborted") : abort_reason_);
     }
     in.nodes.push_back(std::move(d));

@@ -29,30 +29,29 @@ std::string why_not_shared(const LinkSet& links) {
 void FleetRun::find_saved_routes() {
   plan::RouterOptions options = o_.router;
   options.encode_split_parts = false;  // a plan is used only with links that read the trace
-  try {
-    route_key_ = plan::route_plan_key(o_.replay.trace_path, reader_->header().sm_config_digest,
-                                      options, o_.replay.max_frame_bytes);
-    plan::RoutePlanReader::Limits limits;
-    limits.trace_size = reader_->file_size();
-    limits.workers = static_cast<int>(o_.router.worker_names.size());
-    limits.max_frame_bytes = o_.replay.max_frame_bytes;
-    auto saved = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits);
-    if (!saved) {
-      route_plan_not_used("routing the trace again: " + saved.status().message());
-      return;
-    }
-    saved_routes_ = std::move(saved).value();
-    if (!saved_routes_) return;  // none saved yet: this run routes and saves one
-    const nlohmann::json& m = saved_routes_->meta();
-    if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
-        !m["records_read"].is_number_unsigned() || !m.contains("plan") || !m["plan"].is_object()) {
-      route_plan_not_used("routing the trace again: " + saved_routes_->path() +
-                          ": metadata incomplete");
-      saved_routes_.reset();
-    }
-  } catch (const std::exception& e) {  // the trace cannot be stat'ed
-    route_plan_not_used(e.what());
-    route_key_.reset();
+  auto key = plan::route_plan_key(o_.replay.trace_path, reader_->header().sm_config_digest, options,
+                                  o_.replay.max_frame_bytes);
+  if (!key) {  // the trace cannot be stat'ed
+    route_plan_not_used(key.status().message());
+    return;
+  }
+  route_key_ = std::move(key).value();
+  plan::RoutePlanReader::Limits limits;
+  limits.trace_size = reader_->file_size();
+  limits.workers = static_cast<int>(o_.router.worker_names.size());
+  limits.max_frame_bytes = o_.replay.max_frame_bytes;
+  auto saved = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits);
+  if (!saved) {
+    route_plan_not_used("routing the trace again: " + saved.status().message());
+    return;
+  }
+  saved_routes_ = std::move(saved).value();
+  if (!saved_routes_) return;  // none saved yet: this run routes and saves one
+  const nlohmann::json& m = saved_routes_->meta();
+  if (!m.contains("t_origin") || !m["t_origin"].is_number() || !m.contains("records_read") ||
+      !m["records_read"].is_number_unsigned() || !m.contains("plan") || !m["plan"].is_object()) {
+    route_plan_not_used("routing the trace again: " + saved_routes_->path() +
+                        ": metadata incomplete");
     saved_routes_.reset();
   }
 }
@@ -68,10 +67,11 @@ bool FleetRun::open_saved_routes() {
     return false;
   }
   if (!saved_routes_) {
-    try {
-      routes_writer_ = std::make_unique<plan::RoutePlanWriter>(o_.route_cache_dir, *route_key_);
-    } catch (const std::exception& e) {  // the directory is not writable
-      route_plan_not_saved(spdlog::level::warn, e.what());
+    auto writer = plan::RoutePlanWriter::create(o_.route_cache_dir, *route_key_);
+    if (writer) {
+      routes_writer_ = std::move(writer).value();
+    } else {  // the directory is not writable
+      route_plan_not_saved(spdlog::level::warn, writer.status().message());
     }
     return false;
   }

@@ -16,7 +16,8 @@
 
 namespace fleet::session {
 
-TraceOffer plan_trace_offer(const FleetOptions& o, const std::vector<WorkerAddress>& addresses) {
+Result<TraceOffer> plan_trace_offer(const FleetOptions& o,
+                                    const std::vector<WorkerAddress>& addresses) {
   TraceOffer offer;
   offer.offered.assign(addresses.size(), false);
   if (o.trace_access == TraceAccess::Stream) return offer;
@@ -24,7 +25,7 @@ TraceOffer plan_trace_offer(const FleetOptions& o, const std::vector<WorkerAddre
   try {
     offer.identity = trace::identify_trace(o.replay.trace_path);
   } catch (const trace::TraceError& e) {
-    if (shared) throw std::invalid_argument(std::string("--trace-access shared: ") + e.what());
+    if (shared) return Status::error(std::string("--trace-access shared: ") + e.what());
     spdlog::info("records travel in batches: {}", e.what());  // e.g. a trace read from a pipe
     return offer;
   }

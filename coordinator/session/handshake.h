@@ -21,8 +21,9 @@ struct TraceOffer {
   std::vector<bool> offered;  // per link
 };
 
-// Throws std::invalid_argument for --trace-access shared on a trace that cannot be offered.
-TraceOffer plan_trace_offer(const FleetOptions& o, const std::vector<WorkerAddress>& addresses);
+// An error for --trace-access shared on a trace that cannot be offered.
+Result<TraceOffer> plan_trace_offer(const FleetOptions& o,
+                                    const std::vector<WorkerAddress>& addresses);
 
 // HELLO to every link, WELCOME from each within `timeout_ms`; a refusal is an error carrying
 // the worker's own reason.

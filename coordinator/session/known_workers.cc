@@ -37,11 +37,9 @@ Result<KnownWorkers> KnownWorkers::load(const std::string& path) {
       known.any_ = key;
       continue;
     }
-    try {
-      known.keys_[parse_host_port(who, where).name()] = key;
-    } catch (const std::invalid_argument& e) {
-      return Status::error(e.what());
-    }
+    Result<WorkerAddress> address = parse_host_port(who, where);
+    if (!address) return address.status();
+    known.keys_[address->name()] = key;
   }
   return known;
 }

@@ -18,6 +18,7 @@
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet/util/malloc_tuning.h"
 #include "fleet/util/output_file.h"
 #include "fleet/util/status.h"
@@ -62,17 +63,18 @@ void print_banner() {
 
 }  // namespace
 
-void check_replayable(const std::string& path, const std::string& level, int64_t schema) {
+Status check_replayable(const std::string& path, const std::string& level, int64_t schema) {
   if (level != "storage") {
-    throw std::runtime_error(path + ": level \"" + level +
-                             "\" is not replayable here (storage only; events traces go to "
-                             "`lmcache trace replay-events`)");
+    return Status::error(path + ": level \"" + level +
+                         "\" is not replayable here (storage only; events traces go to "
+                         "`lmcache trace replay-events`)");
   }
   if (schema != 2) {
-    throw std::runtime_error(path + ": trace_schema_version " + std::to_string(schema) +
-                             " is not replay-safe: schema version 1 may have omitted "
-                             "ObjectKey.cache_salt; replayable versions: 2");
+    return Status::error(path + ": trace_schema_version " + std::to_string(schema) +
+                         " is not replay-safe: schema version 1 may have omitted "
+                         "ObjectKey.cache_salt; replayable versions: 2");
   }
+  return Status();
 }
 
 namespace {
@@ -120,9 +122,10 @@ Result<std::unique_ptr<trace::FrameReader>> open_inputs(const ReplayOptions& o) 
   ro.defer_args_check = true;  // the session decodes every record and validates as it goes
   try {
     auto reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
-    check_replayable(o.trace_path, reader->header().level, reader->header().trace_schema_version);
+    const trace::Header& h = reader->header();
+    if (Status s = check_replayable(o.trace_path, h.level, h.trace_schema_version); !s) return s;
     if (Status s = o.engine.validate(); !s) return s;
-    report::prepare_output_dir(o.output.output_dir);
+    if (Status s = report::prepare_output_dir(o.output.output_dir); !s) return s;
     if (!o.jsonl_out.empty()) {
       auto parent = std::filesystem::path(o.jsonl_out).parent_path();
       if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -174,7 +177,7 @@ ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
   report::RunReport rep;
   rep.mode = "embedded";
   rep.speed = o.speed;
-  rep.clock = o.virtual_clock ? "virtual" : "real";
+  rep.clock = util::clock_name(util::clock_kind(o.virtual_clock));
   rep.trace = report::trace_info(reader);
   rep.duration_s = result.duration_s;
   const uint64_t records = result.total;
@@ -186,20 +189,20 @@ ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
   // the trace by a frame scan, after the trace section above was taken (accounting.h).
   report::AccountingInput in;
   in.records_routed = reader.counters().records;
-  in.trace_records =
-      in.records_routed + report::count_remaining_records(reader, in.remainder_error);
+  const report::RemainingRecords rest = report::count_remaining_records(reader);
+  in.trace_records = in.records_routed + rest.records;
+  in.remainder_error = rest.error;
   report::NodeDelivery local;
   local.routed = local.sent = in.records_routed;
   if (g_interrupted.load()) local.reason = "stopped: interrupted";
   in.nodes.push_back(local);
   rep.accounting = report::accounting_json(rep, in);
-  ExitCode status;
-  try {
-    status = report::write_outputs(rep, o.output);
-  } catch (const std::exception& e) {  // the output directory became unwritable
-    spdlog::error("{}", e.what());
+  const Result<ExitCode> written = report::write_outputs(rep, o.output);
+  if (!written) {  // the output directory became unwritable
+    spdlog::error("{}", written.status().message());
     return ExitCode::kBadInput;
   }
+  const ExitCode status = written.value();
   if (g_interrupted.load()) {
     spdlog::warn("interrupted: partial report written after {} records", records);
     return ExitCode::kInterrupted;

@@ -16,7 +16,6 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 
 #include "fleet/security/certificate.h"
@@ -70,15 +69,16 @@ WorkerAddress parse_announcement(const std::string& line) {
 
 }  // namespace
 
-void LocalWorkers::write_coordinator_certificate(const security::CurveKeyPair& key) {
+Status LocalWorkers::write_coordinator_certificate(const security::CurveKeyPair& key) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "fleet-local-keys-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("--local: cannot create a key directory");
+  if (!mkdtemp(tmpl.data())) return Status::error("--local: cannot create a key directory");
   key_dir_ = tmpl;  // 0700 from mkdtemp
   security::Certificate cert{"coordinator", key.public_z85, ""};
   std::ofstream out(key_dir_ + "/coordinator.key");
   out << security::format_public_certificate(cert);
   out.close();
-  if (!out) throw std::runtime_error("--local: cannot write " + key_dir_ + "/coordinator.key");
+  if (!out) return Status::error("--local: cannot write " + key_dir_ + "/coordinator.key");
+  return Status();
 }
 
 void LocalWorkers::remove_key_dir() {
@@ -149,18 +149,26 @@ int LocalWorkers::spawn(int index, const std::string& bin, const std::vector<std
   return pipefd[0];
 }
 
-void LocalWorkers::abandon(const std::vector<int>& open_fds, const std::string& why) {
+Status LocalWorkers::abandon(const std::vector<int>& open_fds, const std::string& why) {
   for (int fd : open_fds) close(fd);
   stop();  // the workers already started, and the key directory
-  throw std::runtime_error("--local: " + why);
+  return Status::error("--local: " + why);
 }
 
-LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args,
-                           const security::CurveKeyPair* coordinator_key, int timeout_ms) {
+Result<std::unique_ptr<LocalWorkers>> LocalWorkers::start(
+    int count, const std::vector<std::string>& extra_args,
+    const security::CurveKeyPair* coordinator_key, int timeout_ms) {
+  std::unique_ptr<LocalWorkers> workers(new LocalWorkers());
+  if (Status s = workers->start_all(count, extra_args, coordinator_key, timeout_ms); !s) return s;
+  return workers;
+}
+
+Status LocalWorkers::start_all(int count, const std::vector<std::string>& extra_args,
+                               const security::CurveKeyPair* coordinator_key, int timeout_ms) {
   const std::string bin = find_worker_binary();
   std::vector<std::string> flags = policy_args(extra_args);
   if (coordinator_key) {
-    write_coordinator_certificate(*coordinator_key);
+    if (Status s = write_coordinator_certificate(*coordinator_key); !s) return s;
     flags.insert(flags.end(),
                  {"--ephemeral-key", "--authorized-keys", key_dir_ + "/coordinator.key"});
   }
@@ -168,7 +176,7 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
   std::vector<int> fds;
   for (int i = 0; i < count; ++i) {
     const int fd = spawn(i, bin, flags);
-    if (fd < 0) abandon(fds, std::string("cannot start a worker: ") + std::strerror(errno));
+    if (fd < 0) return abandon(fds, std::string("cannot start a worker: ") + std::strerror(errno));
     fds.push_back(fd);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -176,14 +184,15 @@ LocalWorkers::LocalWorkers(int count, const std::vector<std::string>& extra_args
     const std::string who = "worker " + std::to_string(i) + " (" + bin + ")";
     const Result<std::string> line = read_line(fds[i], deadline);
     const std::vector<int> still_open(fds.begin() + static_cast<long>(i), fds.end());
-    if (!line) abandon(still_open, who + " " + line.status().message());
+    if (!line) return abandon(still_open, who + " " + line.status().message());
     addresses_.push_back(parse_announcement(line.value()));
     if (coordinator_key && !security::is_z85_key(addresses_.back().server_key)) {
-      abandon(still_open, who + " announced no valid CURVE key (an older worker binary?)");
+      return abandon(still_open, who + " announced no valid CURVE key (an older worker binary?)");
     }
     close(fds[i]);
   }
   remove_key_dir();  // every worker has read it
+  return Status();
 }
 
 LocalWorkers::~LocalWorkers() { stop(); }

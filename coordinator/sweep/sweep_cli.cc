@@ -24,13 +24,11 @@ const std::set<std::string>& not_sweepable() {
 }
 
 Status check_mrc_file(const std::string& path) {
-  try {
-    const nlohmann::json j = util::read_json_file(path);
-    if (!j.is_object() || !j.contains("curve") || !j["curve"].is_array()) {
-      return Status::error("--sweep-mrc " + path + ": no \"curve\" array (not `lct mrc --json`)");
-    }
-  } catch (const std::runtime_error& e) {
-    return Status::error(std::string("--sweep-mrc ") + e.what());
+  const Result<nlohmann::json> read = util::read_json_file(path);
+  if (!read) return Status::error("--sweep-mrc " + read.status().message());
+  const nlohmann::json& j = read.value();
+  if (!j.is_object() || !j.contains("curve") || !j["curve"].is_array()) {
+    return Status::error("--sweep-mrc " + path + ": no \"curve\" array (not `lct mrc --json`)");
   }
   return Status();
 }

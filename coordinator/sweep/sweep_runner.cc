@@ -212,11 +212,12 @@ void report_sweep(const SweepRequest& r, const std::vector<Child>& children, boo
   for (const auto& c : children) runs.push_back({*c.variant, c.dir, c.code, c.wave});
   SweepSummary summary = summarize(r.axes, runs, r.goal, concurrent);
   if (!r.mrc_path.empty()) {
-    try {
-      summary.mrc = util::read_json_file(r.mrc_path);  // checked before the sweep started
-    } catch (const std::exception& e) {
+    Result<nlohmann::json> mrc = util::read_json_file(r.mrc_path);  // checked before the sweep
+    if (mrc) {
+      summary.mrc = std::move(mrc).value();
+    } else {
       spdlog::warn("--sweep-mrc {}: not an `lct mrc --json` file ({}); no curve drawn", r.mrc_path,
-                   e.what());
+                   mrc.status().message());
     }
   }
   try {
@@ -234,12 +235,12 @@ ExitCode run_sweep(const SweepRequest& r) {
   const std::vector<Variant> variants = expand_grid(r.axes);
   std::vector<session::WorkerAddress> workers;
   if (!r.workers_spec.empty()) {
-    try {
-      workers = session::resolve_workers(r.workers_spec);
-    } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
+    auto resolved = session::resolve_workers(r.workers_spec);
+    if (!resolved) {
+      spdlog::error("{}", resolved.status().message());
       return ExitCode::kBadInput;
     }
+    workers = std::move(resolved).value();
   }
   std::set<std::string> namespaces;
   for (const auto& v : variants) namespaces.insert(key_namespace(v));

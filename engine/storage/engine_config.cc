@@ -91,11 +91,9 @@ Result<std::string> read_file(const std::string& path) {
 }  // namespace
 
 json parse_engine_config_json(const std::string& text, const std::string& what) {
-  try {
-    return util::parse_json_bounded(text, what);
-  } catch (const std::runtime_error& e) {
-    bad(e.what());
-  }
+  Result<json> j = util::parse_json_bounded(text, what);
+  if (!j) bad(j.status().message());
+  return std::move(j).value();
 }
 
 EngineConfig engine_config_from_lmcache_json(const json& j) {

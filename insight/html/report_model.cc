@@ -20,12 +20,13 @@ namespace fleet::report::html {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-RunFiles load_run_files(const std::string& dir, std::optional<summary::RunSummary> summary_value) {
+Result<RunFiles> load_run_files(const std::string& dir,
+                                std::optional<summary::RunSummary> summary_value) {
   RunFiles f;
   f.dir = dir;
   const fs::path summary = fs::path(dir) / "fleet_summary.json";
   const fs::path series = fs::path(dir) / "fleet_timeseries.csv";
-  if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": not a directory");
+  if (!fs::is_directory(dir)) return Status::error(dir + ": not a directory");
   if (summary_value) {
     f.summary = std::move(summary_value);
   } else if (fs::exists(summary)) {
@@ -39,21 +40,21 @@ RunFiles load_run_files(const std::string& dir, std::optional<summary::RunSummar
     f.problems.push_back("no fleet_summary.json: the run did not finish writing its results");
   }
   if (fs::exists(series)) {
-    size_t bad = 0;
-    try {
-      f.windows = stats::read_timeseries_csv(series.string(), &bad);
-    } catch (const std::exception& e) {
-      f.problems.push_back(e.what());
-    }
-    if (bad) {
-      f.problems.push_back(series.string() + ": " + std::to_string(bad) +
-                           " damaged row(s) skipped (a run cut mid-write)");
+    Result<stats::TimeseriesFile> read = stats::read_timeseries_csv(series.string());
+    if (!read) {
+      f.problems.push_back(read.status().message());
+    } else {
+      f.windows = std::move(read->rows);
+      if (const size_t bad = read->bad_rows) {
+        f.problems.push_back(series.string() + ": " + std::to_string(bad) +
+                             " damaged row(s) skipped (a run cut mid-write)");
+      }
     }
   }
   if (!f.summary && f.windows.empty()) {
-    throw std::runtime_error(dir +
-                             ": neither fleet_summary.json nor fleet_timeseries.csv: not "
-                             "the output directory of a run");
+    return Status::error(dir +
+                         ": neither fleet_summary.json nor fleet_timeseries.csv: not "
+                         "the output directory of a run");
   }
   return f;
 }

@@ -1,7 +1,6 @@
 #include "fleet/insight/html/report_writer.h"
 
 #include <filesystem>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -11,15 +10,17 @@
 
 namespace fleet::report::html {
 
-std::string write_report_page(const std::string& dir, const std::string& out_path,
-                              std::optional<summary::RunSummary> summary) {
-  const RunFiles files = load_run_files(dir, std::move(summary));
-  const ReportPageParts page = render_report_parts(build_report_model(files));
+Result<std::string> write_report_page(const std::string& dir, const std::string& out_path,
+                                      std::optional<summary::RunSummary> summary) {
+  const Result<RunFiles> files = load_run_files(dir, std::move(summary));
+  if (!files) return files.status();
+  const ReportPageParts page = render_report_parts(build_report_model(files.value()));
   const std::string path =
       out_path.empty() ? (std::filesystem::path(dir) / "report.html").string() : out_path;
   std::vector<std::string_view> pieces{page.head};
   pieces.insert(pieces.end(), page.scripts_and_end.begin(), page.scripts_and_end.end());
-  util::write_file_atomically(path, pieces);  // a reader never sees half a page
+  // A reader never sees half a page.
+  if (Status s = util::write_file_atomically(path, pieces); !s) return s;
   return path;
 }
 

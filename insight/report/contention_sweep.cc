@@ -10,13 +10,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include "fleet/insight/report/contention.h"
 #include "fleet/stats/py_format.h"
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/exit_codes.h"
 #include "fleet/util/pyjson.h"
+#include "fleet/util/status.h"
 
 namespace fleet::report {
 
@@ -25,9 +25,9 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string read_text(const std::filesystem::path& path) {
+Result<std::string> read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path.string() + ": cannot read");
+  if (!in) return Status::error(path.string() + ": cannot read");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -65,22 +65,34 @@ std::string aligned(const std::vector<std::string>& row, const std::vector<size_
 }
 
 // "N=DIR" with N a fleet size >= 1.
-std::pair<int, std::string> parse_run(const std::string& arg) {
+Result<std::pair<int, std::string>> parse_run(const std::string& arg) {
   const size_t eq = arg.find('=');
   const std::string n = arg.substr(0, eq == std::string::npos ? 0 : eq);
   const bool digits = !n.empty() && n.size() < 7 && n.find_first_not_of("0123456789") == n.npos;
   if (!digits || std::stoi(n) < 1 || eq + 1 >= arg.size()) {
-    throw std::invalid_argument("bad run argument '" + arg +
-                                "' (expected N=DIR, N a fleet size >= 1)");
+    return Status::error("bad run argument '" + arg + "' (expected N=DIR, N a fleet size >= 1)");
   }
-  return {std::stoi(n), arg.substr(eq + 1)};
+  return std::pair{std::stoi(n), arg.substr(eq + 1)};
+}
+
+// Every N=DIR argument's row, or the first argument or run that cannot give one.
+Result<std::vector<SweepRow>> load_sweep_rows(const std::vector<std::string>& runs) {
+  std::vector<SweepRow> rows;
+  for (const auto& arg : runs) {
+    Result<std::pair<int, std::string>> run = parse_run(arg);
+    if (!run) return run.status();
+    Result<SweepRow> row = load_sweep_row(run->first, run->second);
+    if (!row) return row.status();
+    rows.push_back(std::move(row).value());
+  }
+  return rows;
 }
 
 }  // namespace
 
-SweepRow sweep_row(int n, const summary::RunSummary& summary) {
+Result<SweepRow> sweep_row(int n, const summary::RunSummary& summary) {
   if (!summary.contention || summary.contention->per_op.empty()) {
-    throw std::invalid_argument(
+    return Status::error(
         "no \"contention\" per-op L2 latency (did every node run with an L2 adapter?)");
   }
   const summary::ContentionSummary& cont = *summary.contention;
@@ -120,7 +132,7 @@ SweepRow sweep_row(int n, const summary::RunSummary& summary) {
   return row;
 }
 
-std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::string& text) {
+Result<std::map<std::string, RedisCommandStat>> parse_redis_commandstats(const std::string& text) {
   // The script's own housekeeping, not the adapter's traffic.
   static const std::set<std::string> kSkip = {"info", "flushall", "config",
                                               "ping", "dbsize",   "command"};
@@ -131,7 +143,7 @@ std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::stri
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
     if (line.rfind("cmdstat_", 0) != 0) continue;
     const size_t colon = line.find(':');
-    if (colon == std::string::npos) throw std::invalid_argument("bad line '" + line + "'");
+    if (colon == std::string::npos) return Status::error("bad line '" + line + "'");
     const std::string name = line.substr(8, colon - 8);
     RedisCommandStat st;
     std::istringstream fields(line.substr(colon + 1));
@@ -142,7 +154,7 @@ std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::stri
       if (key != "calls" && key != "usec_per_call") continue;
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0') throw std::invalid_argument("bad line '" + line + "'");
+      if (value.empty() || *end != '\0') return Status::error("bad line '" + line + "'");
       if (key == "calls") st.calls = static_cast<int64_t>(v);
       if (key == "usec_per_call") st.usec_per_call = v;
     }
@@ -151,24 +163,20 @@ std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::stri
   return out;
 }
 
-SweepRow load_sweep_row(int n, const std::string& dir) {
+Result<SweepRow> load_sweep_row(int n, const std::string& dir) {
   const std::filesystem::path summary_path = std::filesystem::path(dir) / "fleet_summary.json";
   Result<summary::RunSummary> summary = summary::read_run_summary(dir);
-  if (!summary) throw std::runtime_error(summary.status().message());  // names the file
-  SweepRow row;
-  try {
-    row = sweep_row(n, summary.value());
-  } catch (const std::exception& e) {  // no contention
-    throw std::runtime_error(summary_path.string() + ": " + e.what());
-  }
+  if (!summary) return summary.status();  // names the file
+  Result<SweepRow> row = sweep_row(n, summary.value());
+  if (!row) return Status::error(summary_path.string() + ": " + row.status().message());
   const std::filesystem::path redis_path = std::filesystem::path(dir) / "redis_commandstats.txt";
   std::error_code ec;
   if (std::filesystem::exists(redis_path, ec)) {
-    try {
-      row.redis = parse_redis_commandstats(read_text(redis_path));
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(redis_path.string() + ": " + e.what());
-    }
+    Result<std::string> text = read_text(redis_path);
+    if (!text) return text.status();
+    auto redis = parse_redis_commandstats(text.value());
+    if (!redis) return Status::error(redis_path.string() + ": " + redis.status().message());
+    row->redis = std::move(redis).value();
   }
   return row;
 }
@@ -287,16 +295,12 @@ std::vector<std::string> check_sweep(const std::vector<SweepRow>& rows) {
 
 int contention_sweep_command(const std::vector<std::string>& runs, const std::string& json_out,
                              bool check) {
-  std::vector<SweepRow> rows;
-  try {
-    for (const auto& arg : runs) {
-      const auto [n, dir] = parse_run(arg);
-      rows.push_back(load_sweep_row(n, dir));
-    }
-  } catch (const std::exception& e) {
-    spdlog::error("report --contention: {}", e.what());
+  Result<std::vector<SweepRow>> loaded = load_sweep_rows(runs);
+  if (!loaded) {
+    spdlog::error("report --contention: {}", loaded.status().message());
     return exit_status(ExitCode::kBadInput);
   }
+  const std::vector<SweepRow>& rows = loaded.value();
   std::printf("%s\n", render_sweep_table(rows).c_str());
   const std::string redis = render_redis_table(rows);
   if (!redis.empty()) std::printf("\n%s\n", redis.c_str());

@@ -23,8 +23,8 @@ namespace fleet::report {
 
 namespace {
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  util::write_whole_file(path.string(), {text});
+Status write_file(const std::filesystem::path& path, const std::string& text) {
+  return util::write_whole_file(path.string(), {text});
 }
 
 stats::ReplayOverview overview(const RunReport& r) {
@@ -49,13 +49,14 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-void prepare_output_dir(const std::string& dir) {
+Status prepare_output_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir)) {
-    throw std::runtime_error("--output-dir " + dir + ": cannot create directory" +
-                             (ec ? ": " + ec.message() : std::string()));
+    return Status::error("--output-dir " + dir + ": cannot create directory" +
+                         (ec ? ": " + ec.message() : std::string()));
   }
+  return Status();
 }
 
 std::string render_lmcache_summary(const RunReport& report, const std::string& format) {
@@ -126,15 +127,16 @@ std::string render_fleet_block(const RunReport& r) {
   if (r.nodes.size() > 1) {
     stats::MetricSection nodes{"nodes", "Nodes", {}};
     for (const auto& n : r.nodes) {
-      std::string v =
-          n.status + " rec=" + std::to_string(n.total) + " fail=" + std::to_string(n.failed) +
-          " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
-          " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " + n.config_digest.substr(0, 8);
+      std::string v = wire::node_status_name(n.status) + " rec=" + std::to_string(n.total) +
+                      " fail=" + std::to_string(n.failed) +
+                      " late p99=" + fmt("%.1fus", us(n.lateness.p99_ns())) +
+                      " off=" + fmt("%.0fus", us(n.clock_offset_ns)) + " " +
+                      n.config_digest.substr(0, 8);
       uint64_t l2_failed = 0;
       for (const auto& f : n.l2_failures) l2_failed += f.failed;
       if (l2_failed) v += " l2fail=" + std::to_string(l2_failed);
       const auto confirmed = summary::counter_view(n.engine_counters).records_confirmed_finished;
-      if (n.status == "lost" && confirmed) {
+      if (n.status == wire::NodeStatus::Lost && confirmed) {
         v += " confirmed=" + std::to_string(*confirmed) + "/" + std::to_string(n.records_received);
       }
       nodes.rows.push_back({n.name, n.name, v});
@@ -152,45 +154,52 @@ std::string render_nodes_csv(const RunReport& r) {
     stats::append_csv_field(out, n.name);
     out += ',';
     stats::append_csv_field(out, n.address);
-    out += ',' + n.status + ',' + std::to_string(n.total) + ',' + std::to_string(n.replayed) + ',' +
-           std::to_string(n.skipped) + ',' + std::to_string(n.failed) + ',' +
-           fmt("%.3f", us(n.lateness.p50_ns())) + ',' + fmt("%.3f", us(n.lateness.p99_ns())) + ',' +
-           fmt("%.3f", us(n.clock_offset_ns)) + ',' + n.config_digest + "\r\n";
+    out += ',' + wire::node_status_name(n.status) + ',' + std::to_string(n.total) + ',' +
+           std::to_string(n.replayed) + ',' + std::to_string(n.skipped) + ',' +
+           std::to_string(n.failed) + ',' + fmt("%.3f", us(n.lateness.p50_ns())) + ',' +
+           fmt("%.3f", us(n.lateness.p99_ns())) + ',' + fmt("%.3f", us(n.clock_offset_ns)) + ',' +
+           n.config_digest + "\r\n";
   }
   return out;
 }
 
-ExitCode write_outputs(const RunReport& report, const OutputOptions& o) {
+Result<ExitCode> write_outputs(const RunReport& report, const OutputOptions& o) {
   namespace fs = std::filesystem;
   fs::path dir(o.output_dir);
-  if (o.write_csv) write_file(dir / "trace_replay_ops.csv", stats::render_ops_csv(report.stats));
+  if (o.write_csv) {
+    Status s = write_file(dir / "trace_replay_ops.csv", stats::render_ops_csv(report.stats));
+    if (!s) return s;
+  }
   if (o.write_summary_json) {
-    write_file(dir / "trace_replay_summary.json",
-               stats::render_summary_json(report.duration_s, report.stats));
+    Status s = write_file(dir / "trace_replay_summary.json",
+                          stats::render_summary_json(report.duration_s, report.stats));
+    if (!s) return s;
   }
   const summary::RunSummary run_summary = run_summary_of(report);
   const nlohmann::ordered_json summary_json = summary::to_json(run_summary);
   const std::string summary_text = util::py_json_dumps_indent(summary_json, 2) + "\n";
-  write_file(dir / "fleet_summary.json", summary_text);
-  write_file(dir / "fleet_nodes.csv", render_nodes_csv(report));
+  if (Status s = write_file(dir / "fleet_summary.json", summary_text); !s) return s;
+  if (Status s = write_file(dir / "fleet_nodes.csv", render_nodes_csv(report)); !s) return s;
   if (run_summary.contention) {
-    write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
+    Status s = write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
+    if (!s) return s;
   }
   if (o.write_report) {
-    try {
-      // Drawn from the summary in hand, as the reader reads it from the file: the page
-      // `coordinator report DIR` draws, without parsing back what was just written
-      // (util/json_read_back.h; nullopt where the text would not carry a value back).
-      std::optional<summary::RunSummary> as_read;
-      if (auto read_back = util::json_as_read_back(summary_json, summary_text.size()))
-        as_read = summary::from_json(*read_back);
-      html::write_report_page(o.output_dir, "", std::move(as_read));
-    } catch (const std::exception& e) {  // the run's results stand without their picture
-      spdlog::warn("report.html not written: {}", e.what());
+    // Drawn from the summary in hand, as the reader reads it from the file: the page
+    // `coordinator report DIR` draws, without parsing back what was just written
+    // (util/json_read_back.h; nullopt where the text would not carry a value back).
+    std::optional<summary::RunSummary> as_read;
+    if (auto read_back = util::json_as_read_back(summary_json, summary_text.size()))
+      as_read = summary::from_json(*read_back);
+    const Result<std::string> page = html::write_report_page(o.output_dir, "", std::move(as_read));
+    if (!page) {  // the run's results stand without their picture
+      spdlog::warn("report.html not written: {}", page.status().message());
     }
   }
   std::string summary = render_lmcache_summary(report, o.format);
-  if (!o.output_path.empty()) write_file(o.output_path, summary);
+  if (!o.output_path.empty()) {
+    if (Status s = write_file(o.output_path, summary); !s) return s;
+  }
   if (!o.quiet) {
     std::fwrite(summary.data(), 1, summary.size(), stdout);
     if (o.format != "json") {

@@ -26,7 +26,7 @@ summary::NodeSummary node_of(const NodeReport& n) {
   summary::NodeSummary s;
   s.name = n.name;
   s.address = n.address;
-  s.status = n.status;
+  s.status = wire::node_status_name(n.status);
   s.records = {n.total, n.replayed, n.skipped, n.failed};
   s.records_received = n.records_received;
   s.duration_s = n.duration_s;

@@ -7,11 +7,12 @@
 namespace fleet::report {
 
 TimeseriesSink::TimeseriesSink(const std::string& output_dir) {
-  try {
-    csv_ = std::make_unique<stats::TimeseriesCsvWriter>(
-        (std::filesystem::path(output_dir) / "fleet_timeseries.csv").string());
-  } catch (const std::exception& e) {
-    spdlog::warn("no time series: {}", e.what());
+  auto csv = stats::TimeseriesCsvWriter::create(
+      (std::filesystem::path(output_dir) / "fleet_timeseries.csv").string());
+  if (csv) {
+    csv_ = std::move(csv).value();
+  } else {
+    spdlog::warn("no time series: {}", csv.status().message());
   }
 }
 

@@ -38,7 +38,7 @@ using namespace fleet;
 wire::NodeResult lost_node() {
   wire::NodeResult n;
   n.name = "lost";
-  n.status = "lost";
+  n.status = wire::NodeStatus::Lost;
   n.engine_counters = {{"lost_reason", "no heartbeat for 1500 ms"},
                        {"records_confirmed_finished", 3}};
   return n;

@@ -36,7 +36,7 @@ struct Setup {
     fleet::plan::RouterOptions o;
     o.mode = fleet::plan::ShardMode::Key;
     o.worker_names = {"a", "b", "c"};
-    key = fleet::plan::route_plan_key(trace, "digest", o, 1u << 20);
+    key = fleet::plan::route_plan_key(trace, "digest", o, 1u << 20).value();
     limits.trace_size = 1u << 20;
     limits.workers = 3;
     limits.max_frame_bytes = 64u << 10;

@@ -89,7 +89,7 @@ class FakeWorker {
 wire::NodeResult result_with_l2(const std::string& name) {
   wire::NodeResult r;
   r.name = name;
-  r.status = "ok";
+  r.status = wire::NodeStatus::Ok;
   r.duration_s = 0.5;
   std::vector<engine::L2Op> ops;
   for (int i = 0; i < 20; ++i)

@@ -118,9 +118,9 @@ TEST_P(CacheAccounting, AddsUpPerNodeMergedAndOverTime) {
 
   // fleet_timeseries.csv: one row per window per node, and each node's windows add up to its
   // run totals (the last window takes what the engine decided at close).
-  size_t bad = 1;
-  auto rows = stats::read_timeseries_csv(dir / "run/fleet_timeseries.csv", &bad);
-  EXPECT_EQ(bad, 0u);
+  const auto file = stats::read_timeseries_csv(dir / "run/fleet_timeseries.csv").value();
+  EXPECT_EQ(file.bad_rows, 0u);
+  const auto& rows = file.rows;
   std::map<std::string, stats::RunWindow> totals;
   std::map<std::string, int64_t> last_index;
   for (const auto& row : rows) {
@@ -220,8 +220,7 @@ TEST(CacheAccounting, AGapInTheRecordingIsNotWrittenWindowByWindow) {
   RunResult r = run_coordinator({path, "--clock", "virtual", "--l1-size-gb", "1"}, dir / "run",
                                 std::chrono::seconds(30));
   ASSERT_EQ(r.code, 0) << r.err;
-  size_t bad = 0;
-  auto rows = stats::read_timeseries_csv(dir / "run/fleet_timeseries.csv", &bad);
+  const auto rows = stats::read_timeseries_csv(dir / "run/fleet_timeseries.csv").value().rows;
   EXPECT_LE(rows.size(), 3u);
   uint64_t records = 0;
   for (const auto& row : rows) records += row.w.records;

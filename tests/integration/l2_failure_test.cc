@@ -82,10 +82,10 @@ std::string small_object_trace() {
 }
 
 uint64_t timeseries_l2_failed(const std::string& path) {
-  size_t bad = 0;
   uint64_t failed = 0;
-  for (const auto& row : stats::read_timeseries_csv(path, &bad)) failed += row.w.l2_failed;
-  EXPECT_EQ(bad, 0u);
+  const auto file = stats::read_timeseries_csv(path).value();
+  for (const auto& row : file.rows) failed += row.w.l2_failed;
+  EXPECT_EQ(file.bad_rows, 0u);
   return failed;
 }
 

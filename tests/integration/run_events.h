@@ -35,12 +35,9 @@ inline ::testing::AssertionResult eventually(
 // The windows written so far to `run_dir`/fleet_timeseries.csv (none while the file is absent
 // or its header is being written).
 inline std::vector<stats::TimeseriesRow> timeseries_rows(const std::string& run_dir) {
-  try {
-    size_t bad = 0;  // a row being written is cut: skipped
-    return stats::read_timeseries_csv(run_dir + "/fleet_timeseries.csv", &bad);
-  } catch (const std::exception&) {
-    return {};
-  }
+  // A row being written is cut: skipped.
+  auto file = stats::read_timeseries_csv(run_dir + "/fleet_timeseries.csv");
+  return file ? std::move(file->rows) : std::vector<stats::TimeseriesRow>{};
 }
 
 // Sum over the windows of `node` ("" = every node) of one RunWindow field.

@@ -17,6 +17,7 @@
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet/util/malloc_tuning.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/owned_message.h"
@@ -268,7 +269,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
   setup.session.engine_time_scale = cfg.time_scale;
   setup.session.t_origin = s.t_origin;
   setup.session.drain_on_close = cfg.drain_on_close;
-  setup.virtual_clock = s.clock == "virtual";
+  setup.virtual_clock = util::clock_kind_of(s.clock) == util::ClockKind::Virtual;
   setup.real_clock = &clock_;
   setup.trace = shared_trace_;
   setup.credit_window = std::max(1, s.credit_window);

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <stdexcept>
 #include <zmq.hpp>
 
 #include "fleet/security/protected_mode.h"
@@ -43,15 +42,13 @@ WorkerService::~WorkerService() = default;
 
 std::string WorkerService::endpoint() const { return bound_.load() ? endpoint_ : std::string(); }
 
-void WorkerService::serve() {
+Status WorkerService::serve() {
   const WorkerSecurity& sec = options_.security;
-  if (Status s = security::check_listen_transport(options_.listen); !s) {
-    throw std::runtime_error(s.message());
-  }
+  if (Status s = security::check_listen_transport(options_.listen); !s) return s;
   if (Status s =
           security::check_protected_mode(options_.listen, sec.curve.has_value(), sec.insecure);
       !s) {
-    throw std::runtime_error(s.message());
+    return s;
   }
   if (sec.insecure && !sec.curve) {
     spdlog::warn(
@@ -77,8 +74,8 @@ void WorkerService::serve() {
   }
   try {
     sock.bind(options_.listen);
-  } catch (const zmq::error_t& e) {
-    throw std::runtime_error("--listen " + options_.listen + ": cannot bind: " + e.what());
+  } catch (const zmq::error_t& e) {  // cppzmq reports a failed bind by throwing
+    return Status::error("--listen " + options_.listen + ": cannot bind: " + e.what());
   }
   endpoint_ = plain_endpoint(sock.get(zmq::sockopt::last_endpoint));
   bound_.store(true);
@@ -101,6 +98,7 @@ void WorkerService::serve() {
   util::Clock& clock = options_.clock ? *options_.clock : util::RealClock::instance();
   WorkerProtocol protocol(sock, options_, clock, stop_flag());
   protocol.run();
+  return Status();
 }
 
 }  // namespace fleet::service

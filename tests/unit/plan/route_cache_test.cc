@@ -44,7 +44,7 @@ struct Fixture {
   RoutePlanReader::Limits limits;
   Fixture() {
     EXPECT_TRUE(check_route_cache_dir(cache).ok());
-    key = route_plan_key(trace, "digest", options(ShardMode::Key, 3), 1u << 20);
+    key = route_plan_key(trace, "digest", options(ShardMode::Key, 3), 1u << 20).value();
     limits.trace_size = 10000;
     limits.workers = 3;
     limits.max_frame_bytes = 1u << 20;
@@ -75,7 +75,10 @@ Route route(int worker, size_t size, double shift = 0.0, std::string_view mask =
 // Every kind of entry: a plain route, a split call's masked parts, a shifted route, --shard
 // none's all-workers entry; then the metadata.
 std::string write_sample(const Fixture& f) {
-  RoutePlanWriter w(f.cache, f.key);
+  auto writer = RoutePlanWriter::create(f.cache, f.key);
+  EXPECT_TRUE(writer.ok()) << writer.status().message();
+  if (!writer) return "";
+  RoutePlanWriter& w = *writer.value();
   w.add(route(1, 100), 0, true, false);
   const std::string m0("\x05", 1), m1("\x0a", 1);
   w.add(route(0, 200, 0.0, m0, 4), 104, true, false);
@@ -151,25 +154,25 @@ TEST(RouteCache, NoPlanIsNotAnError) {
 TEST(RouteCache, TheKeyNamesTheTraceFileAndEveryRoutingInput) {
   Fixture f;
   const RouterOptions base = options(ShardMode::Key, 3);
-  const std::string k = route_plan_key(f.trace, "d", base, 1u << 20).text;
-  EXPECT_EQ(route_plan_key(f.trace, "d", base, 1u << 20).text, k);  // stable
-  EXPECT_NE(route_plan_key(f.trace, "other digest", base, 1u << 20).text, k);
-  EXPECT_NE(route_plan_key(f.trace, "d", base, 2u << 20).text, k);
+  const std::string k = route_plan_key(f.trace, "d", base, 1u << 20)->text;
+  EXPECT_EQ(route_plan_key(f.trace, "d", base, 1u << 20)->text, k);  // stable
+  EXPECT_NE(route_plan_key(f.trace, "other digest", base, 1u << 20)->text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", base, 2u << 20)->text, k);
   RouterOptions o = base;
   o.mode = ShardMode::Time;
-  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20)->text, k);
   o = base;
   o.window_s = 2.5;
-  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20)->text, k);
   o = base;
   o.timeline = Timeline::Stack;
-  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20)->text, k);
   o = base;
   o.worker_names[2] = "host-c:5555";
-  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20)->text, k);
   o = base;
   o.worker_names.pop_back();
-  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20).text, k);
+  EXPECT_NE(route_plan_key(f.trace, "d", o, 1u << 20)->text, k);
   // The same bytes rewritten: a new modification time (and change time). The file system's
   // clock ticks coarsely (a few ms; a second on some), so write until the time has moved.
   const auto written = std::filesystem::last_write_time(f.trace);
@@ -180,15 +183,18 @@ TEST(RouteCache, TheKeyNamesTheTraceFileAndEveryRoutingInput) {
            std::chrono::steady_clock::now() < deadline);
   ASSERT_NE(std::filesystem::last_write_time(f.trace), written)
       << "rewriting the trace left its modification time unchanged for 5 s";
-  EXPECT_NE(route_plan_key(f.trace, "d", base, 1u << 20).text, k);
-  EXPECT_THROW(route_plan_key(f.dir / "missing.lct", "d", base, 1u << 20), std::runtime_error);
+  EXPECT_NE(route_plan_key(f.trace, "d", base, 1u << 20)->text, k);
+  const std::string missing = f.dir / "missing.lct";
+  EXPECT_EQ(route_plan_key(missing, "d", base, 1u << 20).status().message(),
+            missing + ": cannot stat: No such file or directory");
 }
 
 TEST(RouteCache, APlanMadeForAnotherKeyIsRefused) {
   Fixture f;
   const std::string path = write_sample(f);
   // Another routing's plan put under this key's file name.
-  RoutePlanKey other = route_plan_key(f.trace, "digest", options(ShardMode::Time, 3), 1u << 20);
+  RoutePlanKey other =
+      route_plan_key(f.trace, "digest", options(ShardMode::Time, 3), 1u << 20).value();
   std::filesystem::rename(path, f.cache + "/" + other.file_name);
   EXPECT_NE(refusal(RoutePlanReader::open(f.cache, other, f.limits))
                 .find("made for another trace or routing"),
@@ -232,9 +238,9 @@ TEST(RouteCache, EntriesOutsideTheTraceOrItsWorkersAreRefused) {
 TEST(RouteCache, AnOffsetThatWouldWrapAroundIsRefused) {
   Fixture f;
   {
-    RoutePlanWriter w(f.cache, f.key);
-    w.add(route(1, 100), ~uint64_t{0} - 10, true, false);  // offset + length wraps past 2^64
-    ASSERT_TRUE(w.commit(nlohmann::json::object()).ok());
+    auto w = RoutePlanWriter::create(f.cache, f.key).value();
+    w->add(route(1, 100), ~uint64_t{0} - 10, true, false);  // offset + length wraps past 2^64
+    ASSERT_TRUE(w->commit(nlohmann::json::object()).ok());
   }
   EXPECT_NE(refusal(f.open()).find("not inside the trace"), std::string::npos) << refusal(f.open());
 }
@@ -252,20 +258,30 @@ TEST(RouteCache, APlanOthersCouldHaveWrittenIsRefused) {
 TEST(RouteCache, AnUncommittedOrAbandonedPlanLeavesNothingBehind) {
   Fixture f;
   {
-    RoutePlanWriter w(f.cache, f.key);
-    w.add(route(1, 100), 0, true, false);
+    auto w = RoutePlanWriter::create(f.cache, f.key).value();
+    w->add(route(1, 100), 0, true, false);
   }  // the run stopped early: never committed
   {
-    RoutePlanWriter w(f.cache, f.key);
+    auto w = RoutePlanWriter::create(f.cache, f.key).value();
     Route inline_part = route(1, 100);
     inline_part.original = false;  // a re-encoded part has no place in the trace
-    w.add(inline_part, 0, true, false);
-    EXPECT_TRUE(w.abandoned());
-    auto saved = w.commit(nlohmann::json::object());
+    w->add(inline_part, 0, true, false);
+    EXPECT_TRUE(w->abandoned());
+    auto saved = w->commit(nlohmann::json::object());
     EXPECT_FALSE(saved.ok());
     EXPECT_NE(saved.status().message().find("re-encoded"), std::string::npos);
   }
   EXPECT_TRUE(std::filesystem::is_empty(f.cache));
+}
+
+TEST(RouteCache, AWriterInADirectoryThatIsGoneIsAnErrorNamingTheFile) {
+  Fixture f;
+  const std::string gone = f.cache + "/gone";
+  const auto w = RoutePlanWriter::create(gone, f.key);
+  ASSERT_FALSE(w.ok());
+  const std::string& why = w.status().message();  // mkstemp fills in the X's even when it fails
+  EXPECT_EQ(why.rfind(gone + "/." + f.key.file_name + ".", 0), 0u) << why;
+  EXPECT_TRUE(why.ends_with(": cannot create: No such file or directory")) << why;
 }
 
 TEST(RouteCache, TheDirectoryMustBeThisUsersAndPrivate) {

@@ -14,7 +14,7 @@ namespace fleet::report {
 namespace {
 
 NodeReport node(const std::string& name, uint64_t replayed, uint64_t skipped, uint64_t failed,
-                const std::string& status = "ok") {
+                wire::NodeStatus status = wire::NodeStatus::Ok) {
   NodeReport n;
   n.name = name;
   n.status = status;
@@ -40,7 +40,7 @@ TEST(Accounting, UnshardedNodesEachAccountForTheWholeTrace) {
   RunReport r;
   r.nodes = {node("a", 90, 8, 2), node("b", 100, 0, 0)};
   AccountingInput in;
-  in.shard = "none";
+  in.shard = plan::ShardMode::None;
   in.trace_records = 100;
   in.records_routed = 100;
   in.nodes = {delivered(100, 100), delivered(100, 100)};
@@ -58,7 +58,7 @@ TEST(Accounting, UnshardedNodesEachAccountForTheWholeTrace) {
 TEST(Accounting, RecordsNeverReadAreCountedOnEveryUnshardedNode) {
   RunReport r;
   r.stopped_early = true;
-  r.nodes = {node("a", 60, 0, 0, "aborted")};
+  r.nodes = {node("a", 60, 0, 0, wire::NodeStatus::Aborted)};
   AccountingInput in;
   in.trace_records = 100;
   in.records_routed = 70;  // stopped after 70 reads; the rest counted by the remainder scan
@@ -78,9 +78,9 @@ TEST(Accounting, KeyShardsAddUpWithSplitPartsAndALostNode) {
   // 100 records; 10 calls split in two, so 110 parts over two nodes. Node b was lost after
   // PROGRESS confirmed 30 of the 50 it was sent; 5 of its share were never sent.
   RunReport r;
-  r.nodes = {node("a", 52, 3, 0), node("b", 0, 0, 4, "lost")};
+  r.nodes = {node("a", 52, 3, 0), node("b", 0, 0, 4, wire::NodeStatus::Lost)};
   AccountingInput in;
-  in.shard = "key";
+  in.shard = plan::ShardMode::Key;
   in.trace_records = 100;
   in.records_routed = 100;
   in.split_extra_parts = 10;
@@ -145,17 +145,17 @@ TEST(Accounting, TheRemainderScanCountsEveryRecordLeft) {
   uint64_t read = 0;
   while (read < 123 && reader.next(rec)) ++read;
   ASSERT_EQ(read, 123u);
-  std::string error;
-  EXPECT_EQ(count_remaining_records(reader, error), stats.records - 123);
-  EXPECT_EQ(error, "");
+  const RemainingRecords rest = count_remaining_records(reader);
+  EXPECT_EQ(rest.records, stats.records - 123);
+  EXPECT_EQ(rest.error, "");
 
   // A file cut mid-frame: what was counted stands, and the reason is given.
   const auto size = std::filesystem::file_size(path);
   std::filesystem::resize_file(path, size - 7);
   trace::FrameReader cut(path, trace::ReaderOptions{});
-  const uint64_t left = count_remaining_records(cut, error);
-  EXPECT_LT(left, stats.records);
-  EXPECT_GE(left + 2, stats.records);
+  const RemainingRecords left = count_remaining_records(cut);
+  EXPECT_LT(left.records, stats.records);
+  EXPECT_GE(left.records + 2, stats.records);
   std::filesystem::remove(path);
 }
 

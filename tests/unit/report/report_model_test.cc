@@ -29,7 +29,8 @@ struct TempDir {
 // A synthetic fleet run: `nodes` nodes, `windows` 1-second windows each, L2 traffic.
 void write_run(const fs::path& dir, int nodes, int windows, bool with_summary = true) {
   {
-    stats::TimeseriesCsvWriter csv((dir / "fleet_timeseries.csv").string());
+    auto writer = stats::TimeseriesCsvWriter::create((dir / "fleet_timeseries.csv").string());
+    stats::TimeseriesCsvWriter& csv = *writer.value();
     for (int t = 0; t < windows; ++t) {
       for (int n = 0; n < nodes; ++n) {
         stats::RunWindow w;
@@ -83,7 +84,7 @@ void write_run(const fs::path& dir, int nodes, int windows, bool with_summary = 
 TEST(ReportModel, SixtyFourNodesAndAnHourStayBounded) {
   TempDir dir;
   write_run(dir.path, 64, 3600);
-  const json m = build_report_model(load_run_files(dir.path.string()));
+  const json m = build_report_model(load_run_files(dir.path.string()).value());
   const json& rps = m["series"]["records_per_s"];
   ASSERT_EQ(rps.size(), kTopNodes + 1);  // top 8 + "others (56)"
   EXPECT_EQ(rps.back()["name"], "others (56)");
@@ -120,7 +121,7 @@ TEST(ReportModel, DownsamplingKeepsEveryBucketsMinAndMax) {
 TEST(ReportModel, ARunThatLeftOnlyItsTimeSeriesIsPartial) {
   TempDir dir;
   write_run(dir.path, 2, 30, /*with_summary=*/false);
-  const json m = build_report_model(load_run_files(dir.path.string()));
+  const json m = build_report_model(load_run_files(dir.path.string()).value());
   EXPECT_TRUE(m["partial"].get<bool>());
   EXPECT_EQ(m["verdict"]["status"], "warn");
   EXPECT_EQ(m["series"]["records_per_s"].size(), 2u);
@@ -137,7 +138,7 @@ TEST(ReportModel, ALostNodeFailsTheVerdictWithItsReason) {
   s["nodes"][1]["engine"]["counters"] = {{"lost_reason", "no heartbeat for 1504 ms"},
                                          {"records_confirmed_finished", 420}};
   std::ofstream(dir.path / "fleet_summary.json") << s.dump();
-  const json m = build_report_model(load_run_files(dir.path.string()));
+  const json m = build_report_model(load_run_files(dir.path.string()).value());
   EXPECT_TRUE(m["partial"].get<bool>());
   EXPECT_NE(m["partial_reason"].get<std::string>().find("no heartbeat for 1504 ms"),
             std::string::npos);
@@ -158,7 +159,7 @@ TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
   TempDir dir;
   write_run(dir.path, 1, 3, /*with_summary=*/false);
   std::ofstream(dir.path / "fleet_summary.json") << std::string(1'000'000, '[');
-  const RunFiles f = load_run_files(dir.path.string());
+  const RunFiles f = load_run_files(dir.path.string()).value();
   EXPECT_FALSE(f.summary.has_value());
   ASSERT_FALSE(f.problems.empty());
   EXPECT_NE(f.problems[0].find("fleet_summary.json: JSON nested deeper than 64"), std::string::npos)
@@ -168,12 +169,12 @@ TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
 
 TEST(ReportModel, NotARunDirectoryIsAClearError) {
   TempDir dir;
-  try {
-    load_run_files(dir.path.string());
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(dir.path.string()), std::string::npos);
-  }
+  EXPECT_EQ(load_run_files(dir.path.string()).status().message(),
+            dir.path.string() +
+                ": neither fleet_summary.json nor fleet_timeseries.csv: not the output directory "
+                "of a run");
+  EXPECT_EQ(load_run_files((dir.path / "missing").string()).status().message(),
+            (dir.path / "missing").string() + ": not a directory");
 }
 
 }  // namespace

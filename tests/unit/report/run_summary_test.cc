@@ -59,7 +59,7 @@ TEST(RunSummary, WritingWhatWasReadGivesTheStoredFileBack) {
   for (const char* name : {"embedded", "key2"}) {
     SCOPED_TRACE(name);
     const std::string path = stored(name) + "/fleet_summary.json";
-    const nlohmann::json file = util::read_json_file(path);
+    const nlohmann::json file = util::read_json_file(path).value();
     const nlohmann::json written = nlohmann::json(to_json(from_json(file)));
     EXPECT_EQ(written.dump(1), file.dump(1));
   }

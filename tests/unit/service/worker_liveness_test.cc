@@ -35,7 +35,7 @@ class VirtualWorker {
     o.max_runs = max_runs;
     o.clock = &clock_;
     service_ = std::make_unique<WorkerService>(o);
-    done_ = std::async(std::launch::async, [this] { service_->serve(); });
+    done_ = std::async(std::launch::async, [this] { ASSERT_TRUE(service_->serve().ok()); });
     for (int i = 0; i < 500 && service_->endpoint().empty(); ++i) std::this_thread::sleep_for(10ms);
   }
   ~VirtualWorker() {
@@ -219,6 +219,26 @@ TEST(WorkerLiveness, ALostCoordinatorFreesTheWorkerForTheNext) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(welcome.reject, "");
+}
+
+// What keeps a worker from serving is a Status naming the flag, before any socket is bound.
+TEST(WorkerServe, ARefusedListenAddressIsAnErrorNotAnException) {
+  WorkerOptions o;
+  o.listen = "tcp://0.0.0.0:0";  // every interface, without CURVE or --insecure
+  o.engine.engine_name = "noop";
+  WorkerService exposed(o);
+  const Status s = exposed.serve();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("--listen tcp://0.0.0.0:0", 0), 0u) << s.message();
+  EXPECT_EQ(s.code(), ExitCode::kBadInput);
+  zmq::context_t ctx(1);
+  zmq::socket_t taken(ctx, zmq::socket_type::router);
+  taken.bind("tcp://127.0.0.1:0");  // the port another process holds
+  o.listen = taken.get(zmq::sockopt::last_endpoint);
+  WorkerService unbindable(o);
+  const Status refused = unbindable.serve();
+  EXPECT_EQ(refused.message().rfind("--listen " + o.listen + ": cannot bind: ", 0), 0u)
+      << refused.message();
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ TEST(WorkerKeys, HostsFileLinesCarryKeysEvenWithHashAndColon) {
   const std::string plain = security::generate_key_pair().public_z85;
   auto path = f.write("hosts.txt", "# fleet\ngpu1:5555 key=" + k + "   # rack 3\n[::1]:6000\n" +
                                        "gpu2:5555\tkey=" + plain + "\n");
-  auto a = parse_hosts_file(path);
+  auto a = parse_hosts_file(path).value();
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(a[0].name(), "gpu1:5555");
   EXPECT_EQ(a[0].server_key, k);
@@ -55,21 +55,15 @@ TEST(WorkerKeys, HostsFileLinesCarryKeysEvenWithHashAndColon) {
 TEST(WorkerKeys, BadKeyOrWordOnAHostsLineNamesTheLine) {
   Files f;
   auto bad_key = f.write("a.txt", "gpu1:5555 key=short\n");
-  try {
-    parse_hosts_file(bad_key);
-    FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(bad_key + ":1: key= is not a 40-character"),
-              std::string::npos);
-  }
+  auto key_refused = parse_hosts_file(bad_key);
+  ASSERT_FALSE(key_refused.ok());
+  EXPECT_EQ(key_refused.status().message(),
+            bad_key + ":1: key= is not a 40-character Z85 CURVE public key");
   auto bad_word = f.write("b.txt", "\ngpu1:5555 weight=2\n");
-  try {
-    parse_hosts_file(bad_word);
-    FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(bad_word + ":2: unexpected \"weight=2\""),
-              std::string::npos);
-  }
+  auto word_refused = parse_hosts_file(bad_word);
+  ASSERT_FALSE(word_refused.ok());
+  EXPECT_NE(word_refused.status().message().find(bad_word + ":2: unexpected \"weight=2\""),
+            std::string::npos);
 }
 
 TEST(WorkerKeys, KnownWorkersGivesOwnThenStarKeyAndHostsLineWins) {

@@ -20,16 +20,12 @@ std::string nested(int levels, const std::string& inside = "1") {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_json_bounded(text, "T");
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
+  const Result<nlohmann::json> j = parse_json_bounded(text, "T");
+  return j ? "" : j.status().message();
 }
 
 TEST(JsonFile, NestingUpToTheBoundParsesOneMoreIsRefusedByName) {
-  EXPECT_EQ(parse_json_bounded(nested(kMaxJsonDepth), "T").dump(), nested(kMaxJsonDepth));
+  EXPECT_EQ(parse_json_bounded(nested(kMaxJsonDepth), "T")->dump(), nested(kMaxJsonDepth));
   EXPECT_EQ(error_of(nested(kMaxJsonDepth + 1)),
             "T: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   // Objects count like arrays, and an unclosed flood is refused before the parser sees it.
@@ -43,7 +39,7 @@ TEST(JsonFile, NestingUpToTheBoundParsesOneMoreIsRefusedByName) {
 TEST(JsonFile, BracketsInsideStringsDoNotCount) {
   // Escaped quotes and backslashes must not end the string early.
   const std::string inside = R"(["\"[[[[ \\", ")" + std::string(500, '[') + R"(\"{{{"])";
-  const nlohmann::json j = parse_json_bounded(inside, "T");
+  const nlohmann::json j = parse_json_bounded(inside, "T").value();
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0], "\"[[[[ \\");
   EXPECT_EQ(j[1].get<std::string>().size(), 500u + 4u);
@@ -59,14 +55,10 @@ TEST(JsonFile, BadJsonAndUnreadableFilesNameThePath) {
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "s.json").string();
   std::ofstream(file) << R"({"records": {"total": 3}, "ops": []})";
-  EXPECT_EQ(read_json_file(file)["records"]["total"], 3);
+  EXPECT_EQ(read_json_file(file).value()["records"]["total"], 3);
   auto read_error = [](const std::string& path) -> std::string {
-    try {
-      read_json_file(path);
-    } catch (const std::runtime_error& e) {
-      return e.what();
-    }
-    return "";
+    const Result<nlohmann::json> j = read_json_file(path);
+    return j ? "" : j.status().message();
   };
   // A directory or a FIFO is refused by its size check before anything opens it (an open of a
   // FIFO would wait for a writer).

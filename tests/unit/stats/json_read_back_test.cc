@@ -43,11 +43,9 @@ bool same_typed(const json& a, const json& b) {
 
 // The reader's value for the writer's text, or nullopt where the reader refuses it.
 std::optional<json> parsed(const ordered& v) {
-  try {
-    return parse_json_bounded(py_json_dumps_indent(v, 2), "doc");
-  } catch (const std::runtime_error&) {
-    return std::nullopt;
-  }
+  Result<json> j = parse_json_bounded(py_json_dumps_indent(v, 2), "doc");
+  if (!j) return std::nullopt;
+  return std::move(j).value();
 }
 
 void expect_agrees(const ordered& v) {

@@ -41,7 +41,9 @@ TEST(TimeseriesCsv, WritesCrlfRowsAndReadsThemBack) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "fleet_timeseries_test.csv").string();
   {
-    TimeseriesCsvWriter w(path);
+    auto writer = TimeseriesCsvWriter::create(path);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    TimeseriesCsvWriter& w = *writer.value();
     w.append("w0", sample(0));
     w.append("odd,\"name\"", sample(1));
     EXPECT_EQ(w.rows(), 2u);
@@ -51,9 +53,9 @@ TEST(TimeseriesCsv, WritesCrlfRowsAndReadsThemBack) {
   EXPECT_NE(text.find("\r\n1,\"odd,\"\"name\"\"\",1001,1001.0,2,"), std::string::npos) << text;
   // 300/400 from L1, 360/400 from L1 or L2.
   EXPECT_NE(text.find(",0.750000,0.900000,0.100000,"), std::string::npos) << text;
-  size_t bad = 99;
-  auto rows = read_timeseries_csv(path, &bad);
-  EXPECT_EQ(bad, 0u);
+  const auto file = read_timeseries_csv(path).value();
+  EXPECT_EQ(file.bad_rows, 0u);
+  const auto& rows = file.rows;
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].node, "odd,\"name\"");
   const RunWindow& r = rows[1].w;
@@ -69,19 +71,31 @@ TEST(TimeseriesCsv, ARowCutMidWriteIsSkippedAndCounted) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "fleet_timeseries_cut.csv").string();
   {
-    TimeseriesCsvWriter w(path);
+    auto writer = TimeseriesCsvWriter::create(path);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    TimeseriesCsvWriter& w = *writer.value();
     w.append("w0", sample(0));
     w.append("w0", sample(1));
   }
   std::string text = slurp(path);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 20);
-  size_t bad = 0;
-  auto rows = read_timeseries_csv(path, &bad);
-  EXPECT_EQ(rows.size(), 1u);
-  EXPECT_EQ(bad, 1u);
+  const auto file = read_timeseries_csv(path).value();
+  EXPECT_EQ(file.rows.size(), 1u);
+  EXPECT_EQ(file.bad_rows, 1u);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << "something,else\r\n";
-  EXPECT_THROW(read_timeseries_csv(path, &bad), std::runtime_error);
+  EXPECT_EQ(read_timeseries_csv(path).status().message(),
+            path + ": not a fleet_timeseries.csv (unexpected header)");
   std::filesystem::remove(path);
+  EXPECT_EQ(read_timeseries_csv(path).status().message(),
+            path + ": cannot open: No such file or directory");
+  std::filesystem::remove(path);
+}
+
+TEST(TimeseriesCsv, AFileThatCannotBeCreatedIsAnErrorNamingIt) {
+  const std::string path = "/nonexistent-dir/fleet_timeseries.csv";
+  const auto w = TimeseriesCsvWriter::create(path);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().message(), path + ": cannot create: No such file or directory");
 }
 
 }  // namespace

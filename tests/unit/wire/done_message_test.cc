@@ -15,6 +15,7 @@
 #include "fleet/engine/engine_counters.h"
 #include "fleet/replay/l2_windows.h"
 #include "fleet/wire/node_result.h"
+#include "fleet/wire/node_result_shape.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -23,7 +24,7 @@ namespace {
 NodeResult some_result() {
   NodeResult r;
   r.name = "node-a";
-  r.status = "ok";
+  r.status = NodeStatus::Ok;
   for (int i = 0; i < 20000; ++i)
     r.stats.record(i % 3 ? "finish_write" : "reserve_write", 0.001 * (i % 997), i % 101 == 0);
   r.total = 20000;
@@ -76,7 +77,7 @@ TEST(DoneMessage, DecodedWithAnOwnerTheSamplesStayInTheMessage) {
 TEST(DoneMessage, AnEmptyResultIsStillAWholeMessage) {
   NodeResult r;
   r.name = "idle";
-  r.status = "ok";
+  r.status = NodeStatus::Ok;
   const auto msg = encode_done_message(r);
   const Done d = decode(msg.data(), msg.size()).as<Done>();
   const NodeResult back = decode_node_result({d.result.ptr, d.result.size});
@@ -133,7 +134,7 @@ TEST(DoneMessage, WhatAWorkerWritesPassesTheReportChecks) {
   NodeResult r = result_with_l2();
   ASSERT_TRUE(r.engine_counters["l2_adapters"][0]["eviction_enabled"].get<bool>());
   EXPECT_EQ(refusal(r), "");
-  r.status = "aborted";                          // a partial result after ABORT
+  r.status = NodeStatus::Aborted;                // a partial result after ABORT
   r.engine_counters = nlohmann::json::object();  // an engine without counters
   r.l2_windows = nlohmann::json::object();       // nor L2
   EXPECT_EQ(refusal(r), "");
@@ -167,8 +168,7 @@ TEST(DoneMessage, FieldsTheReportReadsAreCheckedWhenItArrives) {
       {"engine_counters.l2_adapters[0].type: must be a string",
        [](NodeResult& r) { r.engine_counters["l2_adapters"][0]["type"] = 3; }},
       {"status: expected \"ok\" or \"aborted\", got \"lost\"",
-       [](NodeResult& r) { r.status = "lost"; }},
-      {"status: expected", [](NodeResult& r) { r.status = std::string(100, '\n'); }},
+       [](NodeResult& r) { r.status = NodeStatus::Lost; }},
       {"duration_s: expected a finite number >= 0",
        [](NodeResult& r) { r.duration_s = std::nan(""); }},
       {"duration_s: expected a finite number >= 0", [](NodeResult& r) { r.duration_s = -1.0; }},
@@ -191,6 +191,27 @@ TEST(DoneMessage, FieldsTheReportReadsAreCheckedWhenItArrives) {
     EXPECT_NE(why.find("malformed node result: "), std::string::npos) << c.field << ": " << why;
     EXPECT_NE(why.find(c.field), std::string::npos) << c.field << ": " << why;
   }
+}
+
+// A status word that names no status is refused as it arrives, shown printable and cut short.
+TEST(DoneMessage, AnUnknownStatusWordIsRefusedNamingIt) {
+  EXPECT_EQ(status_of("aborted"), NodeStatus::Aborted);
+  try {
+    (void)status_of(std::string(100, '\n'));
+    ADD_FAILURE() << "a status of newlines decoded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "status: expected \"ok\" or \"aborted\", got \"" + std::string(40, '?') + "...\"");
+  }
+}
+
+// The wire spells each status by the one table, and reads back what it wrote.
+TEST(DoneMessage, StatusNamesRoundTrip) {
+  for (const auto& [name, status] : kNodeStatusNames) {
+    EXPECT_EQ(node_status_name(status), name);
+    EXPECT_EQ(node_status_from_name(name), status);
+  }
+  EXPECT_EQ(node_status_from_name("OK"), std::nullopt);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ nlohmann::json written_by_a_worker() {
 std::string refusal(const nlohmann::json& l2) {
   NodeResult r;
   r.name = "node-a";
-  r.status = "ok";
+  r.status = NodeStatus::Ok;
   r.l2_windows = l2;
   try {
     decode_node_result(encode_node_result(r));

@@ -49,14 +49,13 @@ struct SavedRoute {
   std::string_view key_mask;  // valid until the next read
 };
 
-// What a plan is valid for. Throws std::runtime_error naming the trace when it cannot be
-// stat'ed.
+// What a plan is valid for; an error naming the trace when it cannot be stat'ed.
 struct RoutePlanKey {
   std::string text;       // every input, one per line
   std::string file_name;  // derived from `text`: 16 hex digits + ".route"
 };
-RoutePlanKey route_plan_key(const std::string& trace_path, const std::string& header_digest,
-                            const RouterOptions& options, uint64_t max_frame_bytes);
+Result<RoutePlanKey> route_plan_key(const std::string& trace_path, const std::string& header_digest,
+                                    const RouterOptions& options, uint64_t max_frame_bytes);
 
 // The footer's checksum of `n` bytes (a plan built by hand: the fuzz target).
 uint64_t route_plan_checksum(const char* p, size_t n);
@@ -72,8 +71,9 @@ class RouteChecksum;
 // place only when the run saw the whole trace (commit).
 class RoutePlanWriter {
  public:
-  // Throws std::runtime_error naming the file when it cannot be created.
-  RoutePlanWriter(const std::string& dir, RoutePlanKey key);
+  // A writer on a new private temporary file in DIR, or an error naming the file when it
+  // cannot be created.
+  static Result<std::unique_ptr<RoutePlanWriter>> create(const std::string& dir, RoutePlanKey key);
   ~RoutePlanWriter();  // removes the temporary file unless committed
   RoutePlanWriter(const RoutePlanWriter&) = delete;
   RoutePlanWriter& operator=(const RoutePlanWriter&) = delete;
@@ -88,6 +88,7 @@ class RoutePlanWriter {
   Result<std::string> commit(const nlohmann::json& meta);
 
  private:
+  RoutePlanWriter(std::string dir, RoutePlanKey key, std::string tmp_path, std::FILE* file);
   void put(const void* p, size_t n);
   void flush_buffer();
 

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fleet/stats/run_window.h"
+#include "fleet/util/status.h"
 
 namespace fleet::stats {
 
@@ -20,8 +22,8 @@ class TimeseriesCsvWriter {
       "l1_hit_rate,l1_l2_hit_rate,miss_rate,lookup_bytes,l1_hit_bytes,l2_hit_bytes,stored_keys,"
       "evicted_keys,refused_oom_keys,l2_ops,l2_failed,l2_bytes,l2_p99_us";
 
-  // Creates (truncates) `path` and writes the header; throws std::runtime_error naming the path.
-  explicit TimeseriesCsvWriter(const std::string& path);
+  // Creates (truncates) `path` and writes the header, or an error naming the path.
+  static Result<std::unique_ptr<TimeseriesCsvWriter>> create(const std::string& path);
   ~TimeseriesCsvWriter();
   TimeseriesCsvWriter(const TimeseriesCsvWriter&) = delete;
   TimeseriesCsvWriter& operator=(const TimeseriesCsvWriter&) = delete;
@@ -31,6 +33,7 @@ class TimeseriesCsvWriter {
   const std::string& path() const { return path_; }
 
  private:
+  TimeseriesCsvWriter(const std::string& path, std::FILE* f);
   std::string path_;
   std::FILE* f_ = nullptr;
   std::string line_;
@@ -42,9 +45,13 @@ struct TimeseriesRow {
   std::string node;
   RunWindow w;
 };
-// Reads `path`; a row that does not parse is skipped and counted in *bad_rows (a file cut
-// mid-row by a crash ends in one). Throws std::runtime_error when the file cannot be opened or
-// its header is not ours.
-std::vector<TimeseriesRow> read_timeseries_csv(const std::string& path, size_t* bad_rows);
+// What a fleet_timeseries.csv holds: the rows that parse, and how many did not (a file cut
+// mid-row by a crash ends in one).
+struct TimeseriesFile {
+  std::vector<TimeseriesRow> rows;
+  size_t bad_rows = 0;
+};
+// Reads `path`; an error naming it when the file cannot be opened or its header is not ours.
+Result<TimeseriesFile> read_timeseries_csv(const std::string& path);
 
 }  // namespace fleet::stats

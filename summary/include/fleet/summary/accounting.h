@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/plan/shard_router.h"
 #include "fleet/summary/run_report.h"
 #include "fleet/trace/frame_reader.h"
 
@@ -26,7 +27,7 @@ struct NodeDelivery {
 };
 
 struct AccountingInput {
-  std::string shard = "none";   // none | time | key (embedded runs: none, one node)
+  plan::ShardMode shard = plan::ShardMode::None;  // embedded runs: none, one node
   uint64_t trace_records = 0;   // well-formed records in the trace file (read + counted rest)
   uint64_t records_routed = 0;  // trace records the run read and routed (each once)
   // Key sharding: sub-calls beyond the first of each split call (they are records to a node).
@@ -36,10 +37,13 @@ struct AccountingInput {
 };
 
 // The rest of the trace after what `reader` has returned so far: the well-formed records left
-// (a frame scan, args checked as the router would), counted without changing the reader's
-// reported counters' meaning for the run. Sets `error` and returns what it counted when the
-// file fails mid-scan.
-uint64_t count_remaining_records(trace::FrameReader& reader, std::string& error);
+// (a frame scan, args checked as the router would). A file that fails mid-scan still has what
+// was counted before it failed: the count stands beside the failure, not instead of it.
+struct RemainingRecords {
+  uint64_t records = 0;
+  std::string error;  // why the scan stopped early; "" when it reached the end
+};
+RemainingRecords count_remaining_records(trace::FrameReader& reader);
 
 // The `accounting` object. `report.nodes` are the nodes' results as merged.
 nlohmann::ordered_json accounting_json(const RunReport& report, const AccountingInput& in);

@@ -6,15 +6,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fleet/util/status.h"
+
 namespace fleet::util {
 
 inline constexpr size_t kMaxJsonFileBytes = 1ull << 30;  // a 64-node summary is a few MB
 inline constexpr int kMaxJsonDepth = 64;                 // ours nest fewer than 10 levels
 
-// Throws std::runtime_error "PATH: ..." when the file cannot be read, is too large, is not
+// The file's JSON, or an error "PATH: ..." when the file cannot be read, is too large, is not
 // JSON, or nests deeper than kMaxJsonDepth.
-nlohmann::json read_json_file(const std::string& path);
-// The same for text already read.
-nlohmann::json parse_json_bounded(const std::string& text, const std::string& what);
+Result<nlohmann::json> read_json_file(const std::string& path);
+// The same for text already read; an error starts with `what`.
+Result<nlohmann::json> parse_json_bounded(const std::string& text, const std::string& what);
 
 }  // namespace fleet::util

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fleet/util/status.h"
+
 namespace fleet::util {
 
 // Makes room for a fresh PATH: an existing regular file with one link is unlinked. Anything
@@ -16,11 +18,11 @@ namespace fleet::util {
 // what the user pointed the path at still receives the data.
 void unlink_for_rewrite(const std::string& path);
 
-// PATH holds exactly PIECES, written with one writev. Throws std::runtime_error naming PATH.
-void write_whole_file(const std::string& path, const std::vector<std::string_view>& pieces);
+// PATH holds exactly PIECES, written with one writev, or an error naming PATH.
+Status write_whole_file(const std::string& path, const std::vector<std::string_view>& pieces);
 
 // The same, but a reader never sees a partial PATH: written to PATH.tmp and renamed over it.
-void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces);
+Status write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces);
 
 // fopen(PATH, "wb") after unlink_for_rewrite, for files written as a run goes; nullptr and errno
 // as fopen on failure.

@@ -3,11 +3,14 @@
 // lateness histograms, engine identity and counters. Travels in the DONE message.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fleet/causal/pacing_stats.h"
@@ -18,10 +21,33 @@
 
 namespace fleet::wire {
 
+// How a node's run ended. A worker reports Ok or Aborted; Lost is the coordinator's word for a
+// node whose result never came.
+enum class NodeStatus { Ok, Lost, Aborted };
+
+// The status as the DONE message, fleet_summary.json and the CSVs spell it: the one table.
+inline constexpr std::array<std::pair<std::string_view, NodeStatus>, 3> kNodeStatusNames{
+    {{"ok", NodeStatus::Ok}, {"lost", NodeStatus::Lost}, {"aborted", NodeStatus::Aborted}}};
+
+inline std::string node_status_name(NodeStatus status) {
+  for (const auto& [name, value] : kNodeStatusNames) {
+    if (value == status) return std::string(name);
+  }
+  return "?";  // unreachable: the table names every enumerator
+}
+
+// The status `name` spells, or none when it spells none.
+inline std::optional<NodeStatus> node_status_from_name(std::string_view name) {
+  for (const auto& [spelling, value] : kNodeStatusNames) {
+    if (spelling == name) return value;
+  }
+  return std::nullopt;
+}
+
 struct NodeResult {
-  std::string name;           // host name or "local"
-  std::string address;        // endpoint, "" when embedded
-  std::string status = "ok";  // ok | lost | aborted
+  std::string name;     // host name or "local"
+  std::string address;  // endpoint, "" when embedded
+  NodeStatus status = NodeStatus::Ok;
   uint64_t total = 0, replayed = 0, skipped = 0, failed = 0;
   double duration_s = 0.0;
   stats::StatsCollector stats;

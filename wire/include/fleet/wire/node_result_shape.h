@@ -8,10 +8,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "fleet/wire/node_result.h"
 
 namespace fleet::wire {
 
-struct NodeResult;
+// The status a DONE spells: a word of kNodeStatusNames, or std::invalid_argument naming it.
+NodeStatus status_of(std::string_view word);
 
 // Throws std::invalid_argument naming the first field that is not as a worker writes it.
 void check_report_fields(const NodeResult& r);

@@ -13,6 +13,7 @@
 #include "fleet/engine/engine_config.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/security/key_set.h"
+#include "fleet/util/status.h"
 #include "fleet/wire/liveness.h"
 #include "fleet/worker/host_policy.h"
 
@@ -56,9 +57,9 @@ class WorkerService {
   WorkerService(const WorkerService&) = delete;
   WorkerService& operator=(const WorkerService&) = delete;
 
-  // Serves until stop() or max_runs. Throws std::runtime_error when the endpoint cannot be
-  // bound or protected mode refuses it (the message names the flag).
-  void serve();
+  // Serves until stop() or max_runs; an error (naming the flag) when the endpoint cannot be
+  // bound or protected mode refuses it.
+  Status serve();
   void stop() { stop_flag().store(true); }
   // The bound endpoint (port 0 resolved), once serve() has bound it; "" before.
   std::string endpoint() const;

@@ -13,13 +13,13 @@
 #include "fleet/causal/pacing.h"
 #include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/sweep/sweep_flags.h"
+#include "fleet/util/clock_kind.h"
 #include "fleet/util/exit_codes.h"
 
 namespace fleet::cli {
 
-enum class ClockKind { Real, Virtual };
-inline constexpr std::array<std::pair<std::string_view, ClockKind>, 2> kClockNames{
-    {{"real", ClockKind::Real}, {"virtual", ClockKind::Virtual}}};
+using util::ClockKind;
+using util::kClockNames;
 
 // --pacing: auto = causal when --speed > 1, uniform otherwise (docs/causal-pacing.md).
 enum class PacingChoice { Auto, Uniform, Causal };

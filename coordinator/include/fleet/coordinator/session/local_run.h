@@ -10,6 +10,7 @@
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/status.h"
 
 namespace fleet::session {
 
@@ -39,7 +40,7 @@ struct ReplayOptions {
 ExitCode run_local(ReplayOptions options);
 
 // The trace's level/schema gates (LMCache's replay-safety check), shared by local and fleet
-// runs. Throws std::runtime_error with a message naming the file or flag.
-void check_replayable(const std::string& path, const std::string& level, int64_t schema);
+// runs; an error names the file.
+Status check_replayable(const std::string& path, const std::string& level, int64_t schema);
 
 }  // namespace fleet::session

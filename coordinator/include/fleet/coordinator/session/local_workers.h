@@ -8,20 +8,23 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
+#include "fleet/util/status.h"
 
 namespace fleet::session {
 
 class LocalWorkers {
  public:
-  // Throws std::runtime_error when the worker binary cannot be found or a worker does not
-  // announce its endpoint within `timeout_ms`.
-  LocalWorkers(int count, const std::vector<std::string>& extra_args,
-               const security::CurveKeyPair* coordinator_key = nullptr, int timeout_ms = 10000);
+  // The workers started and announced, or an error "--local: ..." when one cannot be started
+  // or does not announce its endpoint within `timeout_ms` (those already started are stopped).
+  static Result<std::unique_ptr<LocalWorkers>> start(
+      int count, const std::vector<std::string>& extra_args,
+      const security::CurveKeyPair* coordinator_key = nullptr, int timeout_ms = 10000);
   ~LocalWorkers();
   LocalWorkers(const LocalWorkers&) = delete;
   LocalWorkers& operator=(const LocalWorkers&) = delete;
@@ -38,14 +41,17 @@ class LocalWorkers {
   static std::string find_worker_binary();
 
  private:
+  LocalWorkers() = default;
+  Status start_all(int count, const std::vector<std::string>& extra_args,
+                   const security::CurveKeyPair* coordinator_key, int timeout_ms);
   // The directory holding the coordinator's public certificate for the workers'
   // --authorized-keys ("" without CURVE); removed once they have read it.
-  void write_coordinator_certificate(const security::CurveKeyPair& key);
+  Status write_coordinator_certificate(const security::CurveKeyPair& key);
   void remove_key_dir();
   // Forks and execs worker `index`; the read end of its stdout, or -1 (errno set).
   int spawn(int index, const std::string& bin, const std::vector<std::string>& flags);
-  // Closes `open_fds`, stops what was started and throws std::runtime_error("--local: " + why).
-  [[noreturn]] void abandon(const std::vector<int>& open_fds, const std::string& why);
+  // Closes `open_fds`, stops what was started and says "--local: " + why.
+  Status abandon(const std::vector<int>& open_fds, const std::string& why);
 
   std::string key_dir_;
   std::vector<pid_t> pids_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fleet/security/protected_mode.h"
+#include "fleet/util/status.h"
 
 namespace fleet::session {
 
@@ -19,18 +20,18 @@ struct WorkerAddress {
   std::string name() const { return host + ":" + std::to_string(port); }
 };
 
-// Parses one "host:port" (IPv6 as [addr]:port). Throws std::invalid_argument with `where`.
-WorkerAddress parse_host_port(const std::string& text, const std::string& where);
-// One hosts-file line: "host:port" then optional `key=<Z85>`. Throws std::invalid_argument
-// with `where` for anything else.
-WorkerAddress parse_worker_line(const std::string& line, const std::string& where);
+// Parses one "host:port" (IPv6 as [addr]:port); an error starts with `where`.
+Result<WorkerAddress> parse_host_port(const std::string& text, const std::string& where);
+// One hosts-file line: "host:port" then optional `key=<Z85>`; anything else is an error
+// starting with `where`.
+Result<WorkerAddress> parse_worker_line(const std::string& line, const std::string& where);
 // `line` up to a comment: a '#' that begins a word (Z85 keys may contain '#').
 std::string strip_comment(const std::string& line);
 // Hosts file contents; errors name the file and line number.
-std::vector<WorkerAddress> parse_hosts_file(const std::string& path);
+Result<std::vector<WorkerAddress>> parse_hosts_file(const std::string& path);
 // True for 127.0.0.0/8, ::1, ::ffff:127.x and "localhost": a worker on this host.
 using security::is_loopback_host;
-// Resolves every spelling above. Throws std::invalid_argument naming the flag value.
-std::vector<WorkerAddress> resolve_workers(const std::string& spec);
+// Resolves every spelling above; an error names the flag value.
+Result<std::vector<WorkerAddress>> resolve_workers(const std::string& spec);
 
 }  // namespace fleet::session

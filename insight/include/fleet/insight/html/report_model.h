@@ -15,6 +15,7 @@
 
 #include "fleet/stats/timeseries_csv.h"
 #include "fleet/summary/run_summary.h"
+#include "fleet/util/status.h"
 
 namespace fleet::report::html {
 
@@ -28,10 +29,10 @@ struct RunFiles {
   std::vector<std::string> problems;           // what was missing or damaged, for the page
 };
 
-// Throws std::runtime_error naming the directory when it holds neither file. `summary`, when
-// given, is taken as fleet_summary.json's content instead of reading the file.
-RunFiles load_run_files(const std::string& dir,
-                        std::optional<summary::RunSummary> summary = std::nullopt);
+// An error naming the directory when it holds neither file. `summary`, when given, is taken
+// as fleet_summary.json's content instead of reading the file.
+Result<RunFiles> load_run_files(const std::string& dir,
+                                std::optional<summary::RunSummary> summary = std::nullopt);
 nlohmann::json build_report_model(const RunFiles& files);
 
 using Points = std::vector<std::pair<double, double>>;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleet/summary/run_summary.h"
+#include "fleet/util/status.h"
 
 namespace fleet::report {
 
@@ -43,17 +44,16 @@ struct SweepRow {
   std::map<std::string, RedisCommandStat> redis;      // by command, housekeeping left out
 };
 
-// The row for fleet size `n` from a run's summary. Throws std::invalid_argument when the
-// summary has no "contention" per-op object (the run measured no L2 operation).
-SweepRow sweep_row(int n, const summary::RunSummary& summary);
+// The row for fleet size `n` from a run's summary; an error when the summary has no
+// "contention" per-op object (the run measured no L2 operation).
+Result<SweepRow> sweep_row(int n, const summary::RunSummary& summary);
 
 // INFO commandstats text -> calls and mean usec per command, without the commands the script
-// itself sends (INFO, FLUSHALL, CONFIG, PING, ...). Throws std::invalid_argument on a bad line.
-std::map<std::string, RedisCommandStat> parse_redis_commandstats(const std::string& text);
+// itself sends (INFO, FLUSHALL, CONFIG, PING, ...); an error quoting the first bad line.
+Result<std::map<std::string, RedisCommandStat>> parse_redis_commandstats(const std::string& text);
 
-// DIR/fleet_summary.json and, when present, DIR/redis_commandstats.txt. Throws
-// std::runtime_error naming the file.
-SweepRow load_sweep_row(int n, const std::string& dir);
+// DIR/fleet_summary.json and, when present, DIR/redis_commandstats.txt; an error names the file.
+Result<SweepRow> load_sweep_row(int n, const std::string& dir);
 
 // The main table: right-aligned columns, two spaces apart, a dashed rule under the header.
 std::string render_sweep_table(const std::vector<SweepRow>& rows);

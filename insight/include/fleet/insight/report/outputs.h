@@ -9,6 +9,7 @@
 
 #include "fleet/summary/run_report.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/status.h"
 
 namespace fleet::report {
 
@@ -23,8 +24,8 @@ struct OutputOptions {
 };
 
 // Creates the output directory (and parents) before the replay starts, as LMCache does.
-// Throws std::runtime_error naming the directory.
-void prepare_output_dir(const std::string& dir);
+// An error names the directory.
+Status prepare_output_dir(const std::string& dir);
 
 // The LMCache "Trace Replay Result" block (terminal or json per options.format).
 std::string render_lmcache_summary(const RunReport& report, const std::string& format);
@@ -33,8 +34,8 @@ std::string render_fleet_block(const RunReport& report);
 std::string render_nodes_csv(const RunReport& report);
 
 // Writes every file and the stdout summary. Returns the exit status LMCache would use:
-// kRecordsFailed when any record failed, else kOk. Throws std::runtime_error naming a file
-// that cannot be written.
-ExitCode write_outputs(const RunReport& report, const OutputOptions& options);
+// kRecordsFailed when any record failed, else kOk; or an error naming a file that cannot be
+// written (report.html is the exception: a run's results stand without their picture).
+Result<ExitCode> write_outputs(const RunReport& report, const OutputOptions& options);
 
 }  // namespace fleet::report
