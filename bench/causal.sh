@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Causal speed-up (issue 40; docs/causal-pacing.md): does a 10x replay give the 1x answer?
+# One generated chat trace (or TRACE=file), native engine, --local 3 --shard key, a small L1 so
+# that L2 matters; per backend (the mock L2, then a real redis-server): 1x twice (the noise),
+# uniform 10x, causal 10x (ordered and partial). Prints the L1+L2 hit rate of each, the gap to
+# the 1x mean against the goal max(0.5 points, 2 x the 1x noise), the wall time against the plan
+# preview's prediction, and the edges' lateness.
+#   bench/causal.sh [BUILD_DIR]        env: DURATION (s, default 100), RATE (req/s, default 30),
+#                                           BACKENDS ("mock redis"), TRACE (use this file instead)
+set -eu
+B=$(realpath "${1:-build}")
+DURATION=${DURATION:-100}; RATE=${RATE:-30}; BACKENDS=${BACKENDS:-"mock redis"}
+D=$(mktemp -d); trap 'kill $(cat $D/redis.pid 2>/dev/null) 2>/dev/null || true; rm -rf $D' EXIT
+T=${TRACE:-$D/chat.lct}
+# 512 KiB chunks (2x8x8x64 bf16 x 256 tokens): the L2 data of a 100-s trace fits this machine's
+# Redis; a 30-MB L1 per worker makes most reads L2 reads.
+[ -n "${TRACE:-}" ] || $B/tools/lct/lct gen -o $T --seed 7 --duration $DURATION --rate $RATE \
+  --layout 2x8x8x64:bfloat16 -q
+echo "trace: $T ($($B/tools/lct/lct info $T | awk '/total_records/{print $2}') records)"
+COMMON=(--config-from-trace --local 3 --shard key --l1-size-gb 0.03 --no-l1-use-lazy)
+
+summary() {  # run dir -> "hit wall held late50 early"
+  python3 - "$1/fleet_summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+hit = s["cache"]["lookup"]["l1_l2_hit_rate"] * 100
+p = s.get("pacing") or {}
+lat = s["lateness_us"]
+print(f'{hit:.2f} {s["duration_s"]:.2f} {p.get("held_records", "-")} '
+      f'{p.get("edges_late_over_50us", "-")} {p.get("edges_early", "-")} '
+      f'{p.get("raced_total", "-")} {lat.get("p99", 0):.0f}')
+PY
+}
+
+for backend in $BACKENDS; do
+  if [ $backend = redis ]; then
+    port=$((20000 + RANDOM % 20000))
+    redis-server --port $port --save "" --appendonly no --daemonize yes --pidfile $D/redis.pid \
+      --maxmemory 8gb >/dev/null
+    sleep 0.5
+    L2="{\"type\":\"resp\",\"host\":\"127.0.0.1\",\"port\":$port,\"num_workers\":8}"
+  else
+    L2='{"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10}'
+  fi
+  echo "== backend $backend"
+  printf "%-16s %8s %8s %8s %10s %8s %8s %10s\n" run "L1+L2%" wall_s held "late>50us" early raced "late_p99us"
+  for run in "1x-a:--speed 1" "1x-b:--speed 1" "uniform10:--speed 10 --pacing uniform" \
+             "causal10:--speed 10 --pacing causal" \
+             "causal10-partial:--speed 10 --pacing causal --schedule partial"; do
+    name=${run%%:*}; args=${run#*:}
+    [ $backend = redis ] && redis-cli -p $port flushall >/dev/null
+    $B/coordinator/coordinator $T "${COMMON[@]}" --l2-adapter "$L2" $args --output-dir $D/$backend.$name \
+      --progress never > $D/$backend.$name.out 2>&1 || { echo "$name failed:"; tail -5 $D/$backend.$name.out; continue; }
+    printf "%-16s %8s %8s %8s %10s %8s %8s %10s\n" $name $(summary $D/$backend.$name)
+  done
+  for sch in ordered partial; do
+    echo "plan preview ($sch): $($B/coordinator/coordinator $T --config-from-trace --plan-only --speed 10 --pacing causal --schedule $sch | tail -1)"
+  done
+  python3 - $D/$backend <<'PY'
+import json, sys
+base = sys.argv[1]
+hit = lambda n: json.load(open(f"{base}.{n}/fleet_summary.json"))["cache"]["lookup"]["l1_l2_hit_rate"] * 100
+a, b = hit("1x-a"), hit("1x-b")
+goal = max(0.5, 2 * abs(a - b))
+for n in ("uniform10", "causal10", "causal10-partial"):
+    try:
+        d = hit(n) - (a + b) / 2
+    except OSError:
+        continue
+    print(f"{n}: {d:+.2f} points from the 1x mean (goal |d| <= {goal:.2f}): {'met' if abs(d) <= goal else 'NOT met'}")
+PY
+  [ $backend = redis ] && kill $(cat $D/redis.pid) && rm -f $D/redis.pid
+done
