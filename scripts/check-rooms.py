@@ -29,12 +29,13 @@ ALLOWED = {
     "plan": {"util", "trace"},
     "engine": {"util", "trace", "stats"},
     "flags": {"util", "engine"},
+    "l2replay": {"util", "trace", "stats", "security", "engine"},
     "replay": {"util", "trace", "stats", "wire", "engine"},
     "summary": {"util", "trace", "stats", "wire", "engine"},
     "insight": {"util", "trace", "stats", "wire", "engine", "summary"},
     "worker": {"util", "trace", "stats", "wire", "security", "engine", "replay", "flags"},
     "coordinator": {"util", "trace", "stats", "wire", "security", "plan", "engine", "replay",
-                    "summary", "insight", "flags"},
+                    "summary", "insight", "flags", "l2replay"},
     "tools": {"util", "trace", "flags"},
 }
 SOURCE_SUFFIXES = (".cc", ".h", ".cc.in")
