@@ -157,8 +157,9 @@ L2Plan build_l2_plan(const std::string& path, const L2PlanOptions& o) {
   L2Record r;
   while (reader.next(r)) reading.add(r);
   reading.refuse_if_incomplete(reader.counters());
-  detail::link_dependencies(plan);
-  detail::plan_preparation(plan);
+  const detail::StoresByKey stores = detail::successful_stores(plan);
+  detail::link_dependencies(plan, stores);
+  detail::plan_preparation(plan, stores);
   return plan;
 }
 

@@ -46,7 +46,8 @@ class Replay {
   L2ReplayResult run() {
     start_ = clock_.now_ns();
     schedule();
-    last_progress_ = next_log_ = start_;
+    last_progress_ = start_;
+    next_log_ = start_ + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
     while (!finished()) {
       if (o_.stop && o_.stop->load(std::memory_order_relaxed)) {
         result_.interrupted = true;
@@ -218,7 +219,6 @@ class Replay {
   void log_progress(int64_t now) {
     if (o_.progress_every_s <= 0 || now < next_log_) return;
     next_log_ = now + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
-    if (now == start_) return;
     uint64_t completed = 0, bytes = 0;
     for (const L2OpResult& r : result_.ops) completed += r.completed, bytes += r.bytes_submitted;
     spdlog::info(

@@ -12,16 +12,6 @@
 
 namespace fleet::l2replay::detail {
 
-namespace {
-
-struct StoreDone {
-  uint64_t completion_sequence;
-  uint32_t op;
-};
-using StoresByKey =
-    std::unordered_map<trace::ObjectKey, std::vector<StoreDone>, trace::ObjectKeyHash>;
-
-// Selected stores that succeeded in the source, per key, by completion sequence.
 StoresByKey successful_stores(const L2Plan& plan) {
   StoresByKey out;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
@@ -36,6 +26,8 @@ StoresByKey successful_stores(const L2Plan& plan) {
   }
   return out;
 }
+
+namespace {
 
 void add_dep(L2PlanOp& op, uint32_t dep) {
   if (std::find(op.deps.begin(), op.deps.end(), dep) == op.deps.end()) op.deps.push_back(dep);
@@ -77,8 +69,7 @@ void count_edges(L2Plan& plan) {
 
 }  // namespace
 
-void link_dependencies(L2Plan& plan) {
-  const StoresByKey stores = successful_stores(plan);
+void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
   std::unordered_map<int64_t, Request> requests;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const L2PlanOp& op = plan.ops[i];
@@ -124,8 +115,7 @@ class Sizes {
 
 }  // namespace
 
-void plan_preparation(L2Plan& plan) {
-  const StoresByKey stores = successful_stores(plan);
+void plan_preparation(L2Plan& plan, const StoresByKey& stores) {
   const Sizes sizes(plan);
   std::unordered_set<trace::ObjectKey, trace::ObjectKeyHash> seen;
   for (const L2PlanOp& op : plan.ops) {
