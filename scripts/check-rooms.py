@@ -30,13 +30,14 @@ ALLOWED = {
     "plan": {"util", "trace"},
     "engine": {"util", "trace", "stats"},
     "flags": {"util", "engine"},
+    "l2replay": {"util", "trace", "stats", "security", "engine"},
     "replay": {"util", "trace", "stats", "causal", "wire", "engine"},
     "summary": {"util", "trace", "stats", "causal", "wire", "plan", "engine"},
     "insight": {"util", "trace", "stats", "causal", "wire", "engine", "summary"},
     "worker": {"util", "trace", "stats", "causal", "wire", "security", "engine", "replay",
                "flags"},
     "coordinator": {"util", "trace", "stats", "causal", "wire", "security", "plan", "engine",
-                    "replay", "summary", "insight", "flags"},
+                    "replay", "summary", "insight", "flags", "l2replay"},
     "tools": {"util", "trace", "flags"},
 }
 SOURCE_SUFFIXES = (".cc", ".h", ".cc.in")

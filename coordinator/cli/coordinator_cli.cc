@@ -33,6 +33,23 @@ constexpr std::array<std::pair<std::string_view, report::ProgressReporter::Mode>
      {"always", report::ProgressReporter::Mode::Always},
      {"never", report::ProgressReporter::Mode::Never}}};
 
+// What only an L2 adapter-level trace takes (a storage trace refuses them).
+void declare_l2_flags(CLI::App& app, session::L2Flags& l2) {
+  app.add_option("--trace-percent", l2.trace_percent,
+                 "L2 trace: replay the first ceil(N*p/100) of its N submissions")
+      ->check(flags::above_at_most(0, 100))
+      ->capture_default_str();
+  app.add_flag("--prepare-l2", l2.prepare,
+               "L2 trace: first store the objects the source found in L2 but never stored");
+  app.add_flag("--prepare-only", l2.prepare_only, "L2 trace: prepare the target, then stop");
+  app.add_option("--drain-timeout", l2.drain_timeout_s,
+                 "L2 trace: fail when nothing progresses for this many seconds")
+      ->check(flags::above(0))
+      ->capture_default_str();
+  app.add_option("--l2-stats-out", l2.stats_out,
+                 "L2 trace: where l2_replay_stats.json goes (default: in --output-dir)");
+}
+
 // The replay itself: the trace, its pace and clock, the engine.
 void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x) {
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
@@ -65,6 +82,7 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
       ->check(CLI::IsMember({"native", "noop"}))
       ->capture_default_str();
   flags::add_engine_flags(flag_group(app, "Engine"), o.engine);
+  declare_l2_flags(flag_group(app, "L2 traces (docs/l2-traces.md)"), o.l2);
 }
 
 // What a run writes, and how it talks: files, stdout, progress, logs.
@@ -251,6 +269,7 @@ bool engine_flag_given(const CLI::App& app) {
   for_each_flag(app, [&given](const CLI::Option& opt) {
     const std::string& n = opt.get_name();
     if (n == "--l2-key-namespace") return;  // travels in START on its own, not in the config
+    if (n == "--l2-stats-out") return;      // an output path (L2 traces), not the engine's
     if (opt.count() > 0 && (n.rfind("--l1", 0) == 0 || n.rfind("--l2", 0) == 0 ||
                             n.rfind("--eviction", 0) == 0 || n == "--config-file")) {
       given = true;

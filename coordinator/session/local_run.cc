@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "fleet/coordinator/session/l2_local_run.h"
 #include "fleet/engine/engine_factory.h"
 #include "fleet/insight/report/timeseries_sink.h"
 #include "fleet/replay/replay_session.h"
@@ -17,6 +18,7 @@
 #include "fleet/summary/run_report.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_record.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/malloc_tuning.h"
@@ -64,6 +66,12 @@ void print_banner() {
 }  // namespace
 
 Status check_replayable(const std::string& path, const std::string& level, int64_t schema) {
+  if (level == trace::kLevelL2) {
+    return Status::error(path +
+                         ": an L2 adapter-level trace replays embedded only for now "
+                         "(coordinator FILE --l2-adapter JSON, without --workers/--local/"
+                         "--sweep; docs/l2-traces.md)");
+  }
   if (level != "storage") {
     return Status::error(path + ": level \"" + level +
                          "\" is not replayable here (storage only; events traces go to "
@@ -122,6 +130,12 @@ Result<std::unique_ptr<trace::FrameReader>> open_inputs(const ReplayOptions& o) 
   ro.defer_args_check = true;  // the session decodes every record and validates as it goes
   try {
     auto reader = std::make_unique<trace::FrameReader>(o.trace_path, ro);
+    // No reader: an L2 trace, which run_local hands to the L2 replay.
+    if (reader->header().level == trace::kLevelL2) return std::unique_ptr<trace::FrameReader>();
+    if (o.l2.given()) {
+      return Status::error("--prepare-l2/--prepare-only/--trace-percent require an L2 trace (" +
+                           o.trace_path + " is level \"" + reader->header().level + "\")");
+    }
     const trace::Header& h = reader->header();
     if (Status s = check_replayable(o.trace_path, h.level, h.trace_schema_version); !s) return s;
     if (Status s = o.engine.validate(); !s) return s;
@@ -218,6 +232,7 @@ ExitCode run_local(ReplayOptions o) {
     spdlog::error("{}", reader.status().message());
     return reader.status().code();
   }
+  if (!reader.value()) return run_l2_local(o);
   uint64_t total = 0;
   if (o.verbose) {
     try {

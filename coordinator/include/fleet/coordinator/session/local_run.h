@@ -14,6 +14,16 @@
 
 namespace fleet::session {
 
+// The L2-trace flags (docs/l2-traces.md, "The replay"): storage traces refuse them.
+struct L2Flags {
+  double trace_percent = 100.0;   // --trace-percent: the first ceil(N*p/100) submissions
+  bool prepare = false;           // --prepare-l2
+  bool prepare_only = false;      // --prepare-only
+  double drain_timeout_s = 60.0;  // --drain-timeout
+  std::string stats_out;          // --l2-stats-out; "" = OUTPUT_DIR/l2_replay_stats.json
+  bool given() const { return trace_percent != 100.0 || prepare || prepare_only; }
+};
+
 struct ReplayOptions {
   std::string trace_path;
   storage::EngineConfig engine;
@@ -33,14 +43,15 @@ struct ReplayOptions {
   uint32_t max_frame_bytes = 64u << 20;
   report::ProgressReporter::Mode progress = report::ProgressReporter::Mode::Auto;
   report::OutputOptions output;
+  L2Flags l2;
 };
 
 // kOk, kRecordsFailed (some record failed: LMCache's rule), kBadInput (unusable input or
 // config) or kInterrupted (a partial report is still written).
 ExitCode run_local(ReplayOptions options);
 
-// The trace's level/schema gates (LMCache's replay-safety check), shared by local and fleet
-// runs; an error names the file.
+// The trace's level/schema gates (LMCache's replay-safety check), for fleet runs (an L2 trace
+// replays embedded only, for now: the message names --workers/--local); an error names the file.
 Status check_replayable(const std::string& path, const std::string& level, int64_t schema);
 
 }  // namespace fleet::session

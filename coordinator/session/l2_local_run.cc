@@ -1,0 +1,106 @@
+#include "fleet/coordinator/session/l2_local_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "fleet/insight/report/outputs.h"
+#include "fleet/l2replay/l2_prepare.h"
+#include "fleet/l2replay/l2_replayer.h"
+#include "fleet/l2replay/l2_stats_json.h"
+#include "fleet/util/output_file.h"
+
+namespace fleet::session {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop.store(true); }
+
+// Flags of the storage replay that mean nothing for an L2 trace: refused, not ignored.
+Status refuse_storage_flags(const ReplayOptions& o) {
+  const char* flag = o.from_zero                        ? "--from-zero"
+                     : o.verbose                        ? "--verbose"
+                     : !o.jsonl_out.empty()             ? "--jsonl-out"
+                     : o.decode_ahead                   ? "--decode-ahead"
+                     : o.engine.engine_name != "native" ? "--engine"
+                                                        : nullptr;
+  if (!flag) return Status();
+  return Status::error(std::string(flag) + " applies to storage traces only; " + o.trace_path +
+                       " is an L2 adapter-level trace (docs/l2-traces.md)");
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  util::write_file_atomically(path, {text});  // throws naming the path
+}
+
+std::string in_dir(const ReplayOptions& o, const char* name) {
+  return (std::filesystem::path(o.output.output_dir) / name).string();
+}
+
+ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
+  l2replay::L2PlanOptions po;
+  po.trace_percent = o.l2.trace_percent;
+  po.max_frame_bytes = o.max_frame_bytes;
+  l2replay::L2Plan plan = l2replay::build_l2_plan(o.trace_path, po);
+  report::prepare_output_dir(o.output.output_dir);
+  l2replay::L2Target target(o.engine, clock);
+  if (o.l2.prepare || o.l2.prepare_only) {
+    const auto p = l2replay::prepare_l2(plan, target, o.l2.drain_timeout_s);
+    write_text(in_dir(o, "l2_prepare_manifest.json"), l2replay::prepare_manifest_json(p));
+    if (!o.output.quiet) {
+      std::printf("L2 prepare: %llu objects, %llu bytes, %.3f s\n",
+                  static_cast<unsigned long long>(p.prepared_objects),
+                  static_cast<unsigned long long>(p.prepared_bytes), p.elapsed_seconds);
+    }
+    if (o.l2.prepare_only) return ExitCode::kOk;
+  }
+  l2replay::L2ReplayOptions ro;
+  ro.speed = o.speed;
+  ro.drain_timeout_s = o.l2.drain_timeout_s;
+  ro.stop = &g_stop;
+  const l2replay::L2ReplayResult r = l2replay::replay_l2_plan(plan, target, ro);
+  const std::string stats =
+      o.l2.stats_out.empty() ? in_dir(o, "l2_replay_stats.json") : o.l2.stats_out;
+  write_text(stats, l2replay::l2_replay_stats_text(plan, r));
+  if (!o.output.quiet) {
+    std::fputs(l2replay::l2_terminal_summary(plan, r).c_str(), stdout);
+    std::printf("  stats: %s\n", stats.c_str());
+  }
+  return r.interrupted ? ExitCode::kInterrupted : ExitCode::kOk;
+}
+
+}  // namespace
+
+ExitCode run_l2_local(const ReplayOptions& o) {
+  if (Status s = refuse_storage_flags(o); !s) {
+    spdlog::error("{}", s.message());
+    return s.code();
+  }
+  std::unique_ptr<util::Clock> vclock;
+  util::Clock* clock = &util::RealClock::instance();
+  if (o.virtual_clock) {
+    vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
+    clock = vclock.get();
+  }
+  g_stop.store(false);
+  auto old_int = std::signal(SIGINT, on_signal);
+  auto old_term = std::signal(SIGTERM, on_signal);
+  ExitCode code = ExitCode::kBadInput;
+  try {
+    code = replay(o, *clock);
+  } catch (const std::exception& e) {  // the trace, its refusals, the adapter, a stalled target
+    spdlog::error("{}", e.what());
+  }
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+  return code;
+}
+
+}  // namespace fleet::session

@@ -1,0 +1,27 @@
+// Drives one L2 adapter through a plan (docs/l2-traces.md, "Pacing"): an operation is issued at
+// max(T0 + (t_mono - origin) / speed, the completion of its last dependency), with speed 0 as
+// fast as possible (dependencies still kept). No head-of-line blocking: an operation whose
+// dependencies are done goes out even when one earlier in the file still waits. Stores, lookups
+// and loads complete when the adapter says so; unlocks and deletes are fire-and-forget.
+#pragma once
+
+#include <atomic>
+
+#include "fleet/l2replay/l2_plan.h"
+#include "fleet/l2replay/l2_replay_result.h"
+#include "fleet/l2replay/l2_target.h"
+
+namespace fleet::l2replay {
+
+struct L2ReplayOptions {
+  double speed = 1.0;                       // 0: as fast as possible
+  double drain_timeout_s = 60.0;            // no progress this long: std::runtime_error
+  double progress_every_s = 5.0;            // the fork's progress line (spdlog info); 0: none
+  const std::atomic<bool>* stop = nullptr;  // set: stop issuing, report what was done
+};
+
+// Replays `plan` against `target`. The plan's keys are moved into the adapter calls (the plan
+// is spent). Throws std::runtime_error when nothing progresses for drain_timeout_s.
+L2ReplayResult replay_l2_plan(L2Plan& plan, L2Target& target, const L2ReplayOptions& options);
+
+}  // namespace fleet::l2replay

@@ -1,0 +1,274 @@
+#include "fleet/l2replay/l2_replayer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace fleet::l2replay {
+
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+constexpr double kNsPerS = 1e9;
+
+struct OpState {
+  int64_t target = 0;
+  int64_t deps_done_at = 0;  // latest completion among the dependencies
+  int64_t dispatched = -1;
+  int64_t completed = -1;
+  uint32_t pending_deps = 0;
+};
+
+std::vector<int64_t> indices_of(const std::vector<uint8_t>& bitmap) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < bitmap.size(); ++i)
+    if (bitmap[i]) out.push_back(static_cast<int64_t>(i));
+  return out;
+}
+
+class Replay {
+ public:
+  Replay(L2Plan& plan, L2Target& target, const L2ReplayOptions& o)
+      : plan_(plan), target_(target), adapter_(target.adapter()), clock_(target.clock()), o_(o) {
+    result_.adapter_name = target.name();
+    result_.speed = o.speed;
+    result_.operations_total = plan.ops.size();
+    state_.resize(plan.ops.size());
+    link_dependents();
+  }
+
+  L2ReplayResult run() {
+    start_ = clock_.now_ns();
+    schedule();
+    last_progress_ = start_;
+    next_log_ = start_ + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
+    while (!finished()) {
+      if (o_.stop && o_.stop->load(std::memory_order_relaxed)) {
+        result_.interrupted = true;
+        break;
+      }
+      bool moved = dispatch_due();
+      moved |= take_completions();
+      const int64_t now = clock_.now_ns();
+      if (moved) last_progress_ = now;
+      log_progress(now);
+      if (!moved) idle(now);
+    }
+    const int64_t end = clock_.now_ns();
+    result_.total_replay_seconds = seconds(end);
+    result_.in_flight_at_end = in_flight_.size();
+    return std::move(result_);
+  }
+
+ private:
+  double seconds(int64_t t) const { return static_cast<double>(t - start_) / kNsPerS; }
+  bool finished() const { return dispatched_ == plan_.ops.size() && in_flight_.empty(); }
+
+  // CSR lists of who waits for each operation.
+  void link_dependents() {
+    offsets_.assign(plan_.ops.size() + 1, 0);
+    for (const L2PlanOp& op : plan_.ops)
+      for (uint32_t d : op.deps) ++offsets_[d + 1];
+    for (size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
+    dependents_.resize(offsets_.back());
+    std::vector<uint32_t> fill(offsets_.begin(), offsets_.end() - 1);
+    for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
+      state_[i].pending_deps = static_cast<uint32_t>(plan_.ops[i].deps.size());
+      for (uint32_t d : plan_.ops[i].deps) dependents_[fill[d]++] = i;
+    }
+  }
+
+  // Scaled targets; everything without dependencies is ready at once.
+  void schedule() {
+    const double origin = plan_.origin_t_mono();
+    for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
+      OpState& s = state_[i];
+      const double offset = o_.speed > 0 ? (plan_.ops[i].t_mono - origin) / o_.speed : 0.0;
+      s.target = start_ + static_cast<int64_t>(std::llround(offset * kNsPerS));
+      s.deps_done_at = s.target;
+      if (s.pending_deps == 0) ready_.emplace(s.target, i);
+    }
+  }
+
+  // At most kBatch per pass, so completions (and what they unblock) are taken between batches.
+  bool dispatch_due() {
+    constexpr int kBatch = 256;
+    bool any = false;
+    for (int n = 0; n < kBatch && !ready_.empty(); ++n) {
+      const auto [at, i] = ready_.top();
+      const int64_t now = clock_.now_ns();
+      if (at > now) break;
+      ready_.pop();
+      dispatch(i, now);
+      any = true;
+    }
+    return any;
+  }
+
+  void account_dispatch(uint32_t i, int64_t now) {
+    OpState& s = state_[i];
+    const L2PlanOp& op = plan_.ops[i];
+    L2OpResult& r = result_.of(op.op);
+    for (uint32_t d : op.deps) result_.dependency_violations += state_[d].completed < 0;
+    const int64_t ready_at = std::max(s.target, s.deps_done_at);
+    r.schedule_lag.add(static_cast<double>(std::max<int64_t>(0, now - s.target)) / kNsPerS);
+    r.dependency_wait.add(static_cast<double>(ready_at - s.target) / kNsPerS);
+    r.loop_wait.add(static_cast<double>(std::max<int64_t>(0, now - ready_at)) / kNsPerS);
+    ++r.submitted;
+    s.dispatched = now;
+    if (dispatched_++ == 0) result_.first_dispatch_s = seconds(now);
+    result_.last_dispatch_s = seconds(now);
+  }
+
+  void dispatch(uint32_t i, int64_t now) {
+    account_dispatch(i, now);
+    L2PlanOp& op = plan_.ops[i];
+    L2OpResult& r = result_.of(op.op);
+    switch (op.op) {
+      case L2Op::Store:
+        r.bytes_submitted += op.bytes();
+        in_flight_[adapter_.submit_store(std::move(op.keys), std::move(op.sizes))] = i;
+        break;
+      case L2Op::LookupTask:
+        in_flight_[adapter_.submit_lookup_and_lock(std::move(op.keys))] = i;
+        break;
+      case L2Op::LoadTask:
+        r.bytes_submitted += op.bytes();
+        in_flight_[adapter_.submit_load(std::move(op.keys), std::move(op.sizes))] = i;
+        break;
+      case L2Op::Unlock:
+        adapter_.submit_unlock(std::move(op.keys));
+        finish(i, now);
+        break;
+      default:  // delete: the target's only adapter, whatever the recorded index (-1)
+        adapter_.delete_keys(op.keys);
+        finish(i, now);
+        break;
+    }
+  }
+
+  bool take_completions() {
+    done_.clear();
+    const int64_t now = clock_.now_ns();
+    target_.take_due(now, done_);
+    for (storage::L2Completion& c : done_) complete(c, now);
+    return !done_.empty();
+  }
+
+  void complete(const storage::L2Completion& c, int64_t now) {
+    auto it = in_flight_.find(c.task_id);
+    if (it == in_flight_.end()) {
+      ++result_.unmatched_completions;
+      return;
+    }
+    const uint32_t i = it->second;
+    in_flight_.erase(it);
+    const L2PlanOp& op = plan_.ops[i];
+    L2OpResult& r = result_.of(op.op);
+    ++r.completed;
+    r.failed += op.op == L2Op::Store && !c.success;
+    r.bytes_moved += c.bytes;
+    r.latency.record_success(static_cast<double>(now - state_[i].dispatched) / 1e6);
+    compare_outcome(op, c, r);
+    finish(i, now);
+  }
+
+  void compare_outcome(const L2PlanOp& op, const storage::L2Completion& c, L2OpResult& r) {
+    ++r.outcome_comparisons;
+    const bool same = op.op == L2Op::Store
+                          ? c.success == (op.source_completed && op.source_succeeded)
+                          : indices_of(c.bitmap) == op.source_indices;
+    if (same) return;
+    ++r.outcome_mismatches;
+    if (result_.mismatch_samples.size() < 10) {
+      const std::string name(trace::l2_op_name(op.op));
+      result_.mismatch_samples.push_back(name + ":('" + name + "', " +
+                                         std::to_string(op.adapter_index) + ", " +
+                                         std::to_string(op.task_id) + ")");
+    }
+  }
+
+  void finish(uint32_t i, int64_t now) {
+    state_[i].completed = now;
+    for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k) {
+      OpState& d = state_[dependents_[k]];
+      d.deps_done_at = std::max(d.deps_done_at, now);
+      if (--d.pending_deps == 0) ready_.emplace(std::max(d.target, now), dependents_[k]);
+    }
+  }
+
+  void idle(int64_t now) {
+    if (now - last_progress_ > static_cast<int64_t>(o_.drain_timeout_s * kNsPerS)) {
+      throw std::runtime_error(
+          "L2 replay made no progress for " + std::to_string(o_.drain_timeout_s) + " s (" +
+          std::to_string(in_flight_.size()) + " task(s) in flight, " +
+          std::to_string(plan_.ops.size() - dispatched_) + " operation(s) not issued)");
+    }
+    int64_t until = ready_.empty() ? kNever : ready_.top().first;
+    if (until == kNever)
+      until = last_progress_ + static_cast<int64_t>(o_.drain_timeout_s * kNsPerS) + 1;
+    target_.wait(until);
+  }
+
+  void log_progress(int64_t now) {
+    if (o_.progress_every_s <= 0 || now < next_log_) return;
+    next_log_ = now + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
+    uint64_t completed = 0, bytes = 0;
+    for (const L2OpResult& r : result_.ops) completed += r.completed, bytes += r.bytes_submitted;
+    spdlog::info(
+        "L2 replay progress: elapsed={:.1f}s dispatched={}/{} completed={} pending={} "
+        "in_flight={} bytes_submitted={}",
+        seconds(now), dispatched_, plan_.ops.size(), completed, plan_.ops.size() - dispatched_,
+        in_flight_.size(), bytes);
+  }
+
+  L2Plan& plan_;
+  L2Target& target_;
+  storage::L2Adapter& adapter_;
+  util::Clock& clock_;
+  L2ReplayOptions o_;
+  L2ReplayResult result_;
+  std::vector<OpState> state_;
+  std::vector<uint32_t> offsets_;
+  std::vector<uint32_t> dependents_;
+  using Ready = std::pair<int64_t, uint32_t>;  // (earliest dispatch, op): file order on ties
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready_;
+  std::unordered_map<uint64_t, uint32_t> in_flight_;  // adapter task id -> op
+  std::vector<storage::L2Completion> done_;
+  uint64_t dispatched_ = 0;
+  int64_t start_ = 0;
+  int64_t last_progress_ = 0;
+  int64_t next_log_ = 0;
+};
+
+}  // namespace
+
+uint64_t L2ReplayResult::dispatched() const {
+  uint64_t n = 0;
+  for (const L2OpResult& r : ops) n += r.submitted;
+  return n;
+}
+
+uint64_t L2ReplayResult::mismatches() const {
+  uint64_t n = 0;
+  for (const L2OpResult& r : ops) n += r.outcome_mismatches;
+  return n;
+}
+
+uint64_t L2ReplayResult::comparisons() const {
+  uint64_t n = 0;
+  for (const L2OpResult& r : ops) n += r.outcome_comparisons;
+  return n;
+}
+
+L2ReplayResult replay_l2_plan(L2Plan& plan, L2Target& target, const L2ReplayOptions& options) {
+  return Replay(plan, target, options).run();
+}
+
+}  // namespace fleet::l2replay

@@ -1,0 +1,79 @@
+#include "fleet/l2replay/l2_target.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "fleet/engine/l2_adapter_factory.h"
+
+namespace fleet::l2replay {
+
+L2Target::L2Target(const storage::EngineConfig& config, util::Clock& clock) : clock_(clock) {
+  if (config.l2_adapters.size() != 1) {
+    throw std::invalid_argument("L2 replay requires exactly one target adapter (--l2-adapter; " +
+                                std::to_string(config.l2_adapters.size()) + " given)");
+  }
+  adapter_ = storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+  storage::L2AdapterContext ctx;
+  ctx.clock = &clock_;
+  ctx.synchronous = clock_.is_virtual();  // as the engine: inline I/O keeps a run deterministic
+  ctx.key_namespace = config.l2_key_namespace;
+  ctx.deliver = [this](int64_t at, storage::L2Completion c) { deliver(at, std::move(c)); };
+  adapter_->attach(std::move(ctx));
+}
+
+L2Target::~L2Target() {
+  if (adapter_) adapter_->close();
+}
+
+void L2Target::deliver(int64_t at_ns, storage::L2Completion c) {
+  std::lock_guard<std::mutex> g(mu_);
+  inbox_.emplace_back(at_ns, std::move(c));
+  if (waiting_) arrived_.notify_one();
+}
+
+void L2Target::take_due(int64_t now_ns, std::vector<storage::L2Completion>& out) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    taken_.swap(inbox_);
+  }
+  for (auto& [at, c] : taken_) {
+    if (at <= now_ns) {
+      out.push_back(std::move(c));
+    } else {
+      later_.push(Due{at, seq_++, std::move(c)});
+    }
+  }
+  taken_.clear();
+  while (!later_.empty() && later_.top().at <= now_ns) {
+    out.push_back(std::move(const_cast<Due&>(later_.top()).c));
+    later_.pop();
+  }
+}
+
+void L2Target::wait(int64_t deadline_ns) {
+  if (!later_.empty()) deadline_ns = std::min(deadline_ns, later_.top().at);
+  if (clock_.is_virtual()) {  // inline adapters: nothing can arrive meanwhile
+    clock_.sleep_until(deadline_ns);
+    return;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!inbox_.empty()) return;
+  const int64_t now = clock_.now_ns();
+  if (deadline_ns <= now) return;
+  // Sleep at most 1 ms at a time on the condition variable; the last stretch before a paced
+  // target spins in the clock, which lands within microseconds.
+  const int64_t spin = 300'000;
+  if (deadline_ns - now > spin) {
+    waiting_ = true;
+    arrived_.wait_for(
+        lock, std::chrono::nanoseconds(std::min<int64_t>(deadline_ns - now - spin, 1'000'000)));
+    waiting_ = false;
+    return;
+  }
+  lock.unlock();
+  clock_.sleep_until(deadline_ns);
+}
+
+}  // namespace fleet::l2replay

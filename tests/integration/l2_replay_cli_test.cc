@@ -1,0 +1,94 @@
+// `coordinator FILE` on an L2 adapter-level trace (docs/l2-traces.md, "The replay"): the
+// embedded replay writes l2_replay_stats.json with the fork's fields and exits 0 (mismatches
+// are a metric); the fleet modes and the storage-only flags are refused with messages naming the
+// flag; the L2 flags are refused on a storage trace.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_paths.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+const std::string kCoordinator = ::fleet::test::bin_dir() + "/coordinator/coordinator";
+const std::string kMock = "'{\"type\":\"mock\",\"max_size_gb\":4,\"mock_bandwidth_gb\":100}'";
+
+struct RunOutput {
+  int status = -1;
+  std::string out;  // stdout and stderr
+};
+
+RunOutput run(const std::string& args) {
+  RunOutput r;
+  const std::string cmd = kCoordinator + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string fixture() { return ::fleet::test::shared_fixtures() + "/l2/l2_small.lct"; }
+std::string out_dir(const std::string& name) {
+  return ::testing::TempDir() + "/l2cli_" + name + "_" + std::to_string(::getpid());
+}
+
+TEST(L2ReplayCli, EmbeddedReplayWritesTheForksStats) {
+  const std::string dir = out_dir("embedded");
+  const RunOutput r = run(fixture() + " --speed 0 --prepare-l2 --trace-percent 50 --l2-adapter " +
+                          kMock + " --output-dir " + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("L2 replay: "));
+  EXPECT_THAT(r.out, HasSubstr("issued before a dependency completed: 0"));
+  std::ifstream in(dir + "/l2_replay_stats.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["operations_selected"], 95);
+  EXPECT_EQ(j["source_operations_total"], 189);
+  EXPECT_EQ(j["trace_percent"], 50.0);
+  EXPECT_EQ(j["operations_submitted"]["store"], 34);
+  EXPECT_EQ(j["bytes_submitted"]["store"], 404226048);
+  EXPECT_EQ(j["outcome_comparisons"]["lookup_task"], 27);
+  EXPECT_EQ(j["fleet"]["dependency_violations"], 0);
+  EXPECT_TRUE(j["operations"]["write"].contains("mock"));
+  EXPECT_TRUE(fs::exists(dir + "/l2_prepare_manifest.json"));
+}
+
+TEST(L2ReplayCli, FleetModesAreRefusedNamingTheFlags) {
+  const RunOutput r =
+      run(fixture() + " --local 1 --l2-adapter " + kMock + " --output-dir " + out_dir("fleet"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("replays embedded only for now"));
+  EXPECT_THAT(r.out, HasSubstr("--workers/--local"));
+}
+
+TEST(L2ReplayCli, StorageOnlyFlagsAreRefused) {
+  const RunOutput r = run(fixture() + " --from-zero --l2-adapter " + kMock + " --output-dir " +
+                          out_dir("fromzero"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--from-zero applies to storage traces only"));
+}
+
+TEST(L2ReplayCli, NoAdapterIsRefused) {
+  const RunOutput r = run(fixture() + " --output-dir " + out_dir("noadapter"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("L2 replay requires exactly one target adapter"));
+}
+
+TEST(L2ReplayCli, L2FlagsOnAStorageTraceAreRefused) {
+  const std::string storage = ::fleet::test::shared_fixtures() + "/era3_small.lct";
+  const RunOutput r = run(storage + " --prepare-l2 --l1-size-gb 1 --output-dir " + out_dir("st"));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("require an L2 trace"));
+}
+
+}  // namespace
