@@ -34,10 +34,16 @@ Status refuse_storage_flags(const ReplayOptions& o) {
                        " is an L2 adapter-level trace (docs/l2-traces.md)");
 }
 
+// A failure of the L2 replay's own steps, caught once in run_l2_local.
+struct L2RunError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Inside replay()'s try: a failed write is thrown on to its one catch, which names it.
 void write_text(const std::string& path, const std::string& text) {
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  util::write_file_atomically(path, {text});  // throws naming the path
+  if (Status s = util::write_file_atomically(path, {text}); !s) throw L2RunError(s.message());
 }
 
 std::string in_dir(const ReplayOptions& o, const char* name) {
@@ -49,7 +55,7 @@ ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   po.trace_percent = o.l2.trace_percent;
   po.max_frame_bytes = o.max_frame_bytes;
   l2replay::L2Plan plan = l2replay::build_l2_plan(o.trace_path, po);
-  report::prepare_output_dir(o.output.output_dir);
+  if (Status s = report::prepare_output_dir(o.output.output_dir); !s) throw L2RunError(s.message());
   l2replay::L2Target target(o.engine, clock);
   if (o.l2.prepare || o.l2.prepare_only) {
     const auto p = l2replay::prepare_l2(plan, target, o.l2.drain_timeout_s);

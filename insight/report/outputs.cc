@@ -64,6 +64,18 @@ std::string render_lmcache_summary(const RunReport& report, const std::string& f
   return stats::render_replay_terminal(overview(report), report.stats);
 }
 
+static stats::MetricSection lateness_section(const RunReport& r) {
+  stats::MetricSection late{"lateness", "Dispatch Lateness (us)", {}};
+  late.rows.push_back({"p50", "p50", us(r.lateness.p50_ns())});
+  late.rows.push_back({"p99", "p99", us(r.lateness.p99_ns())});
+  late.rows.push_back({"max", "max", us(r.lateness.max_ns())});
+  late.rows.push_back(
+      {"late_1ms", "late > 1 ms", static_cast<int64_t>(r.lateness.late_over_1ms())});
+  late.rows.push_back({"feed_late", "fed late", static_cast<int64_t>(r.feed_late)});
+  late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
+  return late;
+}
+
 std::string render_fleet_block(const RunReport& r) {
   std::vector<stats::MetricSection> sections;
   stats::MetricSection run{"run", "Run", {}};
@@ -85,17 +97,7 @@ std::string render_fleet_block(const RunReport& r) {
   }
   sections.push_back(run);
   if (auto cache = run_cache(r)) sections.push_back(cache_section(*cache));
-  if (r.lateness.count()) {
-    stats::MetricSection late{"lateness", "Dispatch Lateness (us)", {}};
-    late.rows.push_back({"p50", "p50", us(r.lateness.p50_ns())});
-    late.rows.push_back({"p99", "p99", us(r.lateness.p99_ns())});
-    late.rows.push_back({"max", "max", us(r.lateness.max_ns())});
-    late.rows.push_back(
-        {"late_1ms", "late > 1 ms", static_cast<int64_t>(r.lateness.late_over_1ms())});
-    late.rows.push_back({"feed_late", "fed late", static_cast<int64_t>(r.feed_late)});
-    late.rows.push_back({"engine_late", "engine late > 1 ms", static_cast<int64_t>(r.engine_late)});
-    sections.push_back(late);
-  }
+  if (r.lateness.count()) sections.push_back(lateness_section(r));
   if (const std::optional<causal::PacingStats> pacing = r.pacing())
     sections.push_back(pacing_section(*pacing));
   const std::optional<summary::ContentionSummary> contention = contention_summary(r);
