@@ -6,18 +6,20 @@
 # the 1x mean against the goal max(0.5 points, 2 x the 1x noise), the wall time against the plan
 # preview's prediction, and the edges' lateness.
 #   bench/causal.sh [BUILD_DIR]        env: DURATION (s, default 100), RATE (req/s, default 30),
-#                                           BACKENDS ("mock redis"), TRACE (use this file instead)
+#                                           BACKENDS ("mock redis"), TRACE (use this file instead),
+#                                           L1_GB (per worker, default 0.05)
 set -eu
 B=$(realpath "${1:-build}")
 DURATION=${DURATION:-100}; RATE=${RATE:-30}; BACKENDS=${BACKENDS:-"mock redis"}
 D=$(mktemp -d); trap 'kill $(cat $D/redis.pid 2>/dev/null) 2>/dev/null || true; rm -rf $D' EXIT
 T=${TRACE:-$D/chat.lct}
-# 512 KiB chunks (2x8x8x64 bf16 x 256 tokens): the L2 data of a 100-s trace fits this machine's
-# Redis; a 30-MB L1 per worker makes most reads L2 reads.
+# 512 KiB chunks (2 x 2 layers x 8 heads x 32 dims x bf16 x 256 tokens): the L2 data of a
+# 100-s trace (a few GB) fits this machine's Redis; a 50-MB L1 per worker (~100 chunks) makes
+# many reads L2 reads.
 [ -n "${TRACE:-}" ] || $B/tools/lct/lct gen -o $T --seed 7 --duration $DURATION --rate $RATE \
-  --layout 2x8x8x64:bfloat16 -q
+  --layout 2x2x8x32:bfloat16 -q
 echo "trace: $T ($($B/tools/lct/lct info $T | awk '/total_records/{print $2}') records)"
-COMMON=(--config-from-trace --local 3 --shard key --l1-size-gb 0.03 --no-l1-use-lazy)
+COMMON=(--config-from-trace --local 3 --shard key --l1-size-gb ${L1_GB:-0.05} --no-l1-use-lazy)
 
 summary() {  # run dir -> "hit wall held late50 early"
   python3 - "$1/fleet_summary.json" <<'PY'
