@@ -70,12 +70,15 @@ int64_t lost_after_ms(const nlohmann::json& node) {
 }
 
 // A worker that went through a fault serves the next run, exactly.
-void expect_ready_for_next_run(WorkerProcess& w, const std::string& out_dir) {
+// `heartbeat_ms`: the worker's, when it was started with its own (the run must beat as fast).
+void expect_ready_for_next_run(WorkerProcess& w, const std::string& out_dir,
+                               const char* heartbeat_ms = "500") {
   ASSERT_TRUE(w.proc().running()) << w.proc().err();
   const std::string small = synthetic_trace("small", 300);
-  RunResult r = run_coordinator(quick_args({small, "--workers", w.host_port(), "--speed", "0",
-                                            "--connect-timeout", "3000", "--engine", "noop"}),
-                                out_dir, 20s);
+  RunResult r = run_coordinator(
+      quick_args({small, "--workers", w.host_port(), "--speed", "0", "--connect-timeout", "3000",
+                  "--engine", "noop", "--heartbeat-ms", heartbeat_ms}),
+      out_dir, 20s);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(u(r.summary["records"], "total"), count_trace(small).records);
   expect_accounting_balances(r.summary, count_trace(small).records);
@@ -265,14 +268,19 @@ TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   Redis redis(dir.path().string(), redis_port(40000));
   ASSERT_TRUE(redis.ok());
   const std::string path = long_trace();
-  WorkerProcess w0(dir.path().string(), "w0", {"--allow-l2", redis.endpoint()});
-  WorkerProcess w1(dir.path().string(), "w1", {"--allow-l2", redis.endpoint()});
+  // A 200-ms heartbeat on both sides: the workers call the coordinator lost after 3 silent
+  // periods (0.6 s), so the 2-s bound below measures the cut, not a loaded host's scheduling
+  // on top of the default 3 x 500 ms (it failed at 2.07 s with the default while a build ran).
+  WorkerProcess w0(dir.path().string(), "w0",
+                   {"--allow-l2", redis.endpoint(), "--heartbeat-ms", "200"});
+  WorkerProcess w1(dir.path().string(), "w1",
+                   {"--allow-l2", redis.endpoint(), "--heartbeat-ms", "200"});
   ASSERT_TRUE(w0.ok() && w1.ok());
   std::filesystem::create_directories(dir / "run");
   std::vector<std::string> argv = {coordinator_bin()};
   for (auto& a : resp_run(path, w0.host_port() + "," + w1.host_port(), redis, "1"))
     argv.push_back(a);
-  argv.insert(argv.end(), {"--output-dir", dir / "run"});
+  argv.insert(argv.end(), {"--output-dir", dir / "run", "--heartbeat-ms", "200"});
   Process coord(argv, dir / "run", "coordinator");
   ASSERT_TRUE(w0.proc().wait_stderr("run started", 15s)) << coord.err();
   ASSERT_TRUE(w1.proc().wait_stderr("run started", 15s)) << coord.err();
@@ -305,8 +313,8 @@ TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   EXPECT_GT(before, 10u) << "the run was loading Redis";
   EXPECT_LE(at_end - at_start, 1u)
       << "only our own INFO: no orphan load after " << quiet_from.count() << " s";
-  expect_ready_for_next_run(w0, dir / "next0");
-  expect_ready_for_next_run(w1, dir / "next1");
+  expect_ready_for_next_run(w0, dir / "next0", "200");
+  expect_ready_for_next_run(w1, dir / "next1", "200");
 }
 
 // ------------------------------------------------------------------ fs on a full filesystem
