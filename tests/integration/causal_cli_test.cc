@@ -27,8 +27,10 @@ Ran run(const std::string& args, const TempDir& dir) {
 
 std::string gen_trace(const TempDir& dir) {
   const std::string t = (dir.path() / "t.lct").string();
-  EXPECT_EQ(std::system((bin("tools/lct/lct") + " gen -q -o " + t + " --seed 3 --duration 3 --rate 20").c_str()),
-            0);
+  EXPECT_EQ(
+      std::system(
+          (bin("tools/lct/lct") + " gen -q -o " + t + " --seed 3 --duration 3 --rate 20").c_str()),
+      0);
   return t;
 }
 
