@@ -2,6 +2,7 @@
 // keeps its recorded gap after its prefetch (and holds the records behind it), uniform pacing
 // races it and says so, and no edge is ever issued early.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/trace/trace_writer.h"
@@ -68,7 +69,7 @@ trace::Op make(trace::OpKind kind, double t, char k = 'a') {
 
 // prefetch a; 5 ms later __enter__(a); __exit__ and finish_read 1 and 2 ms after that.
 std::string read_trace() {
-  std::string path = ::testing::TempDir() + "/causal_read.lct";
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_causal_read.lct";
   trace::TraceWriter w(path, trace::Header{});
   for (auto [kind, t] : {std::pair{trace::OpKind::SubmitPrefetch, 10.000},
                          {trace::OpKind::ReadEnter, 10.005},
@@ -141,7 +142,8 @@ TEST(CausalSession, UniformAtOneXTracksNothing) {
 
 // prefetch a; __enter__(a) 0.5 ms later; a write of b at 1 ms (0.2 ms long).
 std::string overtaking_trace() {
-  std::string path = ::testing::TempDir() + "/causal_overtake.lct";
+  std::string path =
+      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_causal_overtake.lct";
   trace::TraceWriter w(path, trace::Header{});
   for (const trace::Op& o :
        {make(trace::OpKind::SubmitPrefetch, 10.000), make(trace::OpKind::ReadEnter, 10.0005),

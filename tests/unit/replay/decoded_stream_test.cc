@@ -5,6 +5,7 @@
 #include "fleet/replay/decoded_stream.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -77,7 +78,7 @@ std::string malformed_record(double t) {
 // `n` records cycling through every outcome: replayable ops, a skip, a decode error and a
 // malformed frame.
 std::string write_mixed_trace(const std::string& name, int n) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
   trace::TraceWriter w(path, trace::Header{});
   for (int i = 0; i < n; ++i) {
     const double t = 0.001 * i;

@@ -1,6 +1,7 @@
 // The replay session on real trace files: LMCache's skip/fail accounting, order at speed 0,
 // pacing on the virtual clock, and lateness bookkeeping.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fleet/replay/replay_session.h"
 #include "fleet/trace/msgpack_writer.h"
@@ -54,7 +55,7 @@ std::string unknown_qualname_record(double t) {
 }
 
 std::string write_trace(const std::string& name, const std::vector<std::string>& bodies) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
   trace::TraceWriter w(path, trace::Header{});
   for (const auto& b : bodies) w.write_frame(b);
   w.close();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -32,7 +33,8 @@ void push_batch(BatchQueue& q, const std::vector<std::string>& bodies, int64_t s
 }
 
 std::vector<std::string> some_records(size_t n) {
-  const std::string path = ::testing::TempDir() + "/batch_queue_test.lct";
+  const std::string path =
+      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_batch_queue_test.lct";
   trace::SyntheticOptions o;
   o.records = n;
   o.duration_s = 1e9;

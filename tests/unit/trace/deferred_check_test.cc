@@ -2,6 +2,7 @@
 // it goes) must classify every frame exactly as the strict two-pass path does: malformed
 // (dropped by the reader), args that do not decode (skipped) or a decoded op — the same op.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <functional>
 #include <string>
@@ -229,7 +230,8 @@ TEST(DeferredArgsCheck, ReaderCountsRejectedRecordsAsMalformed) {
   });
   std::string good =
       encode_record_body(test_op(OpKind::FinishWrite, 1.0, {test_key(1)}), Era::Three);
-  std::string path = ::testing::TempDir() + "/deferred_check.lct";
+  std::string path =
+      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_deferred_check.lct";
   testing::write_bytes(path, testing::header_frame() + frame_bytes(bad) + frame_bytes(good));
   struct Collect : Reporter {
     std::vector<std::string> messages;
