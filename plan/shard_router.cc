@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "fleet/plan/plan_table.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/op_encoder.h"
@@ -266,77 +267,23 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   }
 }
 
+PlanTotals ShardRouter::totals() const {
+  return {options_.mode, options_.timeline, options_.window_s, records_, split_calls_, t_first_,
+          t_last_};
+}
+
+std::vector<PlanRow> ShardRouter::rows() const {
+  std::vector<PlanRow> out;
+  for (size_t w = 0; w < plan_.size(); ++w) out.push_back(plan_row(row(w)));
+  return out;
+}
+
 nlohmann::ordered_json ShardRouter::plan_json() const {
-  nlohmann::ordered_json j;
-  j["shard"] = shard_mode_name(options_.mode);
-  j["timeline"] = timeline_name(options_.timeline);
-  if (options_.mode == ShardMode::Time) j["window_s"] = options_.window_s;
-  j["records"] = records_;
-  j["split_calls"] = split_calls_;
-  double mean = 0;
-  for (size_t i = 0; i < plan_.size(); ++i) mean += static_cast<double>(row(i).records);
-  mean /= static_cast<double>(plan_.size());
-  auto workers = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < plan_.size(); ++i) {
-    const auto& p = row(i);
-    nlohmann::ordered_json w;
-    w["worker"] = options_.worker_names[i];
-    w["records"] = p.records;
-    w["bytes"] = p.bytes;
-    nlohmann::ordered_json ops = nlohmann::ordered_json::object();
-    for (int k = 0; k < trace::kOpKindCount; ++k)
-      if (p.per_kind[k])
-        ops[std::string(trace::op_kind_name(static_cast<trace::OpKind>(k)))] = p.per_kind[k];
-    w["ops"] = ops;
-    w["peak_records_per_s"] = p.peak_per_second();
-    w["moved"] = p.moved;
-    w["split_parts"] = p.split_parts;
-    w["skew"] = mean > 0 ? static_cast<double>(p.records) / mean : 0.0;
-    workers.push_back(w);
-  }
-  j["workers"] = workers;
-  return j;
+  return plan::plan_json(totals(), options_.worker_names, rows());
 }
 
 std::string ShardRouter::render_plan() const {
-  std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "Plan: shard=%s timeline=%s", shard_mode_name(options_.mode),
-                timeline_name(options_.timeline));
-  out += line;
-  if (options_.mode == ShardMode::Time) {
-    std::snprintf(line, sizeof line, " window=%gs", options_.window_s);
-    out += line;
-  }
-  std::snprintf(line, sizeof line, " records=%llu span=%.3fs split_calls=%llu\n",
-                static_cast<unsigned long long>(records_), t_last_ - t_first_,
-                static_cast<unsigned long long>(split_calls_));
-  out += line;
-  std::snprintf(line, sizeof line, "%-24s %10s %12s %10s %8s %8s %6s  %s\n", "worker", "records",
-                "bytes", "peak/s", "moved", "split", "skew", "ops");
-  out += line;
-  double mean = 0;
-  for (size_t i = 0; i < plan_.size(); ++i) mean += static_cast<double>(row(i).records);
-  mean /= static_cast<double>(plan_.size());
-  for (size_t i = 0; i < plan_.size(); ++i) {
-    const auto& p = row(i);
-    std::string ops;
-    for (int k = 0; k < trace::kOpKindCount; ++k) {
-      if (!p.per_kind[k]) continue;
-      if (!ops.empty()) ops += ' ';
-      ops += std::string(trace::op_kind_name(static_cast<trace::OpKind>(k))) + "=" +
-             std::to_string(p.per_kind[k]);
-    }
-    std::snprintf(line, sizeof line, "%-24s %10llu %12llu %10llu %8llu %8llu %6.2f  %s\n",
-                  options_.worker_names[i].c_str(), static_cast<unsigned long long>(p.records),
-                  static_cast<unsigned long long>(p.bytes),
-                  static_cast<unsigned long long>(p.peak_per_second()),
-                  static_cast<unsigned long long>(p.moved),
-                  static_cast<unsigned long long>(p.split_parts),
-                  mean > 0 ? static_cast<double>(p.records) / mean : 0.0, ops.c_str());
-    out += line;
-  }
-  return out;
+  return plan::render_plan(totals(), options_.worker_names, rows());
 }
 
 }  // namespace fleet::plan

@@ -155,6 +155,7 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   // Only when some L2 operation failed: a DONE without failures stays byte for byte as it was.
   if (!r.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(r.l2_failures);
   if (r.pacing) j["pacing"] = r.pacing->to_json();  // likewise: only runs that tracked edges
+  if (r.self_route.is_object()) j["self_route"] = r.self_route;  // only workers that routed
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
   // Pad so that prefix + length + map is a multiple of 8 (the prefix's own size depends on the
@@ -246,6 +247,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.records_received =
         util::json_integer_or<uint64_t>(j, "records_received", uint64_t{0}, "records_received");
     if (j.contains("pacing")) r.pacing = causal::PacingStats::from_json(j["pacing"]);
+    if (j.contains("self_route") && j["self_route"].is_object()) r.self_route = j["self_route"];
     check_report_fields(r);
     return r;
   } catch (const std::exception& e) {

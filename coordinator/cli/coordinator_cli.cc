@@ -177,6 +177,11 @@ void declare_fleet_flags(CLI::App& app, session::FleetOptions& fleet, CliExtras&
       "How records reach workers: shared (workers read the trace file themselves and get "
       "references), stream (records travel in batches), or auto (shared for workers on this "
       "host that can read the file, stream for the rest)");
+  flags::add_enum_flag(
+      fleet_flags, "--routing", fleet.routing, session::kRoutingNames,
+      "Who routes the records: workers (each reads the trace and replays its own share; every "
+      "worker must read the trace), coordinator (it routes and sends each worker its share), or "
+      "auto (workers with --trace-access shared, else the coordinator; docs/sharding.md)");
   fleet_flags.add_option(
       "--worker-trace-path", fleet.worker_trace_path,
       "Where workers find the trace with --trace-access shared (default: FILE as an "

@@ -16,6 +16,7 @@
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
 #include "fleet/plan/route_cache.h"
+#include "fleet/plan/route_record.h"
 #include "fleet/security/certificate.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
@@ -52,20 +53,6 @@ class InterruptGuard {
   void (*old_int_)(int) = nullptr;
   void (*old_term_)(int) = nullptr;
 };
-
-// The record's routes; none for a record the deferred args check finds malformed, which the
-// reader then counts and reports exactly as if it had refused the frame itself.
-const std::vector<plan::Route>& route_or_reject(plan::ShardRouter& router,
-                                                trace::FrameReader& reader,
-                                                const trace::RecordView& rec) {
-  static const std::vector<plan::Route> kNone;
-  try {
-    return router.route(rec);
-  } catch (const trace::MalformedRecord& e) {
-    reader.reject_malformed(rec, e.what());
-    return kNone;
-  }
-}
 
 wire::BatchCodec choose_codec(Compression mode, bool local, const WorkerAddress& a) {
   if (mode == Compression::None) return wire::BatchCodec::None;
@@ -176,7 +163,13 @@ Status FleetRun::prepare() {
     o_.router.worker_names.push_back(o_.local > 0 ? "local-" + std::to_string(i)
                                                   : addresses_[i].name());
   }
-  if (!o_.route_cache_dir.empty() && !o_.plan_only) find_saved_routes();
+  if (!o_.route_cache_dir.empty() && !o_.plan_only) {
+    if (self_routing_asked()) {
+      route_plan_.why_not = "the workers route themselves (--routing)";
+    } else {
+      find_saved_routes();
+    }
+  }
   return Status();
 }
 
@@ -245,7 +238,7 @@ ExitCode FleetRun::print_plan() {
   try {
     plan::ShardRouter router(o_.router);
     trace::RecordView rec;
-    while (reader_->next(rec)) route_or_reject(router, *reader_, rec);
+    while (reader_->next(rec)) plan::route_or_reject(router, *reader_, rec);
     std::string text = router.render_plan();
     std::fwrite(text.data(), 1, text.size(), stdout);
     const session::ReplayOptions& r = o_.replay;
@@ -281,7 +274,10 @@ Status FleetRun::connect() {
   const Result<TraceOffer> offer = plan_trace_offer(o_, addresses_);
   if (!offer) return offer.status();
   if (Status s = handshake(links_, offer.value(), o_.connect_timeout_ms, clock_); !s) return s;
-  return apply_trace_offer(links_, offer.value(), o_.trace_access == TraceAccess::Shared);
+  if (Status s = apply_trace_offer(links_, offer.value(), o_.trace_access == TraceAccess::Shared);
+      !s)
+    return s;
+  return decide_routing();
 }
 
 void FleetRun::sync_clocks() {
@@ -301,8 +297,8 @@ void FleetRun::start_workers() {
   plan::RouterOptions router = o_.router;
   router.encode_split_parts = false;
   for (const auto& l : links_) router.encode_split_parts |= !l->shared_trace();
-  router_ = std::make_unique<plan::ShardRouter>(router);
-  if (o_.router.mode == plan::ShardMode::None) {
+  if (!self_routing_) router_ = std::make_unique<plan::ShardRouter>(router);
+  if (o_.router.mode == plan::ShardMode::None && !self_routing_) {
     std::vector<WorkerLink*> all;
     for (auto& l : links_) all.push_back(l.get());
     if (BatchFanout::can_share(all)) fanout_ = std::make_unique<BatchFanout>(std::move(all));
@@ -321,6 +317,7 @@ void FleetRun::start_workers() {
       }
     }
     t_origin_ = have_record_ ? rec_.t_mono : 0.0;
+    have_record_ = have_record_ && !self_routing_;  // the workers read the rest
   }
   connected_ns_ = clock_.now_ns();
   t0_ns_ = connected_ns_;
@@ -341,11 +338,13 @@ void FleetRun::start_workers() {
     s.trace_level = reader_->header().level;
     s.trace_schema = reader_->header().trace_schema_version;
     s.credit_window = o_.credit_window;
+    s.self_routing = self_routing_params();
     links_[i].send(wire::encode(s));
     links_[i].mark_running(clock_.now_ns());
   }
-  spdlog::info("start: streaming {} to {} worker(s), shard={}; T0 once every engine is ready",
-               r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
+  spdlog::info("start: {} {} to {} worker(s), shard={}; T0 once every engine is ready",
+               self_routing_ ? "each worker reads and routes" : "streaming", r.trace_path,
+               links_.size(), plan::shard_mode_name(o_.router.mode));
 }
 
 void FleetRun::send_go_when_ready() {
@@ -458,7 +457,7 @@ void FleetRun::stream() {
 }
 
 bool FleetRun::route_one() {
-  const auto& routes = route_or_reject(*router_, *reader_, rec_);
+  const auto& routes = plan::route_or_reject(*router_, *reader_, rec_);
   if (routes_writer_) {  // --shard none: one entry for every worker
     const bool all = o_.router.mode == plan::ShardMode::None;
     for (size_t i = 0; i < (all ? std::min<size_t>(1, routes.size()) : routes.size()); ++i)

@@ -19,10 +19,12 @@
 #include "fleet/plan/route_cache.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/security/curve_key.h"
+#include "fleet/summary/accounting.h"
 #include "fleet/summary/run_report.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/status.h"
 #include "link_set.h"
+#include "self_routed_plan.h"
 
 namespace fleet::session {
 
@@ -66,6 +68,15 @@ class FleetRun {
   void send_saved(const plan::SavedRoute& r);
   bool advance_saved();  // the next saved route; false: the plan failed mid-run (the run stops)
   void save_routes();    // after a stream that routed the whole trace
+  // Workers that route themselves (fleet_run_self_route.cc, docs/sharding.md).
+  bool self_routing_asked() const;  // --routing workers, or auto with --trace-access shared
+  Status decide_routing();          // Connect: every worker reads the trace, or the run stops
+  wire::SelfRouting self_routing_params() const;  // START's plan parameters
+  // Report: the plan from the workers' scans (or the coordinator's own pass), each node's
+  // records_received from its scan, the trace's counts; the plan JSON with who routed.
+  void settle_self_routed_plan(std::vector<wire::NodeResult>& nodes, report::RunReport& rep);
+  void self_routed_accounting(report::AccountingInput& in, std::vector<uint64_t>& routed,
+                              std::vector<uint64_t>& parts, uint64_t& split_calls) const;
   nlohmann::ordered_json route_plan_json() const;
   double read_fraction() const;  // how much of the trace (or the plan) has been consumed
   void wait_for_credit();
@@ -94,7 +105,11 @@ class FleetRun {
   std::unique_ptr<LocalWorkers> local_;
   zmq::context_t ctx_{1};
   LinkSet links_;
-  std::unique_ptr<plan::ShardRouter> router_;
+  std::unique_ptr<plan::ShardRouter> router_;  // null when the workers route themselves
+  bool self_routing_ = false;
+  std::optional<SelfRoutedPlan> self_plan_;  // set in Report when self_routing_
+  std::vector<uint64_t> self_kept_;          // per worker: what its scan kept for it
+  std::string self_plan_error_;              // the workers' scans disagree: why (exit 2)
   std::unique_ptr<BatchFanout> fanout_;
   std::unique_ptr<report::TimeseriesSink> timeseries_;  // fleet_timeseries.csv, during the run
   std::atomic<int> nodes_alive_{0};                     // for the live line

@@ -83,6 +83,13 @@ void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
   c["done_bytes"] = done_bytes;
 }
 
+// Who routed each worker's records (docs/sharding.md): "worker" when it read the trace and
+// routed itself, "coordinator" when the coordinator routed and sent them.
+void note_who_routed(nlohmann::json& plan, bool self_routing) {
+  if (!plan.is_object() || !plan.contains("workers") || !plan["workers"].is_array()) return;
+  for (auto& w : plan["workers"]) w["routed_by"] = self_routing ? "worker" : "coordinator";
+}
+
 // The links the run found silent (LocalWorkers::stop kills those workers without a grace).
 std::vector<size_t> unresponsive_links(const LinkSet& links) {
   std::vector<size_t> out;
@@ -102,7 +109,8 @@ ExitCode FleetRun::report() {
   rep.clock = util::clock_name(util::clock_kind(o_.replay.virtual_clock));
   rep.trace = report::trace_info(*reader_);
   // A replayed plan describes the routing its saving run did (the same, by its key).
-  rep.plan = saved_routes_ ? saved_routes_->meta()["plan"] : nlohmann::json(router_->plan_json());
+  if (!self_routing_)
+    rep.plan = saved_routes_ ? saved_routes_->meta()["plan"] : nlohmann::json(router_->plan_json());
   uint64_t records_sent = 0;
   std::vector<wire::NodeResult> nodes;
   for (auto& l : links_) {
@@ -116,6 +124,8 @@ ExitCode FleetRun::report() {
     if (aborted_ && node.status == wire::NodeStatus::Ok) node.status = wire::NodeStatus::Aborted;
     nodes.push_back(std::move(node));
   }
+  if (self_routing_) settle_self_routed_plan(nodes, rep);
+  note_who_routed(rep.plan, self_routing_);
   report::add_nodes(rep, std::move(nodes));
   if (aborted_) rep.stopped_early = true;
   rep.accounting = record_accounting(rep);
@@ -147,7 +157,9 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
   in.shard = o_.router.mode;
   std::vector<uint64_t> routed, parts;
   uint64_t split_calls = 0;
-  if (saved_routes_) {  // what the replayed plan routed so far; the trace's count is saved
+  if (self_plan_) {
+    self_routed_accounting(in, routed, parts, split_calls);
+  } else if (saved_routes_) {  // what the replayed plan routed so far; the trace's count is saved
     in.records_routed = saved_tally_.records;
     in.trace_records = saved_routes_->meta()["records_read"].get<uint64_t>();
     routed = saved_tally_.rows;
@@ -178,8 +190,10 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
     report::NodeDelivery d;
     d.routed = i < routed.size() ? routed[i] : 0;
     split_parts += i < parts.size() ? parts[i] : 0;
-    d.sent = l.counters().records_sent;
-    d.confirmed = l.counters().records_confirmed;
+    d.sent = self_plan_ ? self_kept_[i] : l.counters().records_sent;
+    // A worker that routed itself confirms by PROGRESS counts alone: nothing was sent to it.
+    d.confirmed = self_plan_ ? static_cast<uint64_t>(std::max<int64_t>(0, l.progress().records))
+                             : l.counters().records_confirmed;
     d.lost = rep.nodes[i].status == wire::NodeStatus::Lost;
     if (d.lost) {
       d.reason = "lost: " + l.lost_reason();
@@ -197,6 +211,10 @@ nlohmann::ordered_json FleetRun::record_accounting(const report::RunReport& rep)
 
 ExitCode FleetRun::final_status(ExitCode outputs_status) const {
   if (interrupted()) return ExitCode::kInterrupted;
+  if (!self_plan_error_.empty()) {
+    spdlog::error("run stopped: the workers' plans disagree: {} (exit 2)", self_plan_error_);
+    return ExitCode::kBadInput;
+  }
   for (const auto& l : links_) {
     if (l->abort_kind() == wire::AbortKind::Config) {
       spdlog::error("run stopped: worker {} refused the engine config (exit 2)",

@@ -197,6 +197,7 @@ nlohmann::ordered_json FleetRun::route_plan_json() const {
 }
 
 double FleetRun::read_fraction() const {
+  if (self_routing_) return -1.0;  // the workers read the trace: not known here
   if (saved_routes_) {
     return saved_routes_->entries()
                ? static_cast<double>(saved_routes_->entries_read()) / saved_routes_->entries()

@@ -6,6 +6,7 @@
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/node_result.h"
+#include "self_routed_source.h"
 
 namespace fleet::service {
 
@@ -29,6 +30,7 @@ ReplayRun::~ReplayRun() {
 void ReplayRun::run_thread() {
   util::Clock& clock = vclock_ ? *vclock_ : *setup_.real_clock;
   const int64_t began_ns = setup_.real_clock->now_ns();
+  if (setup_.self_route && !open_self_routed_source()) return;
   if (Status s = setup_.engine.validate(); !s) {
     std::lock_guard<std::mutex> lock(mu_);
     outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + s.message();
@@ -55,12 +57,44 @@ void ReplayRun::run_thread() {
     if (stop_requested_) session_->request_stop();  // stopped first: a partial DONE
     session_ready_.store(true);
   }
-  replay::SessionResult res = session_->run(queue_);
+  finish(session_->run(self_source_ ? static_cast<replay::RecordSource&>(*self_source_)
+                                    : static_cast<replay::RecordSource&>(queue_)));
+}
+
+bool ReplayRun::open_self_routed_source() {
+  const RunSetup::SelfRoute& r = *setup_.self_route;
+  Result<std::unique_ptr<SelfRoutedSource>> opened =
+      Status::error("this worker mapped no trace at HELLO");
+  if (setup_.trace)
+    opened =
+        SelfRoutedSource::open(setup_.trace->path(), r.router, r.node_index, r.max_frame_bytes);
+  if (opened) {
+    self_source_ = std::move(opened).value();
+    return true;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  outcome_.trace_error =
+      "worker " + setup_.node_name + ": self-routing: " + opened.status().message();
+  return false;
+}
+
+void ReplayRun::finish(replay::SessionResult res) {
   wire::NodeResult node = replay::to_node_result(std::move(res), setup_.node_name);
   node.records_received = records_received_.load();
+  std::string trace_error;
+  if (self_source_) {
+    node.self_route = self_source_->report();
+    node.records_received = node.self_route["kept"].get<uint64_t>();
+    if (!self_source_->problem().empty())
+      trace_error = "worker " + setup_.node_name + ": self-routing: " + self_source_->problem();
+  }
   util::HugeString payload = wire::encode_done_message(node);
   std::lock_guard<std::mutex> lock(mu_);
-  outcome_.done = std::move(payload);
+  if (!trace_error.empty()) {
+    outcome_.trace_error = std::move(trace_error);
+  } else {
+    outcome_.done = std::move(payload);
+  }
 }
 
 void ReplayRun::wait_for_go() {

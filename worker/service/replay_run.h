@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fleet/engine/engine_config.h"
+#include "fleet/plan/shard_router.h"
 #include "fleet/replay/replay_session.h"
 #include "fleet/util/huge_page_allocator.h"
 #include "fleet/wire/protocol.h"
@@ -40,7 +41,17 @@ struct RunSetup {
   util::Clock* real_clock = nullptr;                // otherwise: the worker's clock
   std::shared_ptr<const trace::SharedTrace> trace;  // what record references are read from
   int credit_window = 8;
+  // Set when the worker routes itself (START's self_routing): the run reads `trace` and
+  // replays the share the router gives node `node_index`; no batches come.
+  struct SelfRoute {
+    plan::RouterOptions router;
+    int node_index = 0;
+    uint32_t max_frame_bytes = 0;
+  };
+  std::optional<SelfRoute> self_route;
 };
+
+class SelfRoutedSource;
 
 class ReplayRun {
  public:
@@ -81,18 +92,22 @@ class ReplayRun {
   struct Outcome {
     std::optional<util::HugeString> done;
     std::string engine_error;
+    std::string trace_error;  // a self-routing worker could not read its share of the trace
   };
   Outcome take_outcome();
 
  private:
   void run_thread();
-  void wait_for_go();  // GO's T0 into the session options, or a stop request
+  void wait_for_go();                      // GO's T0 into the session options, or a stop request
+  bool open_self_routed_source();          // false: why is in outcome_.trace_error
+  void finish(replay::SessionResult res);  // the DONE message (or the trace's problem)
 
   RunSetup setup_;
   BatchQueue queue_;
   std::unique_ptr<util::Clock> vclock_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<replay::ReplaySession> session_;
+  std::unique_ptr<SelfRoutedSource> self_source_;  // with self_route: replaces the queue
   std::atomic<bool> session_ready_{false};
   std::atomic<int64_t> engine_build_ns_{-1};  // -1 until the engine is built
   bool ready_taken_ = false;                  // the network thread's

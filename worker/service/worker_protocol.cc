@@ -22,6 +22,7 @@
 #include "fleet/wire/batch.h"
 #include "fleet/wire/owned_message.h"
 #include "fleet/wire/poll.h"
+#include "self_routed_source.h"
 
 namespace fleet::service {
 
@@ -273,6 +274,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
   setup.real_clock = &clock_;
   setup.trace = shared_trace_;
   setup.credit_window = std::max(1, s.credit_window);
+  if (!apply_self_routing(s, setup)) return;
   const std::string engine_name = cfg.engine_name;
   setup.engine = std::move(cfg);
   // An unpaced run's batches arrive as fast as it replays them: their frame buffers (filled on
@@ -286,6 +288,28 @@ void WorkerProtocol::on_start(const Incoming& in) {
   state_ = State::Running;
   spdlog::info("run started: node {}/{}, speed {}, clock {}, engine {}", s.node_index + 1,
                s.node_count, s.speed, s.clock, engine_name);
+}
+
+bool WorkerProtocol::apply_self_routing(const wire::Start& s, RunSetup& setup) {
+  if (!s.self_routing.on) return true;
+  if (!shared_trace_) {
+    abort_run(wire::AbortKind::Trace,
+              "worker " + options_.name +
+                  ": self-routing: this worker does not read the trace (HELLO offered none, or "
+                  "it could not be mapped)",
+              "self-routing without a shared trace");
+    return false;
+  }
+  auto router = self_routing_options(s.self_routing, s.node_index, s.node_count);
+  if (!router) {
+    abort_run(wire::AbortKind::Protocol,
+              "worker " + options_.name + ": start: " + router.status().message(),
+              "bad self-routing parameters");
+    return false;
+  }
+  setup.self_route =
+      RunSetup::SelfRoute{std::move(router).value(), s.node_index, s.self_routing.max_frame_bytes};
+  return true;
 }
 
 // Every batch of the run must arrive, in order, whole: anything else would replay fewer
@@ -405,6 +429,10 @@ void WorkerProtocol::send_credit_and_result() {
   ReplayRun::Outcome out = run_->take_outcome();
   if (!out.engine_error.empty()) {
     abort_run(wire::AbortKind::Config, std::move(out.engine_error), "engine could not be built");
+    return;
+  }
+  if (!out.trace_error.empty()) {
+    abort_run(wire::AbortKind::Trace, std::move(out.trace_error), "the trace failed its share");
     return;
   }
   if (!out.done) return;

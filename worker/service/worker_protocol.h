@@ -50,6 +50,8 @@ class WorkerProtocol {
   void on_hello(const Incoming& in);
   void on_ping(const Incoming& in);
   void on_start(const Incoming& in);
+  // START's self_routing into the run's setup; false: the run was refused (ABORT sent).
+  bool apply_self_routing(const wire::Start& s, RunSetup& setup);
   void on_batch(const Incoming& in);
   void on_go(const Incoming& in);
   void on_end(const Incoming& in);

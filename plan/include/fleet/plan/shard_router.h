@@ -27,6 +27,9 @@
 
 namespace fleet::plan {
 
+struct PlanTotals;
+struct PlanRow;
+
 enum class ShardMode { None, Time, Key };
 enum class Timeline { Preserve, Stack };
 
@@ -113,6 +116,8 @@ class ShardRouter {
   uint64_t records() const { return records_; }
   double t_first() const { return t_first_; }
   double t_last() const { return t_last_; }
+  PlanTotals totals() const;
+  std::vector<PlanRow> rows() const;  // plan() with each row's peak (plan_table.h)
   nlohmann::ordered_json plan_json() const;
   std::string render_plan() const;
 

@@ -69,6 +69,10 @@ struct NodeResult {
   // Paced runs that tracked dependency edges (causal, or uniform faster than 1x); in DONE only
   // then.
   std::optional<causal::PacingStats> pacing;
+  // A worker that routed itself: what its scan of the trace found (the reader's counts, the
+  // plan's totals and its own plan row; worker/service/self_routed_source.h). Null otherwise,
+  // and then not in DONE at all.
+  nlohmann::json self_route;
 };
 
 // Binary form for the DONE message: a u32 BE length, a msgpack map of everything but the

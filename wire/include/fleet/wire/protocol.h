@@ -20,7 +20,8 @@ namespace fleet::wire {
 // handshake (Hello.trace_*, Welcome.trace_shared/trace_error), samples as raw doubles in DONE.
 // 4: histogram buckets as bytes. 5: T0 from readiness (READY, GO; Start.t0_worker_ns gone).
 // 6: masked record references (key sharding's split calls, wire/batch.h).
-inline constexpr int kProtocolVersion = 6;
+// 7: workers that route themselves (Start.self_routing; the DONE result's "self_route").
+inline constexpr int kProtocolVersion = 7;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
@@ -116,6 +117,22 @@ struct Pong {
   MSGPACK_DEFINE_MAP(v, t, seq, coord_ns, worker_ns);
 };
 
+// START's plan parameters when the worker routes itself (docs/sharding.md, "Workers that route
+// themselves"): it reads the trace it mapped at HELLO and replays exactly the records the
+// coordinator's router would have sent it. Names as --shard and --timeline spell them.
+struct SelfRouting {
+  bool on = false;  // false: the coordinator routes and sends batches
+  std::string shard = "none";
+  std::string timeline = "preserve";
+  double window_s = 10.0;
+  double lifecycle_ttl_s = 300.0;
+  // Key sharding hashes the worker names (rendezvous): every name, in plan order. Empty for
+  // none and time, which need only node_count (a START stays O(1) in the fleet's size).
+  std::vector<std::string> worker_names;
+  uint32_t max_frame_bytes = 0;  // the reader's frame limit (--max-frame-bytes)
+  MSGPACK_DEFINE_MAP(on, shard, timeline, window_s, lifecycle_ttl_s, worker_names, max_frame_bytes);
+};
+
 // coordinator -> worker: the run's parameters. The worker builds its engine, queues batches
 // as they come, answers READY and waits for GO, which names T0.
 struct Start {
@@ -136,9 +153,10 @@ struct Start {
   std::string pacing = "uniform";    // uniform | causal (causal/pacing.h)
   std::string schedule = "ordered";  // causal: ordered | partial
   double causal_horizon_s = 0.050;   // causal: edges keep their gaps up to this long
+  SelfRouting self_routing;          // on: no batches follow; the worker reads its share
   MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
                      node_count, trace_level, trace_schema, credit_window, l2_key_namespace, pacing,
-                     schedule, causal_horizon_s);
+                     schedule, causal_horizon_s, self_routing);
 };
 
 // worker -> coordinator: the engine is built (the replay thread now waits for GO). The

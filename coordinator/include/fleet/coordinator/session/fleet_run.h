@@ -28,8 +28,13 @@ enum class Compression { Auto, Zstd, None };
 // every worker must read the trace itself; Stream: records always travel.
 enum class TraceAccess { Auto, Shared, Stream };
 
-// The flag spellings of each (--on-worker-loss, --compression, --trace-access): the one table,
-// which the command line binds (flags/enum_flag.h).
+// Who routes the records (docs/sharding.md, "Workers that route themselves"). Auto: the
+// workers, when --trace-access shared (every worker reads the trace); the coordinator
+// otherwise. Workers: the workers, and every one of them must read the trace.
+enum class Routing { Auto, Coordinator, Workers };
+
+// The flag spellings of each (--on-worker-loss, --compression, --trace-access, --routing): the one
+// table, which the command line binds (flags/enum_flag.h).
 inline constexpr std::array<std::pair<std::string_view, OnWorkerLoss>, 2> kOnWorkerLossNames{
     {{"abort", OnWorkerLoss::Abort}, {"continue", OnWorkerLoss::Continue}}};
 inline constexpr std::array<std::pair<std::string_view, Compression>, 3> kCompressionNames{
@@ -38,6 +43,10 @@ inline constexpr std::array<std::pair<std::string_view, TraceAccess>, 3> kTraceA
     {{"auto", TraceAccess::Auto},
      {"shared", TraceAccess::Shared},
      {"stream", TraceAccess::Stream}}};
+inline constexpr std::array<std::pair<std::string_view, Routing>, 3> kRoutingNames{
+    {{"auto", Routing::Auto},
+     {"coordinator", Routing::Coordinator},
+     {"workers", Routing::Workers}}};
 
 struct FleetOptions {
   ReplayOptions replay;             // trace, speed, clock, engine config, outputs
@@ -59,6 +68,7 @@ struct FleetOptions {
   int compression_level = 1;  // zstd level; negative = zstd's fast modes
   TraceAccess trace_access = TraceAccess::Auto;
   std::string worker_trace_path;  // "" = the trace's absolute path
+  Routing routing = Routing::Auto;
   plan::RouterOptions router;
   bool plan_only = false;
   // --route-cache: where saved routing plans live ("" = route every run live;
