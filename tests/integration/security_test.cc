@@ -333,7 +333,10 @@ TEST(Policy, SharedTracePathsOutsideTheRootFifosAndDevicesAreRefused) {
   ASSERT_TRUE(w.ok() && dev.ok());
   auto shared = [&](const std::string& worker, const std::string& worker_path,
                     const std::string& out) {
-    return run_against(worker, {"--trace-access", "shared", "--worker-trace-path", worker_path},
+    // The coordinator routes: the last run checks that references went out.
+    return run_against(worker,
+                       {"--trace-access", "shared", "--routing", "coordinator",
+                        "--worker-trace-path", worker_path},
                        out);
   };
   RunResult outside = shared(w.host_port(), synthetic_trace("security", 600), dir / "a");

@@ -13,8 +13,11 @@ std::string trace_2k() { return synthetic_trace("shared", 2000, /*tp=*/2); }
 
 RunResult run_with(const std::string& path, const std::string& shard,
                    std::vector<std::string> extra, const std::string& out_dir) {
-  std::vector<std::string> args = {path, "--local",  "2",    "--shard", shard, "--window",
-                                   "1",  "--engine", "noop", "--speed", "0"};
+  // References are what these tests are about: the coordinator routes (with --trace-access
+  // shared the workers would route themselves, self_routing_test.cc).
+  std::vector<std::string> args = {path,       "--local",   "2",          "--shard", shard,
+                                   "--window", "1",         "--engine",   "noop",    "--speed",
+                                   "0",        "--routing", "coordinator"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_coordinator(quick_args(args), out_dir);
 }

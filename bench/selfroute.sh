@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Workers that route themselves (issue 41, docs/scaling.md "Workers that route themselves"):
+# on one `lct gen --seed 1 --records 1000000` trace at --speed 0, the whole process's wall time
+# and the coordinator's own CPU of the embedded replay and of `--local 2 --trace-access shared`
+# with --shard key and --shard time --window 5, routed by the coordinator and by the workers,
+# with noop engines and with the native engine (L1 64 GB). Every fleet figure is printed as a
+# ratio to the embedded wall time of the same engine, measured in the same run (goals: <= 0.8
+# with noop, <= 0.6 with native; coordinator CPU <= 5 % of one core).
+# Usage: bench/selfroute.sh [--runs N] [--records N] [--trace FILE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD_DIR:-build}
+RUNS=2
+RECORDS=1000000
+TRACE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS=$2; shift 2 ;;
+    --records) RECORDS=$2; shift 2 ;;
+    --trace) TRACE=$2; shift 2 ;;
+    *) echo "selfroute.sh: unknown argument '$1' (--runs N | --records N | --trace FILE)" >&2; exit 2 ;;
+  esac
+done
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+if [ -z "$TRACE" ]; then
+  TRACE="$TMP/t.lct"
+  "$B/tools/lct/lct" gen -o "$TRACE" --seed 1 --records "$RECORDS" -q
+fi
+cat "$TRACE" > /dev/null  # in the page cache before the first measured run
+echo "trace: $("$B/tools/lct/lct" info "$TRACE" | awk '/total_records:/ {print $2}') records," \
+  "$(stat -c %s "$TRACE") bytes; $(nproc) cores; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+# One run: prints "WALL_S COORD_CPU_S" (the coordinator's own CPU, from fleet_summary.json;
+# the embedded replay's is the whole process's).
+measure() {  # out_dir args...
+  local out=$1; shift
+  local start end
+  start=$(date +%s.%N)
+  "$B/coordinator/coordinator" "$TRACE" --speed 0 -q --progress never --output-dir "$out" "$@" \
+    > "$out.stdout" 2> "$out.log" || { echo "selfroute.sh: failed: $*" >&2; tail -5 "$out.log" >&2; exit 1; }
+  end=$(date +%s.%N)
+  python3 - "$out/fleet_summary.json" "$start" "$end" <<'PY'
+import json, os, sys
+wall = float(sys.argv[3]) - float(sys.argv[2])
+cpu = -1.0
+if os.path.exists(sys.argv[1]):
+    c = json.load(open(sys.argv[1])).get("coordinator", {})
+    if "cpu_user_s" in c:
+        cpu = c["cpu_user_s"] + c["cpu_system_s"]
+    a = json.load(open(sys.argv[1])).get("accounting", {})
+    if a and not a.get("balanced", True):
+        print("selfroute.sh: accounting does not balance", file=sys.stderr); sys.exit(1)
+print(f"{wall:.3f} {cpu:.3f}")
+PY
+}
+
+for engine in noop native; do
+  eflags=(--engine noop)
+  [ "$engine" = native ] && eflags=(--engine native --l1-size-gb 64)
+  for run in $(seq 1 "$RUNS"); do
+    read -r emb _ < <(measure "$TMP/emb-$engine-$run" "${eflags[@]}")
+    printf '%-7s run %d  embedded                      %6.3f s\n' "$engine" "$run" "$emb"
+    for shard in "key" "time --window 5"; do
+      for routing in coordinator workers; do
+        # shellcheck disable=SC2086
+        read -r wall cpu < <(measure "$TMP/f-$engine-$run-${shard%% *}-$routing" "${eflags[@]}" \
+          --local 2 --trace-access shared --shard $shard --routing "$routing")
+        python3 -c "
+import sys
+emb, wall, cpu = map(float, sys.argv[1:4])
+print(f'{sys.argv[4]:<7} run {sys.argv[5]}  {sys.argv[6]:<16} {sys.argv[7]:<12} {wall:6.3f} s'
+      f'  {wall / emb:5.2f}x embedded  coordinator CPU {cpu:6.3f} s = {100 * cpu / wall:5.1f} % of a core')
+" "$emb" "$wall" "$cpu" "$engine" "$run" "$shard" "$routing"
+      done
+    done
+  done
+done
