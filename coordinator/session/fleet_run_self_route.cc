@@ -4,6 +4,8 @@
 // from the workers' DONEs (self_routed_plan.h).
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
 #include "fleet_run_machine.h"
 
 namespace fleet::session {
@@ -38,6 +40,9 @@ wire::SelfRouting FleetRun::self_routing_params() const {
   s.lifecycle_ttl_s = o_.router.lifecycle_ttl_s;
   if (o_.router.mode == plan::ShardMode::Key) s.worker_names = o_.router.worker_names;
   s.max_frame_bytes = o_.replay.max_frame_bytes;
+  // As the coordinator's own reader decides (prepare()): --local workers on a small host leave
+  // no core for a read-ahead thread.
+  s.read_ahead = o_.local == 0 || std::thread::hardware_concurrency() > unsigned(o_.local) + 1;
   return s;
 }
 

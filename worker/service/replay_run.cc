@@ -66,8 +66,8 @@ bool ReplayRun::open_self_routed_source() {
   Result<std::unique_ptr<SelfRoutedSource>> opened =
       Status::error("this worker mapped no trace at HELLO");
   if (setup_.trace)
-    opened =
-        SelfRoutedSource::open(setup_.trace->path(), r.router, r.node_index, r.max_frame_bytes);
+    opened = SelfRoutedSource::open(setup_.trace->path(), r.router, r.node_index, r.max_frame_bytes,
+                                    r.read_ahead);
   if (opened) {
     self_source_ = std::move(opened).value();
     return true;

@@ -47,6 +47,7 @@ struct RunSetup {
     plan::RouterOptions router;
     int node_index = 0;
     uint32_t max_frame_bytes = 0;
+    bool read_ahead = true;
   };
   std::optional<SelfRoute> self_route;
 };

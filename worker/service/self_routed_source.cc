@@ -67,13 +67,15 @@ Result<plan::RouterOptions> self_routing_options(const wire::SelfRouting& s, int
 Result<std::unique_ptr<SelfRoutedSource>> SelfRoutedSource::open(const std::string& path,
                                                                  plan::RouterOptions router,
                                                                  int node_index,
-                                                                 uint32_t max_frame_bytes) {
+                                                                 uint32_t max_frame_bytes,
+                                                                 bool read_ahead) {
   std::unique_ptr<trace::Reporter> reporter;
   if (node_index != 0) reporter = std::make_unique<QuietReporter>();
   trace::ReaderOptions ro;
   ro.max_frame_bytes = max_frame_bytes;
   ro.defer_args_check = true;  // as the coordinator's reader: the router checks the args
   ro.reporter = reporter.get();
+  ro.read_ahead = read_ahead;
   try {
     auto reader = std::make_unique<trace::FrameReader>(path, ro);
     return std::unique_ptr<SelfRoutedSource>(new SelfRoutedSource(
@@ -89,7 +91,8 @@ SelfRoutedSource::SelfRoutedSource(std::unique_ptr<trace::Reporter> reporter,
     : reporter_(std::move(reporter)),
       reader_(std::move(reader)),
       router_(std::move(router)),
-      me_(node_index) {}
+      me_(node_index),
+      args_checked_by_router_(router_.mode() != plan::ShardMode::Key) {}
 
 bool SelfRoutedSource::next(trace::RecordView& out) {
   while (!at_end_) {
@@ -107,6 +110,7 @@ bool SelfRoutedSource::next(trace::RecordView& out) {
       if (r.worker != me_) continue;
       if (r.original) {
         out = rec_;
+        out.args_checked = out.args_checked || args_checked_by_router_;
       } else {  // a split part re-encoded (more keys than a mask holds): as a batch's frame
         trace::parse_record(reinterpret_cast<const uint8_t*>(r.body.data()), r.body.size(), out, {},
                             /*defer_args_check=*/true);

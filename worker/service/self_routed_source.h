@@ -30,7 +30,7 @@ class SelfRoutedSource final : public replay::RecordSource {
   // opened is the Status.
   static Result<std::unique_ptr<SelfRoutedSource>> open(const std::string& path,
                                                         plan::RouterOptions router, int node_index,
-                                                        uint32_t max_frame_bytes);
+                                                        uint32_t max_frame_bytes, bool read_ahead);
   SelfRoutedSource(const SelfRoutedSource&) = delete;
   SelfRoutedSource& operator=(const SelfRoutedSource&) = delete;
 
@@ -53,6 +53,9 @@ class SelfRoutedSource final : public replay::RecordSource {
   std::unique_ptr<trace::FrameReader> reader_;
   plan::ShardRouter router_;
   const int me_;
+  // The router checked a whole record's args (none: the deferred check; time: the scan), so
+  // the replay's decode need not walk them again. Key routing's decode may fail before it.
+  const bool args_checked_by_router_;
   trace::RecordView rec_;
   uint64_t kept_ = 0;  // records (or parts) routed to this worker and handed to the replay
   bool at_end_ = false;

@@ -307,8 +307,8 @@ bool WorkerProtocol::apply_self_routing(const wire::Start& s, RunSetup& setup) {
               "bad self-routing parameters");
     return false;
   }
-  setup.self_route =
-      RunSetup::SelfRoute{std::move(router).value(), s.node_index, s.self_routing.max_frame_bytes};
+  setup.self_route = RunSetup::SelfRoute{std::move(router).value(), s.node_index,
+                                         s.self_routing.max_frame_bytes, s.self_routing.read_ahead};
   return true;
 }
 

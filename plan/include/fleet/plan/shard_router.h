@@ -111,6 +111,7 @@ class ShardRouter {
   const std::vector<Route>& route(const trace::RecordView& rec);
 
   int workers() const { return static_cast<int>(options_.worker_names.size()); }
+  ShardMode mode() const { return options_.mode; }
   std::vector<WorkerPlan> plan() const;  // one row per worker
   uint64_t split_calls() const { return split_calls_; }
   uint64_t records() const { return records_; }

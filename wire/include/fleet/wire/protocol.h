@@ -130,7 +130,10 @@ struct SelfRouting {
   // none and time, which need only node_count (a START stays O(1) in the fleet's size).
   std::vector<std::string> worker_names;
   uint32_t max_frame_bytes = 0;  // the reader's frame limit (--max-frame-bytes)
-  MSGPACK_DEFINE_MAP(on, shard, timeline, window_s, lifecycle_ttl_s, worker_names, max_frame_bytes);
+  // Read ahead on a helper thread: not when --local workers already fill this host's cores.
+  bool read_ahead = true;
+  MSGPACK_DEFINE_MAP(on, shard, timeline, window_s, lifecycle_ttl_s, worker_names, max_frame_bytes,
+                     read_ahead);
 };
 
 // coordinator -> worker: the run's parameters. The worker builds its engine, queues batches
