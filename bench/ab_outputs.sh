@@ -5,6 +5,8 @@
 #   bench/ab_outputs.sh NEW_BUILD_DIR OLD_BUILD_DIR   (e.g. build /tmp/oldbuild of an older commit)
 # Left out as volatile (they differ between two runs of one binary): worker addresses (ports),
 # the measured clock offsets, the start's timings and T0, the count of progress messages.
+# Expected difference against a build before issue 41: plan.workers[].routed_by (who routed each
+# worker's records, docs/sharding.md) is new; it is left out with the volatile fields.
 set -u
 NEW=$(realpath "${1:?NEW_BUILD_DIR}"); OLD=$(realpath "${2:?OLD_BUILD_DIR}"); D=$(mktemp -d)
 $NEW/tools/lct/lct gen -o $D/t.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
@@ -27,7 +29,7 @@ for cfg in "embedded:" "none2:--local 2 --shard none --speed 0" "key2:--local 2 
   cmp -s $D/$name.new.stdout.stripped $D/$name.old.stdout.stripped && echo "$name stdout (clock offsets aside): identical" || echo "$name stdout: DIFFERS"
   python3 - "$D/$name.new/fleet_summary.json" "$D/$name.old/fleet_summary.json" "$name" <<'PY'
 import json,sys
-VOL={"start","t0_mono_ns","address","messages","peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us"}
+VOL={"start","t0_mono_ns","address","messages","peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us","routed_by"}
 def strip(o):
     if isinstance(o,dict): return {k:strip(v) for k,v in o.items() if k not in VOL}
     if isinstance(o,list): return [strip(v) for v in o]
