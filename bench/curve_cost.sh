@@ -14,7 +14,7 @@ D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
 rate() {  # mode out_dir
   local extra=(); [[ $1 == plaintext ]] && extra=(--insecure)
   "$B/coordinator/coordinator" "$D/t.lct" --config-from-trace --local 2 --shard none --speed 0 \
-    --engine noop --trace-access "$ACCESS" --compression "$COMPRESSION" --start-delay 0.2 -q --progress never --output-dir "$2" ${extra[@]+"${extra[@]}"} 2>/dev/null
+    --engine noop --trace-access "$ACCESS" --routing coordinator --compression "$COMPRESSION" --start-delay 0.2 -q --progress never --output-dir "$2" ${extra[@]+"${extra[@]}"} 2>/dev/null
   python3 - "$2/fleet_summary.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -3,7 +3,8 @@
 #   bench/fleet_bench.sh [BUILD_DIR] [RECORDS] [MAX_CONTEXT_TOKENS]
 # Replays a synthetic trace with --speed 0 and noop engines on --local 2 and --local 4, for
 # --shard time (each record once) and --shard none (N copies), each with records sent as
-# 16-byte references into the trace (--trace-access shared: the workers read the file) and as
+# 16-byte references into the trace (--trace-access shared --routing coordinator: the workers
+# read the file, the coordinator routes; bench/selfroute.sh measures workers that route) and as
 # the records themselves (stream: what crosses a network without a shared file system), and
 # prints aggregate records/s,
 # the coordinator's CPU per routed record and what that projects to for 256 workers; then the
@@ -30,7 +31,7 @@ for n in 2 4; do
     # bash's `time` reports the CPU of the coordinator and of the workers it started and reaped.
     { time "$build/coordinator/coordinator" "$work/bench.lct" --local "$n" --shard "$shard" \
       --window 1 --engine noop --speed 0 --start-delay 0 -q --progress never \
-      --trace-access "$access" --output-dir "$out" 2>"$out.log" ; } 2>"$out.time" || {
+      --trace-access "$access" --routing coordinator --output-dir "$out" 2>"$out.log" ; } 2>"$out.time" || {
         echo "coordinator failed (--local $n --shard $shard --trace-access $access):" >&2
         cat "$out.log" >&2; exit 1; }
     end=$(date +%s.%N)
