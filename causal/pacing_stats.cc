@@ -58,6 +58,7 @@ nlohmann::json PacingStats::to_json() const {
   return {{"mode", pacing_name(pacing)},
           {"speed", speed},
           {"engine_time_scale", engine_time_scale},
+          {"engine_time", engine_follows_trace ? "trace" : "wall"},
           {"edges", by_kind},
           {"gap_edges", edges.gap_edges()},
           {"held_records", held_records},
@@ -79,6 +80,7 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   p.pacing = *mode;
   p.speed = util::json_real(j.at("speed"), "pacing.speed");
   p.engine_time_scale = util::json_real(j.at("engine_time_scale"), "pacing.engine_time_scale");
+  p.engine_follows_trace = j.value("engine_time", std::string()) == "trace";
   const nlohmann::json& by_kind = j.at("edges");
   for (size_t i = 0; i < kEdgeKindCount; ++i) {
     const std::string name(edge_kind_name(static_cast<EdgeKind>(i)));

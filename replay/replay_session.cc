@@ -122,6 +122,7 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
     pacing_.pacing = o.pacing;
     pacing_.speed = o.speed;
     pacing_.engine_time_scale = o.engine_time_scale;
+    pacing_.engine_follows_trace = o.engine_follows_trace;
     if (o.pacing == causal::Pacing::Causal && o.schedule == causal::Schedule::Partial) {
       partial_ = std::make_unique<causal::PartialSchedule>(*edges_);
       pacing_.partial = true;
@@ -246,6 +247,8 @@ void ReplaySession::Run::replay_one(const DecodedRecord& rec, RecordEvent& ev, i
 void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t target, int64_t scaled,
                                const causal::Hold& hold) {
   const bool fed_late = pace(target);
+  if (pacing_.engine_follows_trace) [[unlikely]]
+    s_.engine_.follow_trace_time(std::llround((op.t_mono - pacer_.origin()) * 1e9));
   const int64_t start = clock_.now_ns();
   sampler_.advance(start);
   engine::CallResult result = dispatcher_.dispatch(op);

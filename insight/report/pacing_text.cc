@@ -21,7 +21,10 @@ std::string by_kind(const std::array<uint64_t, causal::kEdgeKindCount>& n, bool 
 
 std::string mode_text(const causal::PacingStats& p) {
   std::string s = fmt::format("{} {:g}x", causal::pacing_name(p.pacing), p.speed);
-  if (p.engine_time_scale != 1.0) s += fmt::format(" (engine time {:g}x)", p.engine_time_scale);
+  if (p.engine_follows_trace)
+    s += " (engine time follows the trace)";
+  else if (p.engine_time_scale != 1.0)
+    s += fmt::format(" (engine time {:g}x)", p.engine_time_scale);
   return s;
 }
 

@@ -19,6 +19,8 @@ class TimedEngine : public testing::RecordingEngine {
  public:
   explicit TimedEngine(util::Clock& clock) : clock_(clock) {}
   std::vector<int64_t> at;
+  std::vector<int64_t> trace_at;  // follow_trace_time's argument, per call
+  void follow_trace_time(int64_t trace_ns) override { trace_at.push_back(trace_ns); }
 
   engine::CallResult submit_prefetch(const trace::PrefetchSpec& spec, std::string_view id,
                                      bool skip) override {
@@ -81,13 +83,14 @@ std::string read_trace() {
 }
 
 struct Replayed {
-  std::vector<int64_t> at;  // call instants since T0
+  std::vector<int64_t> at;        // call instants since T0
+  std::vector<int64_t> trace_at;  // the trace instants the engine was told, in order
   SessionResult result;
 };
 
 Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
-                const std::string& path = read_trace()) {
+                const std::string& path = read_trace(), bool engine_follows_trace = false) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
@@ -97,9 +100,11 @@ Replayed replay(causal::Pacing pacing, double speed,
   so.pacing = pacing;
   so.schedule = schedule;
   so.virtual_drain_ns = 0;
+  so.engine_follows_trace = engine_follows_trace;
   ReplaySession s(e, clock, so);
-  Replayed r{{}, s.run(src)};
+  Replayed r{{}, {}, s.run(src)};
   for (int64_t t : e.at) r.at.push_back(t - r.result.t0_ns);
+  r.trace_at = e.trace_at;
   return r;
 }
 
@@ -124,6 +129,20 @@ TEST(CausalSession, AReadKeepsItsRecordedGapAfterItsPrefetchAndHoldsTheRest) {
   // held enter in recorded order): nothing was late.
   EXPECT_EQ(r.result.lateness.max_ns(), 0);
   EXPECT_EQ(r.result.lateness.count(), 4u);
+}
+
+// The engine's time follows the trace, not the wall: told each record's trace instant (since the
+// first record) before its call, while the wall squeezes 7 ms of trace into 5 ms.
+TEST(CausalSession, AnEngineFollowingTheTraceIsToldEachRecordsTraceInstant) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(), true);
+  EXPECT_EQ(r.at, (std::vector<int64_t>{0, 5000 * kUs, 5000 * kUs, 5000 * kUs}));
+  ASSERT_EQ(r.trace_at.size(), 4u);
+  const std::vector<int64_t> want{0, 5000 * kUs, 6000 * kUs, 7000 * kUs};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.trace_at[i], want[i], 1) << i;
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_TRUE(r.result.pacing->engine_follows_trace);
+  EXPECT_TRUE(replay(causal::Pacing::Causal, 10).trace_at.empty());  // not built to follow it
 }
 
 TEST(CausalSession, UniformPacingRacesTheReadAndCountsIt) {

@@ -21,7 +21,10 @@ struct PacingStats {
 
   Pacing pacing = Pacing::Uniform;
   double speed = 1.0;
+  // The engine's tick and TTLs follow the trace's time (EngineConfig::follow_trace_time);
+  // engine_time_scale then scales only the mock adapter's transfer times.
   double engine_time_scale = 1.0;
+  bool engine_follows_trace = false;
   EdgeCounts edges;
   uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
   int64_t hold_ns = 0;        // by how much, summed

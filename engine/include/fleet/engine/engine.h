@@ -68,6 +68,10 @@ class Engine {
   // before `now_ns` on the engine's Clock. With a virtual clock the replay session calls it
   // before each dispatch; with the real clock the engine's own thread does.
   virtual void run_until(int64_t /*now_ns*/) {}
+  // The replay is about to issue a record recorded `trace_ns` after the run's first record.
+  // Engines built to follow the trace's time (EngineConfig::follow_trace_time) run the
+  // eviction ticks due by then and move their lock TTLs' clock; others ignore it.
+  virtual void follow_trace_time(int64_t /*trace_ns*/) {}
   // Earliest pending internal event, or INT64_MAX when idle.
   virtual int64_t next_event_ns() const { return INT64_MAX; }
 
