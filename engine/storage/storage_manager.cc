@@ -84,12 +84,13 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     l2_failures_.back().type = ac.type;
     raw.push_back(adapters_.back().get());
   }
-  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
-                                             cfg_.l2_store_policy == "skip_l1");
+  // Completion edges are asked for by causal runs only, which are the runs following the trace.
+  store_ = std::make_unique<StoreController>(
+      *l1_, raw, loop_, counters_, cfg_.l2_store_policy == "skip_l1", cfg_.follow_trace_time);
   l1_->add_listener(store_.get());
-  prefetch_ = std::make_unique<PrefetchController>(*l1_, raw, loop_, counters_,
-                                                   cfg_.l2_prefetch_max_in_flight,
-                                                   cfg_.l2_prefetch_policy == "retain");
+  prefetch_ = std::make_unique<PrefetchController>(
+      *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
+      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time);
   if (cfg_.follow_trace_time) {
     next_trace_tick_ns_ = tick_period_ns_;  // follow_trace_time runs the ticks
   } else {
@@ -156,6 +157,16 @@ void StorageManager::follow_trace_time(int64_t trace_ns) {
     tick();
     next_trace_tick_ns_ += tick_period_ns_;
   }
+}
+
+bool StorageManager::store_pending(const KeyList& keys) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return store_->storing(keys);
+}
+
+bool StorageManager::prefetch_pending(const KeyList& keys) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return prefetch_->prefetching(keys);
 }
 
 void StorageManager::eviction_tick_now() {

@@ -21,6 +21,14 @@ class TimedEngine : public testing::RecordingEngine {
   std::vector<int64_t> at;
   std::vector<int64_t> trace_at;  // follow_trace_time's argument, per call
   void follow_trace_time(int64_t trace_ns) override { trace_at.push_back(trace_ns); }
+  // A write-behind store that lands at `store_lands` on the clock (0: none pending).
+  int64_t store_lands = 0;
+  bool store_pending(const std::vector<trace::ObjectKey>&) const override {
+    return clock_.now_ns() < store_lands;
+  }
+  int64_t next_event_ns() const override {
+    return clock_.now_ns() < store_lands ? store_lands : INT64_MAX;
+  }
 
   engine::CallResult submit_prefetch(const trace::PrefetchSpec& spec, std::string_view id,
                                      bool skip) override {
@@ -90,11 +98,13 @@ struct Replayed {
 
 Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
-                const std::string& path = read_trace(), bool engine_follows_trace = false) {
+                const std::string& path = read_trace(), bool engine_follows_trace = false,
+                int64_t store_lands_after_t0 = 0) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
   TimedEngine e(clock);
+  if (store_lands_after_t0) e.store_lands = clock.now_ns() + store_lands_after_t0;
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
@@ -143,6 +153,21 @@ TEST(CausalSession, AnEngineFollowingTheTraceIsToldEachRecordsTraceInstant) {
   ASSERT_TRUE(r.result.pacing);
   EXPECT_TRUE(r.result.pacing->engine_follows_trace);
   EXPECT_TRUE(replay(causal::Pacing::Causal, 10).trace_at.empty());  // not built to follow it
+}
+
+// A completion edge: the prefetch waits until the store of its key has landed (3 ms after T0),
+// and everything behind it in recorded order keeps its gaps from there.
+TEST(CausalSession, APrefetchWaitsForItsKeysStoreToLand) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(), true, 3000 * kUs);
+  ASSERT_EQ(r.at.size(), 4u);
+  EXPECT_EQ(r.at[0], 3000 * kUs);
+  EXPECT_EQ(r.at[1], 8000 * kUs);  // its recorded 5 ms after the prefetch's actual issue
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->l2_awaits, 1u);
+  EXPECT_EQ(r.result.pacing->l2_await_ns, 3000 * kUs);
+  EXPECT_EQ(r.result.pacing->l2_await_timeouts, 0u);
+  EXPECT_EQ(r.result.lateness.max_ns(), 0);  // measured from when the store landed
 }
 
 TEST(CausalSession, UniformPacingRacesTheReadAndCountsIt) {

@@ -72,6 +72,13 @@ class Engine {
   // Engines built to follow the trace's time (EngineConfig::follow_trace_time) run the
   // eviction ticks due by then and move their lock TTLs' clock; others ignore it.
   virtual void follow_trace_time(int64_t /*trace_ns*/) {}
+  // Causal pacing's completion edges (docs/causal-pacing.md): a write-behind store of one of
+  // `keys` has not landed yet / a prefetch naming one of them has not finished. Only engines that
+  // follow the trace's time track them; others answer false.
+  virtual bool store_pending(const std::vector<trace::ObjectKey>& /*keys*/) const { return false; }
+  virtual bool prefetch_pending(const std::vector<trace::ObjectKey>& /*keys*/) const {
+    return false;
+  }
   // Earliest pending internal event, or INT64_MAX when idle.
   virtual int64_t next_event_ns() const { return INT64_MAX; }
 

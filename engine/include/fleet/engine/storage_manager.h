@@ -80,6 +80,8 @@ class StorageManager final : public engine::Engine {
   void run_until(int64_t now_ns) override;
   int64_t next_event_ns() const override;
   void follow_trace_time(int64_t trace_ns) override;
+  bool store_pending(const KeyList& keys) const override;
+  bool prefetch_pending(const KeyList& keys) const override;
   void close(bool drain) override;
   const EngineConfig* engine_config() const override { return &cfg_; }
   std::string config_digest() const override { return digest_; }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/engine/busy_keys.h"
 #include "fleet/engine/l1_listener.h"  // L1Listener, KeyList
 
 namespace fleet::storage {
@@ -23,7 +24,7 @@ struct L2Completion;
 class StoreController final : public L1Listener {
  public:
   StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                  EngineCounters& counters, bool skip_l1);
+                  EngineCounters& counters, bool skip_l1, bool track_busy_keys = false);
 
   unsigned interests() const override { return kWriteFinished; }
   void on_l1_keys_write_finished(const KeyList& keys) override;
@@ -32,6 +33,8 @@ class StoreController final : public L1Listener {
   // No queued keys, no scheduled step and nothing in flight.
   bool idle() const { return pending_.empty() && !step_scheduled_ && in_flight_.empty(); }
   size_t in_flight() const { return in_flight_.size(); }
+  // A store of one of `keys` is queued or in flight (tracked only when asked: BusyKeys).
+  bool storing(const KeyList& keys) const { return busy_.any(keys); }
   // Releases the read locks of in-flight stores and forgets them (close order step 3).
   void stop();
 
@@ -46,7 +49,8 @@ class StoreController final : public L1Listener {
   bool stopped_ = false;
   bool step_scheduled_ = false;
   KeyList pending_;
-  std::map<std::pair<size_t, uint64_t>, KeyList> in_flight_;  // (adapter, task) -> locked keys
+  std::map<std::pair<size_t, uint64_t>, KeyList> in_flight_;
+  BusyKeys busy_;  // (adapter, task) -> locked keys
 };
 
 }  // namespace fleet::storage
