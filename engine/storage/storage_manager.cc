@@ -85,8 +85,9 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     raw.push_back(adapters_.back().get());
   }
   // Completion edges are asked for by causal runs only, which are the runs following the trace.
-  store_ = std::make_unique<StoreController>(
-      *l1_, raw, loop_, counters_, cfg_.l2_store_policy == "skip_l1", cfg_.follow_trace_time);
+  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
+                                             cfg_.l2_store_policy == "skip_l1",
+                                             cfg_.follow_trace_time ? &trace_clock_ : nullptr);
   l1_->add_listener(store_.get());
   prefetch_ = std::make_unique<PrefetchController>(
       *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
@@ -162,6 +163,11 @@ void StorageManager::follow_trace_time(int64_t trace_ns) {
 bool StorageManager::store_pending(const KeyList& keys) const {
   std::lock_guard<std::mutex> g(mu_);
   return store_->storing(keys);
+}
+
+int64_t StorageManager::oldest_store_trace_ns() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return store_->oldest_in_flight_trace_ns();
 }
 
 bool StorageManager::prefetch_pending(const KeyList& keys) const {

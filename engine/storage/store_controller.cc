@@ -10,13 +10,15 @@
 namespace fleet::storage {
 
 StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                                 EngineCounters& counters, bool skip_l1, bool track_busy_keys)
+                                 EngineCounters& counters, bool skip_l1,
+                                 const util::Clock* trace_clock)
     : l1_(l1),
       adapters_(std::move(adapters)),
       loop_(loop),
       counters_(counters),
       skip_l1_(skip_l1),
-      busy_(track_busy_keys) {}
+      trace_clock_(trace_clock),
+      busy_(trace_clock != nullptr) {}
 
 void StoreController::on_l1_keys_write_finished(const KeyList& keys) {
   if (stopped_ || adapters_.empty()) return;
@@ -69,6 +71,11 @@ void StoreController::step() {
       KeyList locked = ok;
       busy_.add(locked);
       uint64_t task = adapters_[a]->submit_store(std::move(ok), std::move(sizes));
+      if (trace_clock_) {
+        const int64_t now = trace_clock_->now_ns();
+        since_[{a, task}] = now;
+        since_order_.insert(now);
+      }
       in_flight_[{a, task}] = std::move(locked);
     }
   }
@@ -80,6 +87,10 @@ void StoreController::on_store_completed(size_t adapter_index, const L2Completio
   KeyList keys = std::move(it->second);
   in_flight_.erase(it);
   busy_.remove(keys);
+  if (auto s = since_.find({adapter_index, c.task_id}); s != since_.end()) {
+    since_order_.erase(since_order_.find(s->second));
+    since_.erase(s);
+  }
   std::vector<L1Status> st = l1_.finish_read(keys, 1);
   for (auto s : st)
     if (s != L1Status::Success) counters_.l2_store_release_wrong_state++;  // logged only
@@ -102,6 +113,8 @@ void StoreController::stop() {
   for (auto& [id, keys] : in_flight_) l1_.finish_read(keys, 1);
   in_flight_.clear();
   busy_.clear();
+  since_.clear();
+  since_order_.clear();
 }
 
 }  // namespace fleet::storage

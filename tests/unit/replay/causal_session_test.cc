@@ -24,10 +24,15 @@ class TimedEngine : public testing::RecordingEngine {
   // A write-behind store that lands at `store_lands` on the clock (0: none pending).
   int64_t store_lands = 0;
   bool store_pending(const std::vector<trace::ObjectKey>&) const override {
-    return clock_.now_ns() < store_lands;
+    return !store_in_flight_since_zero && clock_.now_ns() < store_lands;
   }
   int64_t next_event_ns() const override {
     return clock_.now_ns() < store_lands ? store_lands : INT64_MAX;
+  }
+  // A store submitted at trace instant 0 and in flight until `store_lands` (backlog tests).
+  bool store_in_flight_since_zero = false;
+  int64_t oldest_store_trace_ns() const override {
+    return store_in_flight_since_zero && clock_.now_ns() < store_lands ? 0 : INT64_MAX;
   }
 
   engine::CallResult submit_prefetch(const trace::PrefetchSpec& spec, std::string_view id,
@@ -99,18 +104,20 @@ struct Replayed {
 Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
                 const std::string& path = read_trace(), bool engine_follows_trace = false,
-                int64_t store_lands_after_t0 = 0) {
+                int64_t store_lands_after_t0 = 0, double horizon_s = 0.05, bool backlog = false) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
   TimedEngine e(clock);
   if (store_lands_after_t0) e.store_lands = clock.now_ns() + store_lands_after_t0;
+  e.store_in_flight_since_zero = backlog;
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
   so.schedule = schedule;
   so.virtual_drain_ns = 0;
   so.engine_follows_trace = engine_follows_trace;
+  so.edge_ttl.horizon_s = horizon_s;
   ReplaySession s(e, clock, so);
   Replayed r{{}, {}, s.run(src)};
   for (int64_t t : e.at) r.at.push_back(t - r.result.t0_ns);
@@ -168,6 +175,18 @@ TEST(CausalSession, APrefetchWaitsForItsKeysStoreToLand) {
   EXPECT_EQ(r.result.pacing->l2_await_ns, 3000 * kUs);
   EXPECT_EQ(r.result.pacing->l2_await_timeouts, 0u);
   EXPECT_EQ(r.result.lateness.max_ns(), 0);  // measured from when the store landed
+}
+
+// The backlog rule: no record runs more than the causal horizon (here 4 ms) of trace time ahead
+// of the oldest store still in flight (submitted at trace 0, landing 20 ms after T0).
+TEST(CausalSession, TheTraceWaitsForAStoreBacklogBeyondTheHorizon) {
+  const Replayed r = replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(),
+                            true, 20000 * kUs, 0.004, true);
+  ASSERT_EQ(r.at.size(), 4u);
+  EXPECT_EQ(r.at[0], 0);            // trace 0: within the horizon
+  EXPECT_EQ(r.at[1], 20000 * kUs);  // trace 5 ms: waits for the store to land
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->l2_awaits, 1u);
 }
 
 TEST(CausalSession, UniformPacingRacesTheReadAndCountsIt) {

@@ -63,15 +63,19 @@ TEST(CompletionEdges, StoreAndPrefetchPendingUntilTheMockLands) {
   StorageManager sm(cfg, clock);
   const trace::MemoryLayout mib = Layout(262144);  // 1 MiB: 1/1024 s at 1 GB/s
   KeyList a = Keys({"A"});
+  EXPECT_EQ(sm.oldest_store_trace_ns(), INT64_MAX);
+  sm.follow_trace_time(7000);
   Put(sm, a, mib);
   EXPECT_TRUE(sm.store_pending(a));  // queued for the store step
   EXPECT_FALSE(sm.store_pending(Keys({"B"})));
   sm.run_until(clock.now_ns());
-  EXPECT_TRUE(sm.store_pending(a));  // in flight
+  EXPECT_TRUE(sm.store_pending(a));             // in flight
+  EXPECT_EQ(sm.oldest_store_trace_ns(), 7000);  // submitted at trace instant 7 us
   Advance(sm, clock, 976562 - 1);
   EXPECT_TRUE(sm.store_pending(a));
   Advance(sm, clock, 1);
   EXPECT_FALSE(sm.store_pending(a));  // landed
+  EXPECT_EQ(sm.oldest_store_trace_ns(), INT64_MAX);
   // A prefetch of B (not in L1, found nowhere) is pending until its lookup answers.
   KeyList b = Keys({"B"});
   ASSERT_FALSE(

@@ -79,6 +79,10 @@ class Engine {
   virtual bool prefetch_pending(const std::vector<trace::ObjectKey>& /*keys*/) const {
     return false;
   }
+  // The trace instant (follow_trace_time's) at which the oldest L2 store still in flight was
+  // submitted, INT64_MAX when none is (or the engine does not track it): the session keeps the
+  // trace from running more than the causal horizon ahead of the backend.
+  virtual int64_t oldest_store_trace_ns() const { return INT64_MAX; }
   // Earliest pending internal event, or INT64_MAX when idle.
   virtual int64_t next_event_ns() const { return INT64_MAX; }
 

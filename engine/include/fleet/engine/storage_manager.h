@@ -82,6 +82,7 @@ class StorageManager final : public engine::Engine {
   void follow_trace_time(int64_t trace_ns) override;
   bool store_pending(const KeyList& keys) const override;
   bool prefetch_pending(const KeyList& keys) const override;
+  int64_t oldest_store_trace_ns() const override;
   void close(bool drain) override;
   const EngineConfig* engine_config() const override { return &cfg_; }
   std::string config_digest() const override { return digest_; }
