@@ -27,6 +27,12 @@ void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_
   if (late > kEdgeSlackNs) ++edges_late_over_slack;
 }
 
+void PacingStats::count_l2_await(int64_t waited_ns, bool gave_up) {
+  ++l2_awaits;
+  l2_await_ns += waited_ns;
+  if (gave_up) ++l2_await_timeouts;
+}
+
 uint64_t PacingStats::raced_total() const {
   uint64_t n = 0;
   for (uint64_t r : raced) n += r;
@@ -41,6 +47,9 @@ void PacingStats::merge(const PacingStats& o) {
   }
   held_records += o.held_records;
   overtakes += o.overtakes;
+  l2_awaits += o.l2_awaits;
+  l2_await_ns += o.l2_await_ns;
+  l2_await_timeouts += o.l2_await_timeouts;
   hold_ns += o.hold_ns;
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
@@ -58,6 +67,7 @@ nlohmann::json PacingStats::to_json() const {
   return {{"mode", pacing_name(pacing)},
           {"speed", speed},
           {"engine_time_scale", engine_time_scale},
+          {"engine_time", engine_follows_trace ? "trace" : "wall"},
           {"edges", by_kind},
           {"gap_edges", edges.gap_edges()},
           {"held_records", held_records},
@@ -68,7 +78,11 @@ nlohmann::json PacingStats::to_json() const {
           {"edges_early", edge_lateness.early_count()},
           {"raced_total", raced_total()},
           {"schedule", partial ? "partial" : "ordered"},
-          {"overtakes", overtakes}};
+          {"overtakes", overtakes},
+          {"l2_awaits", l2_awaits},
+          {"l2_await_s", static_cast<double>(l2_await_ns) / 1e9},
+          {"l2_await_ns", l2_await_ns},
+          {"l2_await_timeouts", l2_await_timeouts}};
 }
 
 PacingStats PacingStats::from_json(const nlohmann::json& j) {
@@ -79,6 +93,7 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   p.pacing = *mode;
   p.speed = util::json_real(j.at("speed"), "pacing.speed");
   p.engine_time_scale = util::json_real(j.at("engine_time_scale"), "pacing.engine_time_scale");
+  p.engine_follows_trace = j.value("engine_time", std::string()) == "trace";
   const nlohmann::json& by_kind = j.at("edges");
   for (size_t i = 0; i < kEdgeKindCount; ++i) {
     const std::string name(edge_kind_name(static_cast<EdgeKind>(i)));
@@ -90,6 +105,10 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   }
   p.partial = j.value("schedule", std::string()) == "partial";
   p.overtakes = util::json_integer_or<uint64_t>(j, "overtakes", 0, "pacing.overtakes");
+  p.l2_awaits = util::json_integer_or<uint64_t>(j, "l2_awaits", 0, "pacing.l2_awaits");
+  p.l2_await_ns = util::json_integer_or<int64_t>(j, "l2_await_ns", 0, "pacing.l2_await_ns");
+  p.l2_await_timeouts =
+      util::json_integer_or<uint64_t>(j, "l2_await_timeouts", 0, "pacing.l2_await_timeouts");
   p.held_records = util::json_integer_or<uint64_t>(j, "held_records", 0, "pacing.held_records");
   p.hold_ns = util::json_integer_or<int64_t>(j, "hold_ns", 0, "pacing.hold_ns");
   p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));

@@ -62,6 +62,7 @@ class ReplaySession::Run {
   // The partial schedule (causal/partial_schedule.h): park a held or blocked record, or issue
   // it now; drain: issue every parked record due by `limit`.
   void replay_partial(const DecodedRecord& rec, int64_t target);
+  int64_t await_l2(const trace::Op& op, int64_t target, int64_t trace_ns);
   void drain_parked(int64_t limit);
   RecordEvent begin_event(std::string_view qualname);
   inline bool pace(int64_t target);  // waits for the record's instant; true: it was fed late
@@ -122,6 +123,7 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
     pacing_.pacing = o.pacing;
     pacing_.speed = o.speed;
     pacing_.engine_time_scale = o.engine_time_scale;
+    pacing_.engine_follows_trace = o.engine_follows_trace;
     if (o.pacing == causal::Pacing::Causal && o.schedule == causal::Schedule::Partial) {
       partial_ = std::make_unique<causal::PartialSchedule>(*edges_);
       pacing_.partial = true;
@@ -246,6 +248,12 @@ void ReplaySession::Run::replay_one(const DecodedRecord& rec, RecordEvent& ev, i
 void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t target, int64_t scaled,
                                const causal::Hold& hold) {
   const bool fed_late = pace(target);
+  if (pacing_.engine_follows_trace) [[unlikely]] {
+    const int64_t trace_ns = std::llround((op.t_mono - pacer_.origin()) * 1e9);
+    target = await_l2(op, target, trace_ns);
+    last_causal_target_ = std::max(last_causal_target_, target);
+    s_.engine_.follow_trace_time(trace_ns);
+  }
   const int64_t start = clock_.now_ns();
   sampler_.advance(start);
   engine::CallResult result = dispatcher_.dispatch(op);
@@ -261,6 +269,40 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   s_.progress_.records.store(res_.total, std::memory_order_relaxed);
   s_.progress_.trace_time_s.store(op.t_mono, std::memory_order_relaxed);
   if (on_record_) on_record_(ev);
+}
+
+// Causal pacing's completion edges (docs/causal-pacing.md): a prefetch waits for the write-behind
+// stores of its keys to land, a read for the prefetch of its keys to finish — at 1x they had
+// (else the recorded server missed too), at 10x a real backend may lag — and no record runs more
+// than the causal horizon of trace time ahead of the oldest store still in flight (a backlog
+// holds keys locked in L1 that the recorded server had released). Returns the instant the record
+// may go: its target, or when the work landed (lateness counts from there).
+int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_t trace_ns) {
+  const int64_t horizon_ns = std::llround(s_.options_.edge_ttl.horizon_s * 1e9);
+  auto pending = [&] {
+    const int64_t oldest = s_.engine_.oldest_store_trace_ns();
+    if (oldest != INT64_MAX && trace_ns - oldest > horizon_ns) return true;
+    if (op.kind == trace::OpKind::SubmitPrefetch) return s_.engine_.store_pending(op.spec.keys);
+    if (op.kind == trace::OpKind::ReadEnter) return s_.engine_.prefetch_pending(op.keys);
+    return false;
+  };
+  if (!pending()) return target;
+  const int64_t from = clock_.now_ns();
+  const int64_t give_up = from + causal::PacingStats::kL2AwaitCapNs;
+  bool still = true;
+  while (still && clock_.now_ns() < give_up && !s_.stop_.load(std::memory_order_relaxed)) {
+    if (clock_.is_virtual()) {
+      const int64_t next = s_.engine_.next_event_ns();
+      if (next == INT64_MAX) break;
+      s_.run_engine_events_until(std::min(next, give_up));
+    } else {
+      clock_.sleep_until(clock_.now_ns() + causal::PacingStats::kL2PollNs);
+    }
+    still = pending();
+  }
+  const int64_t now = clock_.now_ns();
+  pacing_.count_l2_await(now - from, still);
+  return std::max(target, now);
 }
 
 bool ReplaySession::Run::pace(int64_t target) {

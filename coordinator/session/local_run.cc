@@ -256,6 +256,7 @@ ExitCode run_local(ReplayOptions o) {
   }
   std::unique_ptr<engine::Engine> engine;
   o.engine.time_scale = causal::engine_time_scale(o.pacing, o.speed);
+  o.engine.follow_trace_time = causal::engine_follows_trace(o.pacing, o.speed);
   try {
     engine = storage::make_engine(o.engine, *clock);
   } catch (const std::exception& e) {  // an invalid config or an unreachable L2
@@ -269,6 +270,7 @@ ExitCode run_local(ReplayOptions o) {
   so.edge_ttl = replay::edge_ttl_of(o.engine);
   so.edge_ttl.horizon_s = o.causal_horizon_s;
   so.engine_time_scale = o.engine.time_scale;
+  so.engine_follows_trace = o.engine.follow_trace_time;
   so.drain_on_close = o.engine.drain_on_close;
   so.decode_ahead = o.decode_ahead;
   if (o.from_zero) so.t_origin = 0.0;

@@ -50,13 +50,15 @@ uint64_t PrefetchKeyBytes::operator()(const trace::ObjectKey& key) const {
 
 PrefetchController::PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters,
                                        EventLoop& loop, EngineCounters& counters,
-                                       int64_t max_in_flight, bool retain_policy)
+                                       int64_t max_in_flight, bool retain_policy,
+                                       bool track_busy_keys)
     : l1_(l1),
       adapters_(std::move(adapters)),
       loop_(loop),
       counters_(counters),
       max_in_flight_(max_in_flight),
-      retain_policy_(retain_policy) {}
+      retain_policy_(retain_policy),
+      busy_(track_busy_keys) {}
 
 PrefetchController::~PrefetchController() = default;
 
@@ -83,6 +85,7 @@ int64_t PrefetchController::submit(trace::PrefetchSpec spec) {
   r->warm = spec.mode == trace::PrefetchMode::Warm;
   r->prefix = spec.policy == trace::TrimPolicy::Prefix;
   r->spec = std::move(spec);
+  busy_.add(r->spec.keys);
   const int64_t id = r->id;
   results_[id].id = id;
   while (results_.size() > 4096) results_.erase(results_.begin());
@@ -303,6 +306,7 @@ void PrefetchController::on_load_completed(size_t a, const L2Completion& c) {
 }
 
 void PrefetchController::finish(Request& r) {
+  busy_.remove(r.spec.keys);
   if (!r.l2_locked.empty()) unlock_l2(r, nullptr);
   std::vector<size_t> loaded_pos, failed_pos;
   for (size_t p = 0; p < r.reserved.size(); ++p) {
@@ -405,6 +409,7 @@ void PrefetchController::stop() {
   counters_.l2_prefetch_abandoned_at_close += pending_.size();
   active_.clear();
   pending_.clear();
+  busy_.clear();
   tasks_.clear();
   in_flight_ = 0;
 }

@@ -27,14 +27,18 @@ int64_t scaled_ms(int64_t ms, double scale) {
   return std::max<int64_t>(1, std::llround(static_cast<double>(ms) / scale));
 }
 
+// How much faster than the wall the engine's wall-driven timers run: an engine that follows the
+// trace's time keeps its TTLs and tick in (unscaled) trace time.
+double timer_scale(const EngineConfig& c) { return c.follow_trace_time ? 1.0 : c.time_scale; }
+
 L1Config l1_config(const EngineConfig& c) {
   L1Config l;
   l.size_in_bytes = c.l1_size_in_bytes;
   l.use_lazy = c.l1_use_lazy;
   l.init_size_in_bytes = std::min(c.l1_init_size_in_bytes, c.l1_size_in_bytes);
   l.align_bytes = c.l1_align_bytes;
-  l.write_ttl_ms = scaled_ms(c.l1_write_ttl_seconds * 1000, c.time_scale);
-  l.read_ttl_ms = scaled_ms(c.l1_read_ttl_seconds * 1000, c.time_scale);
+  l.write_ttl_ms = scaled_ms(c.l1_write_ttl_seconds * 1000, timer_scale(c));
+  l.read_ttl_ms = scaled_ms(c.l1_read_ttl_seconds * 1000, timer_scale(c));
   return l;
 }
 }  // namespace
@@ -43,11 +47,13 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     : cfg_(cfg),
       clock_(clock),
       loop_(clock),
-      tick_period_ns_(scaled_ms(cfg.eviction_tick_ms, cfg.time_scale) * 1'000'000) {
+      tick_period_ns_(scaled_ms(cfg.eviction_tick_ms, timer_scale(cfg)) * 1'000'000) {
   // make_engine's callers validate first (a Status for the user); here it is an invariant.
   if (Status s = cfg_.validate(); !s) throw std::invalid_argument(s.message());
   digest_ = cfg_.digest();
-  l1_ = std::make_unique<L1Manager>(l1_config(cfg_), loop_clock_);
+  l1_ = std::make_unique<L1Manager>(l1_config(cfg_), cfg_.follow_trace_time
+                                                         ? static_cast<util::Clock&>(trace_clock_)
+                                                         : static_cast<util::Clock&>(loop_clock_));
   policy_ = make_eviction_policy(cfg_.eviction_policy);
   bridge_ = std::make_unique<EvictionBridge>(*policy_, cfg_.bridge_reserved_write_creates);
   l1_->add_listener(bridge_.get());
@@ -78,13 +84,19 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     l2_failures_.back().type = ac.type;
     raw.push_back(adapters_.back().get());
   }
+  // Completion edges are asked for by causal runs only, which are the runs following the trace.
   store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
-                                             cfg_.l2_store_policy == "skip_l1");
+                                             cfg_.l2_store_policy == "skip_l1",
+                                             cfg_.follow_trace_time ? &trace_clock_ : nullptr);
   l1_->add_listener(store_.get());
-  prefetch_ = std::make_unique<PrefetchController>(*l1_, raw, loop_, counters_,
-                                                   cfg_.l2_prefetch_max_in_flight,
-                                                   cfg_.l2_prefetch_policy == "retain");
-  schedule_tick(loop_.now_ns() + tick_period_ns_);
+  prefetch_ = std::make_unique<PrefetchController>(
+      *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
+      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time);
+  if (cfg_.follow_trace_time) {
+    next_trace_tick_ns_ = tick_period_ns_;  // follow_trace_time runs the ticks
+  } else {
+    schedule_tick(loop_.now_ns() + tick_period_ns_);
+  }
   if (!clock_.is_virtual()) {
     loop_.set_wakeup([this] { wake(); });
     driver_ = std::thread([this] { driver_loop(); });
@@ -134,6 +146,33 @@ void StorageManager::tick() {
       counters_.l1_eviction_locked_skips++;
     }
   }
+}
+
+// The recorded server ticked once per second of its own time: so does the replay, per second of
+// trace time issued, however fast or unevenly the causal schedule gets through it.
+void StorageManager::follow_trace_time(int64_t trace_ns) {
+  if (!cfg_.follow_trace_time) return;
+  std::lock_guard<std::mutex> g(mu_);
+  trace_clock_.advance_to(trace_ns);
+  while (!evictor_stopped_ && trace_ns >= next_trace_tick_ns_) {
+    tick();
+    next_trace_tick_ns_ += tick_period_ns_;
+  }
+}
+
+bool StorageManager::store_pending(const KeyList& keys) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return store_->storing(keys);
+}
+
+int64_t StorageManager::oldest_store_trace_ns() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return store_->oldest_in_flight_trace_ns();
+}
+
+bool StorageManager::prefetch_pending(const KeyList& keys) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return prefetch_->prefetching(keys);
 }
 
 void StorageManager::eviction_tick_now() {

@@ -10,16 +10,20 @@
 namespace fleet::storage {
 
 StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                                 EngineCounters& counters, bool skip_l1)
+                                 EngineCounters& counters, bool skip_l1,
+                                 const util::Clock* trace_clock)
     : l1_(l1),
       adapters_(std::move(adapters)),
       loop_(loop),
       counters_(counters),
-      skip_l1_(skip_l1) {}
+      skip_l1_(skip_l1),
+      trace_clock_(trace_clock),
+      busy_(trace_clock != nullptr) {}
 
 void StoreController::on_l1_keys_write_finished(const KeyList& keys) {
   if (stopped_ || adapters_.empty()) return;
   pending_.insert(pending_.end(), keys.begin(), keys.end());
+  busy_.add(keys);
   if (!step_scheduled_) {
     step_scheduled_ = true;
     loop_.schedule_at(loop_.now_ns(), [this] { step(); });
@@ -31,6 +35,7 @@ void StoreController::step() {
   if (stopped_) return;
   KeyList batch;
   batch.swap(pending_);
+  busy_.remove(batch);  // queued no longer: busy again below per task submitted
   // Group by (model_name, kv_rank), first appearance first (a batch rarely has more than one).
   std::vector<KeyList> groups;
   for (auto& k : batch) {
@@ -64,7 +69,13 @@ void StoreController::step() {
       counters_.l2_store_tasks++;
       counters_.l2_store_keys_submitted += ok.size();
       KeyList locked = ok;
+      busy_.add(locked);
       uint64_t task = adapters_[a]->submit_store(std::move(ok), std::move(sizes));
+      if (trace_clock_) {
+        const int64_t now = trace_clock_->now_ns();
+        since_[{a, task}] = now;
+        since_order_.insert(now);
+      }
       in_flight_[{a, task}] = std::move(locked);
     }
   }
@@ -75,6 +86,11 @@ void StoreController::on_store_completed(size_t adapter_index, const L2Completio
   if (it == in_flight_.end()) return;  // abandoned at close
   KeyList keys = std::move(it->second);
   in_flight_.erase(it);
+  busy_.remove(keys);
+  if (auto s = since_.find({adapter_index, c.task_id}); s != since_.end()) {
+    since_order_.erase(since_order_.find(s->second));
+    since_.erase(s);
+  }
   std::vector<L1Status> st = l1_.finish_read(keys, 1);
   for (auto s : st)
     if (s != L1Status::Success) counters_.l2_store_release_wrong_state++;  // logged only
@@ -96,6 +112,9 @@ void StoreController::stop() {
   pending_.clear();
   for (auto& [id, keys] : in_flight_) l1_.finish_read(keys, 1);
   in_flight_.clear();
+  busy_.clear();
+  since_.clear();
+  since_order_.clear();
 }
 
 }  // namespace fleet::storage

@@ -21,7 +21,10 @@ std::string by_kind(const std::array<uint64_t, causal::kEdgeKindCount>& n, bool 
 
 std::string mode_text(const causal::PacingStats& p) {
   std::string s = fmt::format("{} {:g}x", causal::pacing_name(p.pacing), p.speed);
-  if (p.engine_time_scale != 1.0) s += fmt::format(" (engine time {:g}x)", p.engine_time_scale);
+  if (p.engine_follows_trace)
+    s += " (engine time follows the trace)";
+  else if (p.engine_time_scale != 1.0)
+    s += fmt::format(" (engine time {:g}x)", p.engine_time_scale);
   return s;
 }
 
@@ -43,6 +46,14 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
         {"edges_late_50us", "Edges > 50 us late", static_cast<int64_t>(p.edges_late_over_slack)});
     s.rows.push_back(
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
+    if (p.engine_follows_trace) {
+      s.rows.push_back(
+          {"l2_awaits", "Records waiting for L2 to land", static_cast<int64_t>(p.l2_awaits)});
+      s.rows.push_back(
+          {"l2_await_s", "Waited for L2 (s)", static_cast<double>(p.l2_await_ns) / 1e9});
+      s.rows.push_back({"l2_await_timeouts", "Gave up waiting (1 s)",
+                        static_cast<int64_t>(p.l2_await_timeouts)});
+    }
   } else {
     s.rows.push_back({"raced", "Edges raced", by_kind(p.raced, false)});
   }
@@ -66,12 +77,24 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
                         p.speed, raced, binding, by_kind(p.raced, false))};
   }
   const uint64_t early = p.edge_lateness.early_count();
-  return {
-      early > 0, "Causal pacing",
-      fmt::format("At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
-                  "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
-                  p.speed, binding, early, p.edges_late_over_slack, us(p.edge_lateness.p99_ns()),
-                  p.held_records, static_cast<double>(p.hold_ns) / 1e9)};
+  std::string text = fmt::format(
+      "At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
+      "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
+      p.speed, binding, early, p.edges_late_over_slack, us(p.edge_lateness.p99_ns()),
+      p.held_records, static_cast<double>(p.hold_ns) / 1e9);
+  if (p.l2_awaits > 0)
+    text += fmt::format(
+        " {} records waited {:.3f} s for their keys' L2 stores or prefetches to "
+        "land.",
+        p.l2_awaits, static_cast<double>(p.l2_await_ns) / 1e9);
+  if (p.l2_await_timeouts > 0) {
+    text += fmt::format(
+        " {} gave up after 1 s: the L2 backend did not keep up at this speed, "
+        "so hit rates may differ from a 1x replay.",
+        p.l2_await_timeouts);
+    return {true, "Speed-up limited by L2", text};
+  }
+  return {early > 0, "Causal pacing", text};
 }
 
 }  // namespace fleet::report

@@ -70,6 +70,8 @@ TEST(CausalCli, ATenfoldLocalRunReportsItsEdgesAndNoneEarly) {
   EXPECT_EQ(p["mode"], "causal");
   EXPECT_EQ(p["schedule"], "partial");
   EXPECT_EQ(p["engine_time_scale"], 10.0);
+  EXPECT_EQ(p["engine_time"], "trace");  // the workers' engines ticked per trace second
+  EXPECT_NE(r.out.find("engine time follows the trace"), std::string::npos) << r.out;
   EXPECT_GT(p["edges"]["read_lifecycle"]["found"].get<uint64_t>(), 0u);
   EXPECT_GT(p["held_records"].get<uint64_t>(), 0u);
   EXPECT_EQ(p["edges_early"], 0);

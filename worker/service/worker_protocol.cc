@@ -259,6 +259,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
     return;
   }
   cfg.time_scale = causal::engine_time_scale(*pacing, s.speed);
+  cfg.follow_trace_time = causal::engine_follows_trace(*pacing, s.speed);
   RunSetup setup;
   setup.node_name = options_.name;
   setup.session.speed = s.speed;
@@ -268,6 +269,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
   setup.session.schedule =
       s.schedule == "partial" ? causal::Schedule::Partial : causal::Schedule::Ordered;
   setup.session.engine_time_scale = cfg.time_scale;
+  setup.session.engine_follows_trace = cfg.follow_trace_time;
   setup.session.t_origin = s.t_origin;
   setup.session.drain_on_close = cfg.drain_on_close;
   setup.virtual_clock = util::clock_kind_of(s.clock) == util::ClockKind::Virtual;

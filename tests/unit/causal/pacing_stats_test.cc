@@ -39,12 +39,15 @@ TEST(PacingStats, JsonRoundTripAndMerge) {
   a.pacing = Pacing::Causal;
   a.speed = 10;
   a.engine_time_scale = 10;
+  a.engine_follows_trace = true;
   a.edges.found = {1, 2, 3, 4, 5, 6};
   a.edges.ttl_kept[3] = 1;
   a.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 400);
   const PacingStats b = PacingStats::from_json(a.to_json());
   EXPECT_EQ(b.to_json(), a.to_json());
   EXPECT_EQ(a.to_json()["mode"], "causal");
+  EXPECT_EQ(a.to_json()["engine_time"], "trace");
+  EXPECT_EQ(PacingStats().to_json()["engine_time"], "wall");
   EXPECT_EQ(a.to_json()["gap_edges"], 1 + 2 + 3 + 1);
   PacingStats m = a;
   m.merge(b);

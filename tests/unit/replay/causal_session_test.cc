@@ -19,6 +19,21 @@ class TimedEngine : public testing::RecordingEngine {
  public:
   explicit TimedEngine(util::Clock& clock) : clock_(clock) {}
   std::vector<int64_t> at;
+  std::vector<int64_t> trace_at;  // follow_trace_time's argument, per call
+  void follow_trace_time(int64_t trace_ns) override { trace_at.push_back(trace_ns); }
+  // A write-behind store that lands at `store_lands` on the clock (0: none pending).
+  int64_t store_lands = 0;
+  bool store_pending(const std::vector<trace::ObjectKey>&) const override {
+    return !store_in_flight_since_zero && clock_.now_ns() < store_lands;
+  }
+  int64_t next_event_ns() const override {
+    return clock_.now_ns() < store_lands ? store_lands : INT64_MAX;
+  }
+  // A store submitted at trace instant 0 and in flight until `store_lands` (backlog tests).
+  bool store_in_flight_since_zero = false;
+  int64_t oldest_store_trace_ns() const override {
+    return store_in_flight_since_zero && clock_.now_ns() < store_lands ? 0 : INT64_MAX;
+  }
 
   engine::CallResult submit_prefetch(const trace::PrefetchSpec& spec, std::string_view id,
                                      bool skip) override {
@@ -81,25 +96,32 @@ std::string read_trace() {
 }
 
 struct Replayed {
-  std::vector<int64_t> at;  // call instants since T0
+  std::vector<int64_t> at;        // call instants since T0
+  std::vector<int64_t> trace_at;  // the trace instants the engine was told, in order
   SessionResult result;
 };
 
 Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
-                const std::string& path = read_trace()) {
+                const std::string& path = read_trace(), bool engine_follows_trace = false,
+                int64_t store_lands_after_t0 = 0, double horizon_s = 0.05, bool backlog = false) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
   TimedEngine e(clock);
+  if (store_lands_after_t0) e.store_lands = clock.now_ns() + store_lands_after_t0;
+  e.store_in_flight_since_zero = backlog;
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
   so.schedule = schedule;
   so.virtual_drain_ns = 0;
+  so.engine_follows_trace = engine_follows_trace;
+  so.edge_ttl.horizon_s = horizon_s;
   ReplaySession s(e, clock, so);
-  Replayed r{{}, s.run(src)};
+  Replayed r{{}, {}, s.run(src)};
   for (int64_t t : e.at) r.at.push_back(t - r.result.t0_ns);
+  r.trace_at = e.trace_at;
   return r;
 }
 
@@ -124,6 +146,47 @@ TEST(CausalSession, AReadKeepsItsRecordedGapAfterItsPrefetchAndHoldsTheRest) {
   // held enter in recorded order): nothing was late.
   EXPECT_EQ(r.result.lateness.max_ns(), 0);
   EXPECT_EQ(r.result.lateness.count(), 4u);
+}
+
+// The engine's time follows the trace, not the wall: told each record's trace instant (since the
+// first record) before its call, while the wall squeezes 7 ms of trace into 5 ms.
+TEST(CausalSession, AnEngineFollowingTheTraceIsToldEachRecordsTraceInstant) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(), true);
+  EXPECT_EQ(r.at, (std::vector<int64_t>{0, 5000 * kUs, 5000 * kUs, 5000 * kUs}));
+  ASSERT_EQ(r.trace_at.size(), 4u);
+  const std::vector<int64_t> want{0, 5000 * kUs, 6000 * kUs, 7000 * kUs};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.trace_at[i], want[i], 1) << i;
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_TRUE(r.result.pacing->engine_follows_trace);
+  EXPECT_TRUE(replay(causal::Pacing::Causal, 10).trace_at.empty());  // not built to follow it
+}
+
+// A completion edge: the prefetch waits until the store of its key has landed (3 ms after T0),
+// and everything behind it in recorded order keeps its gaps from there.
+TEST(CausalSession, APrefetchWaitsForItsKeysStoreToLand) {
+  const Replayed r =
+      replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(), true, 3000 * kUs);
+  ASSERT_EQ(r.at.size(), 4u);
+  EXPECT_EQ(r.at[0], 3000 * kUs);
+  EXPECT_EQ(r.at[1], 8000 * kUs);  // its recorded 5 ms after the prefetch's actual issue
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->l2_awaits, 1u);
+  EXPECT_EQ(r.result.pacing->l2_await_ns, 3000 * kUs);
+  EXPECT_EQ(r.result.pacing->l2_await_timeouts, 0u);
+  EXPECT_EQ(r.result.lateness.max_ns(), 0);  // measured from when the store landed
+}
+
+// The backlog rule: no record runs more than the causal horizon (here 4 ms) of trace time ahead
+// of the oldest store still in flight (submitted at trace 0, landing 20 ms after T0).
+TEST(CausalSession, TheTraceWaitsForAStoreBacklogBeyondTheHorizon) {
+  const Replayed r = replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(),
+                            true, 20000 * kUs, 0.004, true);
+  ASSERT_EQ(r.at.size(), 4u);
+  EXPECT_EQ(r.at[0], 0);            // trace 0: within the horizon
+  EXPECT_EQ(r.at[1], 20000 * kUs);  // trace 5 ms: waits for the store to land
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->l2_awaits, 1u);
 }
 
 TEST(CausalSession, UniformPacingRacesTheReadAndCountsIt) {

@@ -56,6 +56,43 @@ TEST(EvictionLoop, TickPeriodIsConfigurable) {
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks_skipped"], 8);
 }
 
+// Causal pacing (issue 40): one tick per second of trace time issued, not of wall time, however
+// the schedule spreads the trace over the wall; time_scale no longer shortens the period.
+TEST(EvictionLoop, AnEngineFollowingTheTraceTicksPerTraceSecond) {
+  util::VirtualClock clock;
+  EngineConfig cfg = ExampleConfig();
+  cfg.follow_trace_time = true;
+  cfg.time_scale = 10;
+  StorageManager sm(cfg, clock);
+  Advance(sm, clock, 5 * kSec);  // the wall moves: no tick
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 0);
+  sm.follow_trace_time(kSec - 1);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 0);
+  sm.follow_trace_time(kSec);
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 1);
+  sm.follow_trace_time(3 * kSec + 500'000'000);  // a 2.5-s gap in the trace: the two ticks due
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 3);
+  sm.follow_trace_time(2 * kSec);  // an older record (partial schedule): time does not go back
+  EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 3);
+}
+
+// The L1 locks' TTLs run on trace time too, unscaled: a leaked read lock lives 300 s of trace.
+TEST(EvictionLoop, AnEngineFollowingTheTraceExpiresLocksInTraceTime) {
+  util::VirtualClock clock;
+  EngineConfig cfg = ExampleConfig(16384, 1.0);
+  cfg.follow_trace_time = true;
+  cfg.time_scale = 10;
+  StorageManager sm(cfg, clock);
+  KeyList keys = Keys({"A", "B", "C", "D"});
+  Put(sm, keys);
+  EXPECT_TRUE(sm.submit_prefetch(Spec(keys, trace::TrimPolicy::SegmentedPrefix), "", false).failed);
+  Advance(sm, clock, 400 * kSec);  // 400 s of wall: a lock on wall time / 10 would be gone
+  sm.follow_trace_time(299 * kSec);
+  EXPECT_EQ(sm.l1().num_objects(), 4u);  // locked at trace 0 for 300 s: nothing evictable
+  sm.follow_trace_time(301 * kSec);
+  EXPECT_EQ(sm.l1().num_objects(), 0u);
+}
+
 TEST(EvictionLoop, WatermarkAndRatioCountTrackedKeysOnly) {
   util::VirtualClock clock;
   StorageManager sm(ExampleConfig(10 * 4096, 0.5), clock);

@@ -53,6 +53,49 @@ TEST(Era3Example88, MockCapacityAndTiming) {
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["lookup_found_keys"], 2);
 }
 
+// Causal pacing's completion edges: an engine following the trace tells whether a key's
+// write-behind store has landed and whether a prefetch naming it has finished.
+TEST(CompletionEdges, StoreAndPrefetchPendingUntilTheMockLands) {
+  util::VirtualClock clock;
+  EngineConfig cfg = ExampleConfig(16 << 20);
+  cfg.follow_trace_time = true;
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
+  StorageManager sm(cfg, clock);
+  const trace::MemoryLayout mib = Layout(262144);  // 1 MiB: 1/1024 s at 1 GB/s
+  KeyList a = Keys({"A"});
+  EXPECT_EQ(sm.oldest_store_trace_ns(), INT64_MAX);
+  sm.follow_trace_time(7000);
+  Put(sm, a, mib);
+  EXPECT_TRUE(sm.store_pending(a));  // queued for the store step
+  EXPECT_FALSE(sm.store_pending(Keys({"B"})));
+  sm.run_until(clock.now_ns());
+  EXPECT_TRUE(sm.store_pending(a));             // in flight
+  EXPECT_EQ(sm.oldest_store_trace_ns(), 7000);  // submitted at trace instant 7 us
+  Advance(sm, clock, 976562 - 1);
+  EXPECT_TRUE(sm.store_pending(a));
+  Advance(sm, clock, 1);
+  EXPECT_FALSE(sm.store_pending(a));  // landed
+  EXPECT_EQ(sm.oldest_store_trace_ns(), INT64_MAX);
+  // A prefetch of B (not in L1, found nowhere) is pending until its lookup answers.
+  KeyList b = Keys({"B"});
+  ASSERT_FALSE(
+      sm.submit_prefetch(Spec(b, trace::TrimPolicy::Prefix, 1, {-1}, 1, mib), "r", false).failed);
+  EXPECT_TRUE(sm.prefetch_pending(b));
+  EXPECT_FALSE(sm.prefetch_pending(a));
+  Advance(sm, clock, 1'000'000'000);
+  EXPECT_FALSE(sm.prefetch_pending(b));
+}
+
+// Engines not built to follow the trace keep no such index: always false, no cost.
+TEST(CompletionEdges, UntrackedWithoutFollowingTheTrace) {
+  util::VirtualClock clock;
+  EngineConfig cfg = ExampleConfig(16 << 20);
+  add_l2_adapter(cfg, MockJson(1.0, 1.0));
+  StorageManager sm(cfg, clock);
+  Put(sm, Keys({"A"}), Layout(262144));
+  EXPECT_FALSE(sm.store_pending(Keys({"A"})));
+}
+
 TEST(Era3Example810, StoreLocksKeepKeyUnevictableUntilBothStoresComplete) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16384, 1.0);

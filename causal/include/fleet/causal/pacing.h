@@ -1,7 +1,8 @@
 // How a paced replay at --speed S spaces its calls (docs/causal-pacing.md): `uniform` divides
 // every recorded gap by S (today's behaviour, and LMCache's at S = 1); `causal` divides every
 // gap but its dependency edges' (edge.h), which keep their recorded length, and runs the
-// engine's own time S times faster. The default: causal when S > 1, uniform otherwise.
+// engine's own time on the trace's time as the replay issues it. The default: causal when S > 1,
+// uniform otherwise.
 #pragma once
 
 #include <optional>
@@ -26,6 +27,12 @@ inline Pacing default_pacing(double speed) {
 // S for causal pacing, 1 otherwise (uniform keeps today's behaviour for comparison).
 inline double engine_time_scale(Pacing p, double speed) {
   return p == Pacing::Causal && speed > 0.0 ? speed : 1.0;
+}
+
+// Whether the engine's tick and TTLs follow the trace's time as the replay issues it
+// (EngineConfig::follow_trace_time): causal pacing at any speed but 1x and as fast as possible.
+inline bool engine_follows_trace(Pacing p, double speed) {
+  return p == Pacing::Causal && speed > 0.0 && speed != 1.0;
 }
 
 }  // namespace fleet::causal

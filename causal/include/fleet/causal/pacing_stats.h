@@ -18,10 +18,17 @@ namespace fleet::causal {
 
 struct PacingStats {
   static constexpr int64_t kEdgeSlackNs = 50'000;  // a gap edge kept within 50 us counts as on time
+  // Completion edges: how often the session re-checks a store or prefetch it waits for, and how
+  // long it waits at most (a backend that never answers must not stall the run).
+  static constexpr int64_t kL2PollNs = 20'000;
+  static constexpr int64_t kL2AwaitCapNs = 1'000'000'000;
 
   Pacing pacing = Pacing::Uniform;
   double speed = 1.0;
+  // The engine's tick and TTLs follow the trace's time (EngineConfig::follow_trace_time);
+  // engine_time_scale then scales only the mock adapter's transfer times.
   double engine_time_scale = 1.0;
+  bool engine_follows_trace = false;
   EdgeCounts edges;
   uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
   int64_t hold_ns = 0;        // by how much, summed
@@ -30,9 +37,15 @@ struct PacingStats {
   std::array<uint64_t, kEdgeKindCount> raced{};  // issued before the recorded gap had passed
   bool partial = false;                          // the partial schedule
   uint64_t overtakes = 0;  // partial: records issued while an earlier-recorded one was parked
+  // Completion edges: records that waited for their keys' L2 store or prefetch to land, how
+  // long in total, and how many gave up at kL2AwaitCapNs (the backend is the limit).
+  uint64_t l2_awaits = 0;
+  int64_t l2_await_ns = 0;
+  uint64_t l2_await_timeouts = 0;
 
   // One record's binding edge (its Hold) against the instant its call started.
   void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns);
+  void count_l2_await(int64_t waited_ns, bool gave_up);
   uint64_t raced_total() const;
   void merge(const PacingStats& other);
 

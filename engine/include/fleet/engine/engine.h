@@ -68,6 +68,21 @@ class Engine {
   // before `now_ns` on the engine's Clock. With a virtual clock the replay session calls it
   // before each dispatch; with the real clock the engine's own thread does.
   virtual void run_until(int64_t /*now_ns*/) {}
+  // The replay is about to issue a record recorded `trace_ns` after the run's first record.
+  // Engines built to follow the trace's time (EngineConfig::follow_trace_time) run the
+  // eviction ticks due by then and move their lock TTLs' clock; others ignore it.
+  virtual void follow_trace_time(int64_t /*trace_ns*/) {}
+  // Causal pacing's completion edges (docs/causal-pacing.md): a write-behind store of one of
+  // `keys` has not landed yet / a prefetch naming one of them has not finished. Only engines that
+  // follow the trace's time track them; others answer false.
+  virtual bool store_pending(const std::vector<trace::ObjectKey>& /*keys*/) const { return false; }
+  virtual bool prefetch_pending(const std::vector<trace::ObjectKey>& /*keys*/) const {
+    return false;
+  }
+  // The trace instant (follow_trace_time's) at which the oldest L2 store still in flight was
+  // submitted, INT64_MAX when none is (or the engine does not track it): the session keeps the
+  // trace from running more than the causal horizon ahead of the backend.
+  virtual int64_t oldest_store_trace_ns() const { return INT64_MAX; }
   // Earliest pending internal event, or INT64_MAX when idle.
   virtual int64_t next_event_ns() const { return INT64_MAX; }
 

@@ -52,6 +52,11 @@ struct EngineConfig {
   // divided by it; real backends and the CPU stay real. 1 = the wall. Not in the digest: a 10x
   // replay models the same LMCache configuration.
   double time_scale = 1.0;
+  // Causal pacing above or below 1x: the eviction tick and the L1 lock TTLs run on the trace's
+  // time as the replay issues it (Engine::follow_trace_time), not on a wall clock sped up by
+  // time_scale, which a schedule that holds records does not reach. time_scale then only scales
+  // the mock adapter's transfer times. Not in the digest.
+  bool follow_trace_time = false;
 
   // Fields of a recorded sm_config_json this struct does not model, merged back into
   // to_lmcache_json() so --config-from-trace reproduces the recorder's digest: a JSON object as

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/engine/busy_keys.h"
 #include "fleet/engine/l1_listener.h"  // KeyList
 #include "fleet/trace/types.h"
 
@@ -55,7 +56,8 @@ struct PrefetchResult {
 class PrefetchController {
  public:
   PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                     EngineCounters& counters, int64_t max_in_flight, bool retain_policy);
+                     EngineCounters& counters, int64_t max_in_flight, bool retain_policy,
+                     bool track_busy_keys = false);
   ~PrefetchController();
 
   // Queues the request; nothing is locked before it starts. Returns its id.
@@ -68,6 +70,8 @@ class PrefetchController {
   size_t in_flight() const { return in_flight_; }
   size_t queued() const { return pending_.size(); }
   bool idle() const { return in_flight_ == 0 && pending_.empty() && active_.empty(); }
+  // A prefetch naming one of `keys` has not finished (tracked only when asked: BusyKeys).
+  bool prefetching(const KeyList& keys) const { return busy_.any(keys); }
   // The last few thousand results, by id (tests and diagnostics).
   const PrefetchResult* result(int64_t id) const;
 
@@ -99,6 +103,7 @@ class PrefetchController {
   size_t in_flight_ = 0;
   std::deque<std::unique_ptr<Request>> pending_;
   std::unordered_map<int64_t, std::unique_ptr<Request>> active_;
+  BusyKeys busy_;
   std::unordered_map<uint64_t, std::pair<int64_t, std::vector<size_t>>> tasks_;  // lookups/loads
   std::map<int64_t, PrefetchResult> results_;
 };

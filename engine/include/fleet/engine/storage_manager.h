@@ -18,10 +18,11 @@
 
 #include "fleet/engine/engine.h"
 #include "fleet/engine/engine_config.h"
-#include "fleet/engine/engine_counters.h"  // EngineCounters, L2OpSample (held by value)
-#include "fleet/engine/event_loop.h"       // EventLoop, LoopClock (held by value)
-#include "fleet/engine/l1_listener.h"      // KeyList
-#include "fleet/engine/l1_status.h"        // L1Status
+#include "fleet/engine/engine_counters.h"   // EngineCounters, L2OpSample (held by value)
+#include "fleet/engine/event_loop.h"        // EventLoop, LoopClock (held by value)
+#include "fleet/engine/l1_listener.h"       // KeyList
+#include "fleet/engine/l1_status.h"         // L1Status
+#include "fleet/engine/trace_time_clock.h"  // held by value
 
 namespace fleet::storage {
 
@@ -78,6 +79,10 @@ class StorageManager final : public engine::Engine {
   engine::CallResult finish_read(const KeyList& keys, int64_t read_locks) override;
   void run_until(int64_t now_ns) override;
   int64_t next_event_ns() const override;
+  void follow_trace_time(int64_t trace_ns) override;
+  bool store_pending(const KeyList& keys) const override;
+  bool prefetch_pending(const KeyList& keys) const override;
+  int64_t oldest_store_trace_ns() const override;
   void close(bool drain) override;
   const EngineConfig* engine_config() const override { return &cfg_; }
   std::string config_digest() const override { return digest_; }
@@ -140,6 +145,9 @@ class StorageManager final : public engine::Engine {
   std::unique_ptr<StoreController> store_;
   std::unique_ptr<PrefetchController> prefetch_;
   int64_t tick_period_ns_;
+  // cfg_.follow_trace_time: the L1's clock, and the trace instant of the next eviction tick.
+  TraceTimeClock trace_clock_;
+  int64_t next_trace_tick_ns_ = 0;
   bool evictor_stopped_ = false;
   bool closed_ = false;
 

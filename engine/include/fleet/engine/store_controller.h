@@ -7,10 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
+#include "fleet/engine/busy_keys.h"
 #include "fleet/engine/l1_listener.h"  // L1Listener, KeyList
+#include "fleet/util/clock.h"
 
 namespace fleet::storage {
 
@@ -23,7 +26,7 @@ struct L2Completion;
 class StoreController final : public L1Listener {
  public:
   StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                  EngineCounters& counters, bool skip_l1);
+                  EngineCounters& counters, bool skip_l1, const util::Clock* trace_clock = nullptr);
 
   unsigned interests() const override { return kWriteFinished; }
   void on_l1_keys_write_finished(const KeyList& keys) override;
@@ -32,6 +35,13 @@ class StoreController final : public L1Listener {
   // No queued keys, no scheduled step and nothing in flight.
   bool idle() const { return pending_.empty() && !step_scheduled_ && in_flight_.empty(); }
   size_t in_flight() const { return in_flight_.size(); }
+  // Tracked only with a trace clock (an engine following the trace, for causal pacing's
+  // completion edges): a store of one of `keys` is queued or in flight; the trace instant the
+  // oldest store in flight was submitted at (INT64_MAX: none).
+  bool storing(const KeyList& keys) const { return busy_.any(keys); }
+  int64_t oldest_in_flight_trace_ns() const {
+    return since_order_.empty() ? INT64_MAX : *since_order_.begin();
+  }
   // Releases the read locks of in-flight stores and forgets them (close order step 3).
   void stop();
 
@@ -46,7 +56,11 @@ class StoreController final : public L1Listener {
   bool stopped_ = false;
   bool step_scheduled_ = false;
   KeyList pending_;
-  std::map<std::pair<size_t, uint64_t>, KeyList> in_flight_;  // (adapter, task) -> locked keys
+  std::map<std::pair<size_t, uint64_t>, KeyList> in_flight_;
+  const util::Clock* trace_clock_;
+  BusyKeys busy_;
+  std::map<std::pair<size_t, uint64_t>, int64_t> since_;  // task -> trace instant submitted
+  std::multiset<int64_t> since_order_;                    // (adapter, task) -> locked keys
 };
 
 }  // namespace fleet::storage

@@ -21,6 +21,7 @@ class Pacer {
   bool paced() const { return speed_ > 0.0; }
   // Sets the trace time that maps to T0 (the first record's, unless fixed up front).
   void set_origin(double t_origin) { t_origin_ = t_origin; }
+  double origin() const { return t_origin_; }
   int64_t t0_ns() const { return t0_ns_; }
 
   // Scheduled dispatch instant of a record; with speed 0 the record is due at once (T0).

@@ -40,6 +40,9 @@ struct SessionOptions {
   causal::Schedule schedule = causal::Schedule::Ordered;
   causal::EdgeFinderOptions edge_ttl;  // the engine's lock TTLs
   double engine_time_scale = 1.0;      // reported only: the engine was built with it
+  // The engine was built to follow the trace's time: tell it each record's trace instant
+  // before issuing it (Engine::follow_trace_time).
+  bool engine_follows_trace = false;
   // Absolute start on the clock; 0 = "now" when run() starts.
   int64_t t0_ns = 0;
   // Trace time that maps to T0. NaN = the first record's t_mono (docs/architecture.md); 0
