@@ -72,7 +72,12 @@ FleetRun::FleetRun(FleetOptions options, util::Clock& clock)
     : o_(std::move(options)),
       clock_(clock),
       links_(clock, int64_t{o_.heartbeat_ms} * 1'000'000,
-             int64_t{o_.heartbeat_ms} * 1'000'000 * wire::kLostAfterHeartbeats) {}
+             int64_t{o_.heartbeat_ms} * 1'000'000 * wire::kLostAfterHeartbeats) {
+  // A link is a DEALER plus, until WELCOME, a handshake monitor's two PAIR sockets: libzmq's
+  // default of 1,023 sockets per context aborted a 1,000-worker run at connect ("Too many
+  // open files", docs/scaling.md). libzmq clips this to the process's file limit.
+  ctx_.set(zmq::ctxopt::max_sockets, kMaxSockets);
+}
 
 FleetRun::~FleetRun() = default;
 

@@ -103,6 +103,7 @@ class FleetRun {
   std::vector<WorkerAddress> addresses_;
   std::optional<security::CurveKeyPair> curve_;  // none: plaintext links
   std::unique_ptr<LocalWorkers> local_;
+  static constexpr int kMaxSockets = 65536;  // the context's, before its first socket
   zmq::context_t ctx_{1};
   LinkSet links_;
   std::unique_ptr<plan::ShardRouter> router_;  // null when the workers route themselves

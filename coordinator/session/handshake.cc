@@ -94,6 +94,7 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
   size_t ready = 0;
   while (ready < links.size() && clock.now_ns() < deadline) {
     links.poll(50, [&](WorkerLink& l, const wire::Envelope& env) { on_welcome(l, env, ready); });
+    links.beat();
     for (auto& l : links) {
       l->retry_unsent();
       if (l->state() == WorkerLink::State::Rejected) {
@@ -143,6 +144,7 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
   std::vector<zmq::pollitem_t> items(n);
   const int64_t deadline = clock.now_ns() + 1'000'000'000;
   while (waiting > 0 && clock.now_ns() < deadline) {
+    links.beat();  // the workers outside this wave hear from us too
     for (size_t k = 0; k < n; ++k) {
       items[k] = {links[first + k].socket().handle(), 0, answered[k] ? short{0} : short{ZMQ_POLLIN},
                   0};

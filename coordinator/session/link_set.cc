@@ -41,14 +41,18 @@ void LinkSet::tick(const Handler& handler) {
                  (now - last_tick_ns_) / 1'000'000);
   }
   last_tick_ns_ = now;
-  if (now - last_beat_ns_ >= beat_ns_) {
-    last_beat_ns_ = now;
-    send_to_unfinished(wire::encode(wire::Heartbeat{}));
-  }
+  beat();
   for (auto& l : links_) {
     if (l->finished() || l->state() == WorkerLink::State::Connecting) continue;
     if (now - l->last_heard_ns() > lost_ns_) check_silence(*l, handler);
   }
+}
+
+void LinkSet::beat() {
+  const int64_t now = clock_.now_ns();
+  if (now - last_beat_ns_ < beat_ns_) return;
+  last_beat_ns_ = now;
+  send_to_unfinished(wire::encode(wire::Heartbeat{}));
 }
 
 // Silence is measured by what this loop has read: when the loop itself was slow (a long DONE

@@ -39,6 +39,10 @@ class LinkSet {
   // Heartbeats out every beat; a running worker silent for longer than the loss budget is
   // marked lost (after reading what may be waiting for it). `handler` takes what is read.
   void tick(const Handler& handler);
+  // The heartbeat alone, for the phases before the run (HELLO/WELCOME, the clock pings): a
+  // worker counts the coordinator lost 3 beats after HELLO, and at 1,000 workers those phases
+  // take longer than that (docs/scaling.md, "1,000 simulated workers").
+  void beat();
   // Sends queued batches while credit allows; true while some link has more than
   // `max_pending` batches waiting (the reader then blocks).
   bool pump(int credit_window, int max_pending);

@@ -71,15 +71,26 @@ WorkerProtocol::~WorkerProtocol() = default;
 
 void WorkerProtocol::run() {
   while (state_ != State::Stopped && !stop_.load()) {
-    // The socket, and while a run is on, its queue's "a batch was consumed" wakeup: credit
-    // goes back as soon as a batch is done, not at the next poll timeout.
-    zmq::pollitem_t items[] = {{sock_.handle(), 0, ZMQ_POLLIN, 0},
-                               {nullptr, run_ ? run_->queue().wakeup_fd() : -1, ZMQ_POLLIN, 0}};
-    wire::poll_sockets(items, run_ ? 2 : 1, std::chrono::milliseconds(10));
-    if (run_ && (items[1].revents & ZMQ_POLLIN)) run_->queue().drain_wakeups();
-    if (items[0].revents & ZMQ_POLLIN) receive();
-    if (state_ != State::Stopped) tick();
+    zmq::pollitem_t items[kMaxPollItems];
+    const size_t n = poll_items(items);
+    wire::poll_sockets(items, n, std::chrono::milliseconds(10));
+    after_poll(items, n);
   }
+}
+
+// The socket, and while a run is on, its queue's "a batch was consumed" wakeup: credit goes
+// back as soon as a batch is done, not at the next poll timeout.
+size_t WorkerProtocol::poll_items(zmq::pollitem_t* out) {
+  out[0] = {sock_.handle(), 0, ZMQ_POLLIN, 0};
+  if (!run_) return 1;
+  out[1] = {nullptr, run_->queue().wakeup_fd(), ZMQ_POLLIN, 0};
+  return 2;
+}
+
+void WorkerProtocol::after_poll(const zmq::pollitem_t* items, size_t n) {
+  if (n > 1 && run_ && (items[1].revents & ZMQ_POLLIN)) run_->queue().drain_wakeups();
+  if (items[0].revents & ZMQ_POLLIN) receive();
+  if (state_ != State::Stopped) tick();
 }
 
 // One message (identity + body); anything else is dropped with a reason.

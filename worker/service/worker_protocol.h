@@ -37,6 +37,12 @@ class WorkerProtocol {
   ~WorkerProtocol();
   void run();  // until stop, or --max-runs runs are done
   State state() const { return state_; }
+  // One pass of run() for a caller that polls many workers at once (WorkerNode): the items to
+  // poll (the socket, and while a run is on its queue's wakeup), then what the poll found and
+  // the periodic duties.
+  static constexpr size_t kMaxPollItems = 2;
+  size_t poll_items(zmq::pollitem_t* out);
+  void after_poll(const zmq::pollitem_t* items, size_t n);
 
  private:
   // One received message: the sender's identity and the decoded body.

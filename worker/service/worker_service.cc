@@ -10,8 +10,7 @@
 #include "fleet/security/protected_mode.h"
 #include "fleet/security/zap_handler.h"
 #include "fleet/util/clock.h"
-#include "fleet/wire/protocol.h"
-#include "worker_protocol.h"
+#include "fleet/worker/worker_node.h"
 
 namespace fleet::service {
 
@@ -21,15 +20,6 @@ std::string host_name() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
   return buf;
-}
-
-// An IPv4 bind on a dual-stack socket reports "[::ffff:a.b.c.d]": announce the plain address.
-std::string plain_endpoint(std::string endpoint) {
-  if (auto p = endpoint.find("[::ffff:"); p != std::string::npos) {
-    if (auto q = endpoint.find(']', p); q != std::string::npos)
-      endpoint = endpoint.substr(0, p) + endpoint.substr(p + 8, q - p - 8) + endpoint.substr(q + 1);
-  }
-  return endpoint;
 }
 
 }  // namespace
@@ -60,24 +50,10 @@ Status WorkerService::serve() {
   // The ZAP handler must be bound before the socket can see a handshake.
   std::unique_ptr<security::ZapHandler> zap;
   if (sec.curve) zap = std::make_unique<security::ZapHandler>(ctx, sec.authorized);
-  zmq::socket_t sock(ctx, zmq::socket_type::router);
-  sock.set(zmq::sockopt::linger, 0);
-  // Nothing a coordinator sends is larger than a batch: a bigger frame is refused by libzmq
-  // from its header, before anything is allocated for it.
-  sock.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxToWorkerBytes));
-  sock.set(zmq::sockopt::handshake_ivl, wire::kHandshakeTimeoutMs);
-  sock.set(zmq::sockopt::ipv6, 1);  // tcp://[::]:P and tcp://*:P are dual-stack
-  if (sec.curve) {
-    sock.set(zmq::sockopt::curve_server, 1);
-    sock.set(zmq::sockopt::curve_secretkey, sec.curve->secret_z85);
-    sock.set(zmq::sockopt::zap_domain, "fleet");
-  }
-  try {
-    sock.bind(options_.listen);
-  } catch (const zmq::error_t& e) {  // cppzmq reports a failed bind by throwing
-    return Status::error("--listen " + options_.listen + ": cannot bind: " + e.what());
-  }
-  endpoint_ = plain_endpoint(sock.get(zmq::sockopt::last_endpoint));
+  util::Clock& clock = options_.clock ? *options_.clock : util::RealClock::instance();
+  auto node = WorkerNode::bind(ctx, options_, clock, stop_flag());
+  if (!node) return node.status();
+  endpoint_ = node.value()->endpoint();
   bound_.store(true);
   if (sec.curve) {
     spdlog::info("worker {} listening on {} (CURVE, key {}, {} coordinator key(s) authorized)",
@@ -95,9 +71,7 @@ Status WorkerService::serve() {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   }
-  util::Clock& clock = options_.clock ? *options_.clock : util::RealClock::instance();
-  WorkerProtocol protocol(sock, options_, clock, stop_flag());
-  protocol.run();
+  node.value()->run();
   return Status();
 }
 
