@@ -3,6 +3,8 @@
 // trace, or saves the routes it sends so that the next run of the same trace can.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "fleet/coordinator/session/batch_fanout.h"
 #include "fleet/util/clock.h"
 #include "fleet_run_machine.h"
@@ -197,7 +199,14 @@ nlohmann::ordered_json FleetRun::route_plan_json() const {
 }
 
 double FleetRun::read_fraction() const {
-  if (self_routing_) return -1.0;  // the workers read the trace: not known here
+  if (self_routing_) {  // the workers read the trace: the slowest scan, as they report it
+    double least = 2.0;
+    for (const auto& l : links_) {
+      const double f = l->live().read_fraction.load(std::memory_order_relaxed);
+      if (f >= 0.0) least = std::min(least, f);
+    }
+    return least > 1.0 ? -1.0 : least;
+  }
   if (saved_routes_) {
     return saved_routes_->entries()
                ? static_cast<double>(saved_routes_->entries_read()) / saved_routes_->entries()

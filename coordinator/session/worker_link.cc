@@ -167,6 +167,7 @@ void WorkerLink::on_progress(const wire::Envelope& env) {
   live_.failed.store(static_cast<uint64_t>(std::max<int64_t>(0, progress_.failed)));
   live_.last_lateness_ns.store(progress_.last_lateness_ns);
   live_.trace_time_s.store(progress_.trace_time_s);
+  live_.read_fraction.store(progress_.read_fraction);
 }
 
 void WorkerLink::warn_once_windows() {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -87,7 +88,9 @@ inline RunResult run_coordinator(std::vector<std::string> args, const std::strin
   std::filesystem::create_directories(out_dir);
   std::vector<std::string> argv = {coordinator_bin()};
   argv.insert(argv.end(), args.begin(), args.end());
-  argv.insert(argv.end(), {"--output-dir", out_dir, "--progress", "never"});
+  argv.insert(argv.end(), {"--output-dir", out_dir});
+  if (std::find(args.begin(), args.end(), "--progress") == args.end())  // unless a test asks
+    argv.insert(argv.end(), {"--progress", "never"});
   Process p(argv, out_dir, "coordinator");
   RunResult r;
   r.dir = out_dir;

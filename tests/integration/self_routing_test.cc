@@ -122,6 +122,20 @@ TEST(SelfRouting, WorkersThatCannotReadTheTraceAreRefusedByName) {
   EXPECT_NE(r.err.find("does not read the trace itself"), std::string::npos) << r.err;
 }
 
+// The coordinator no longer reads the trace, so the progress line's fraction comes from the
+// workers' scans (PROGRESS.read_fraction): a paced ~3-s run shows it rising, not stuck at 0 %.
+TEST(SelfRouting, TheProgressLineShowsTheWorkersScan) {
+  const std::string path = synthetic_trace("selfroute_progress", 6000, 1, 300.0);
+  TempDir out;
+  RunResult r = run_coordinator({path, "--local", "2", "--engine", "noop", "--start-delay", "0.3",
+                                 "--trace-access", "shared", "--progress", "always"},
+                                out / "run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  expect_routed_by(r, "worker");
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("[^0-9][1-9][0-9]?% \\| [0-9]+ records")))
+      << r.err;
+}
+
 std::optional<zmq::message_t> recv_within(zmq::socket_t& s, std::chrono::milliseconds t) {
   zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
   if (zmq::poll(&item, 1, t) <= 0) return std::nullopt;

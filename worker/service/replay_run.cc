@@ -70,6 +70,7 @@ bool ReplayRun::open_self_routed_source() {
                                     r.read_ahead);
   if (opened) {
     self_source_ = std::move(opened).value();
+    self_source_view_.store(self_source_.get());
     return true;
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -142,6 +143,8 @@ std::optional<wire::Progress> ReplayRun::progress() {
   pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
   pr.last_lateness_ns = p.last_lateness_ns.load(std::memory_order_relaxed);
   pr.trace_time_s = p.trace_time_s.load(std::memory_order_relaxed);
+  if (const SelfRoutedSource* src = self_source_view_.load())
+    pr.read_fraction = src->progress_fraction();
   return pr;
 }
 

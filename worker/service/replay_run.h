@@ -109,6 +109,8 @@ class ReplayRun {
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<replay::ReplaySession> session_;
   std::unique_ptr<SelfRoutedSource> self_source_;  // with self_route: replaces the queue
+  // The same source for the heartbeat thread's progress(), published once it is open.
+  std::atomic<const SelfRoutedSource*> self_source_view_{nullptr};
   std::atomic<bool> session_ready_{false};
   std::atomic<int64_t> engine_build_ns_{-1};  // -1 until the engine is built
   bool ready_taken_ = false;                  // the network thread's

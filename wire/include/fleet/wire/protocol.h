@@ -226,7 +226,11 @@ struct Progress {
   // The run windows finished since the last PROGRESS (fleet_timeseries.csv), oldest first; the
   // last PROGRESS before DONE carries the final one.
   std::vector<stats::RunWindow> windows;
-  MSGPACK_DEFINE_MAP(v, t, records, failed, last_lateness_ns, trace_time_s, windows);
+  // A worker that routes itself: the share of the trace file its scan has read (the progress
+  // line's fraction, which the coordinator no longer knows); -1 otherwise. Absent from older
+  // workers' messages: -1.
+  double read_fraction = -1.0;
+  MSGPACK_DEFINE_MAP(v, t, records, failed, last_lateness_ns, trace_time_s, windows, read_fraction);
 };
 
 // worker -> coordinator: the node's full result (NodeResult as msgpack, see node_result.h).

@@ -122,6 +122,7 @@ class WorkerLink {
     std::atomic<uint64_t> records{0}, failed{0}, sent{0};
     std::atomic<int64_t> last_lateness_ns{0};
     std::atomic<double> trace_time_s{0.0};
+    std::atomic<double> read_fraction{-1.0};  // a self-routing worker's scan (wire::Progress)
   };
   const LiveProgress& live() const { return live_; }
   // The name its results carry: the worker's own (WELCOME), else its address.
