@@ -23,6 +23,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/pyjson.h"
+#include "fleet_causal_preview.h"
 #include "fleet_run_machine.h"
 #include "handshake.h"
 
@@ -241,14 +242,26 @@ Status FleetRun::load_keys() {
 
 ExitCode FleetRun::print_plan() {
   try {
-    plan::ShardRouter router(o_.router);
+    const session::ReplayOptions& r = o_.replay;
+    const bool paced = r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1);
+    plan::RouterOptions ro = o_.router;
+    ro.encode_split_parts = true;  // the per-node preview decodes each node's part of a call
+    plan::ShardRouter router(ro);
+    std::optional<FleetCausalPreview> per_node;
+    if (paced && ro.mode != plan::ShardMode::None) per_node.emplace(r, ro);
     trace::RecordView rec;
-    while (reader_->next(rec)) plan::route_or_reject(router, *reader_, rec);
+    while (reader_->next(rec)) {
+      const std::vector<plan::Route>& routes = plan::route_or_reject(router, *reader_, rec);
+      if (per_node) per_node->add(rec, routes);
+    }
     std::string text = router.render_plan();
     std::fwrite(text.data(), 1, text.size(), stdout);
-    const session::ReplayOptions& r = o_.replay;
-    if (r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1)) {
+    if (paced) {
       if (Status s = print_causal_preview(r); !s) return fail(s);
+    }
+    if (per_node) {
+      const std::string nodes = per_node->finish_text();
+      std::fwrite(nodes.data(), 1, nodes.size(), stdout);
     }
     if (o_.replay.output.format == "json") {
       std::string j = util::py_json_dumps_indent(router.plan_json(), 2) + "\n";
