@@ -1,7 +1,6 @@
 #include "fleet/l2replay/l2_fleet_result.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace fleet::l2replay {
 
@@ -60,8 +59,6 @@ L2ShareFigures share_from(const Json& j) {
   L2ShareFigures s;
   s.files = j.at("files").get<std::vector<std::string>>();
   s.source_operations = j.at("source_operations").get<std::vector<uint64_t>>();
-  if (s.files.size() != s.source_operations.size())
-    throw std::invalid_argument("l2_replay.share: files and source_operations differ in length");
   s.operations_in_files = j.at("operations_in_files").get<uint64_t>();
   s.operations_kept = j.at("operations_kept").get<uint64_t>();
   s.kept_edges = j.at("kept_edges").get<std::map<std::string, uint64_t>>();
@@ -103,15 +100,15 @@ void put_l2_latencies(const L2ReplayResult& r, stats::StatsCollector& out) {
   }
 }
 
-L2NodeResult l2_node_result_from(const Json& j, const stats::StatsCollector& stats) {
+namespace {
+
+L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats) {
   L2NodeResult n;
   L2ReplayResult& r = n.result;
   r.adapter_name = j.at("adapter_name").get<std::string>();
   r.speed = j.at("speed").get<double>();
   const Json& ops = j.at("ops");
-  if (!ops.is_array() || ops.size() != kL2OpCount)
-    throw std::invalid_argument("l2_replay.ops: not " + std::to_string(kL2OpCount) + " entries");
-  for (size_t k = 0; k < kL2OpCount; ++k) op_from(ops[k], r.ops[k]);
+  for (size_t k = 0; k < kL2OpCount; ++k) op_from(ops.at(k), r.ops[k]);
   r.operations_total = j.at("operations_total").get<uint64_t>();
   r.first_dispatch_s = j.at("first_dispatch_s").get<double>();
   r.last_dispatch_s = j.at("last_dispatch_s").get<double>();
@@ -127,6 +124,21 @@ L2NodeResult l2_node_result_from(const Json& j, const stats::StatsCollector& sta
   }
   n.share = share_from(j.at("share"));
   return n;
+}
+
+}  // namespace
+
+Result<L2NodeResult> l2_node_result_from(const Json& j, const stats::StatsCollector& stats) {
+  try {
+    L2NodeResult n = node_result_from(j, stats);
+    if (j.at("ops").size() != kL2OpCount)
+      return Status::error("l2_replay.ops: not " + std::to_string(kL2OpCount) + " entries");
+    if (n.share.files.size() != n.share.source_operations.size())
+      return Status::error("l2_replay.share: files and source_operations differ in length");
+    return n;
+  } catch (const std::exception& e) {  // a field missing or of another type (nlohmann)
+    return Status::error(std::string("l2_replay: ") + e.what());
+  }
 }
 
 L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts) {

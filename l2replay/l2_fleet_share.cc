@@ -3,7 +3,6 @@
 #include <functional>
 #include <queue>
 #include <set>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "fleet/plan/shard_router.h"
@@ -109,12 +108,17 @@ std::vector<size_t> l2_files_of_node(size_t files, const L2ShareOptions& o) {
   return out;
 }
 
-L2Share build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
-                       const std::vector<double>& shift_s, const L2ShareOptions& o) {
-  if (o.shard == L2Shard::Key && o.worker_names.size() != static_cast<size_t>(o.node_count))
-    throw std::invalid_argument("key sharding needs every worker's name");
+Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
+                               const std::vector<double>& shift_s, const L2ShareOptions& o) {
+  if (o.shard == L2Shard::Key &&
+      (o.worker_names.empty() || o.worker_names.size() != static_cast<size_t>(o.node_count)))
+    return Status::error("key sharding needs every worker's name");
+  if (read.size() != plans.size()) return Status::error("one plan per file read");
   std::vector<double> shift;
-  for (size_t f : read) shift.push_back(shift_s.at(f));
+  for (size_t f : read) {
+    if (f >= shift_s.size()) return Status::error("no shift for file " + std::to_string(f));
+    shift.push_back(shift_s[f]);
+  }
   L2Share share;
   L2ShareFigures& fig = share.figures;
   count_file_figures(plans, fig);

@@ -208,11 +208,12 @@ class L2FleetRun {
         n.status = "lost";
         n.why = "its result carries no L2 replay (a worker of another build?)";
       } else if (res) {
-        try {
-          n.result = l2replay::l2_node_result_from(res->l2_replay, res->stats);
-        } catch (const std::exception& e) {
+        auto parsed = l2replay::l2_node_result_from(res->l2_replay, res->stats);
+        if (parsed) {
+          n.result = std::move(parsed).value();
+        } else {
           n.status = "lost";
-          n.why = std::string("malformed L2 result: ") + e.what();
+          n.why = "malformed L2 result: " + parsed.status().message();
         }
       }
       nodes.push_back(std::move(n));

@@ -21,12 +21,13 @@ std::string l2_latency_qualname(L2Op op);  // "l2.store", "l2.lookup_task", ...
 nlohmann::json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share);
 void put_l2_latencies(const L2ReplayResult& r, stats::StatsCollector& out);
 
-// The inverse: throws std::invalid_argument (or nlohmann's errors) on a malformed result.
+// The inverse; an error names what is missing or malformed.
 struct L2NodeResult {
   L2ReplayResult result;
   L2ShareFigures share;
 };
-L2NodeResult l2_node_result_from(const nlohmann::json& j, const stats::StatsCollector& stats);
+Result<L2NodeResult> l2_node_result_from(const nlohmann::json& j,
+                                         const stats::StatsCollector& stats);
 
 L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts);
 L2ShareFigures merge_l2_share_figures(const std::vector<const L2ShareFigures*>& parts);

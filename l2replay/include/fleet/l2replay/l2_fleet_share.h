@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fleet/l2replay/l2_plan.h"
+#include "fleet/util/status.h"
 
 namespace fleet::l2replay {
 
@@ -61,7 +62,8 @@ struct L2Share {
 // request without lookup: its first operation's first key); a store or a delete to its first
 // key's owner; an operation without keys to sequence mod N. Owners by rendezvous hashing of the
 // chunk identity over `worker_names` (plan::ShardRouter::owner_of).
-L2Share build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
-                       const std::vector<double>& shift_s, const L2ShareOptions& options);
+// An error: key sharding without every worker's name, a plan or a shift missing.
+Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
+                               const std::vector<double>& shift_s, const L2ShareOptions& options);
 
 }  // namespace fleet::l2replay
