@@ -210,6 +210,44 @@ TEST(L2Fleet, AWorkerThatCannotReadTheFileSaysWhichFlag) {
   EXPECT_NE(r.err.find("the worker reads L2 traces itself"), std::string::npos) << r.err;
 }
 
+TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
+  // Paced at speed 1 over ~4 s of recorded time: the run is still on when w0 is killed.
+  L2TraceBuilder b;
+  int64_t task = 1;
+  for (int i = 0; i < 80; ++i) {
+    b.at(1.0 + 0.05 * i);
+    const int64_t st = task++, lk = task++;
+    b.store(st, {key(i)}).store_done(st);
+    b.lookup(500 + i, lk, {key(i)}).lookup_done(500 + i, lk, {0});
+  }
+  const std::string path = b.end().write("paced");
+  TempDir dir;
+  const std::vector<std::string> policy = {"--trace-root", "/", "--allow-l2", "*"};
+  WorkerProcess w0(dir.path().string(), "w0", policy);
+  WorkerProcess w1(dir.path().string(), "w1", policy);
+  ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), path, "--progress", "never", "--workers",
+                 w0.host_port() + "," + w1.host_port(), "--speed", "1", "--l2-adapter", kMock,
+                 "--on-worker-loss", "continue", "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  ASSERT_TRUE(wait_for([&] { return w0.proc().err().find("go: T0") != std::string::npos; }, 20s))
+      << w0.proc().err();
+  std::this_thread::sleep_for(800ms);
+  kill(w0.proc().pid(), SIGKILL);
+  auto code = coord.wait_exit(30s);
+  ASSERT_TRUE(code) << "coordinator hung; stderr:\n" << coord.err();
+  EXPECT_EQ(*code, 3) << coord.err();
+  const nlohmann::json j = stats_of(dir / "run");
+  EXPECT_EQ(j["fleet"]["nodes_without_result"], nlohmann::json::array({"w0"}));
+  EXPECT_EQ(j["nodes"][0]["status"], "lost");
+  EXPECT_FALSE(j["nodes"][0]["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["nodes"][1]["status"], "ok");
+  EXPECT_EQ(submitted(j, "store"), 80u);  // w1's whole replay (--shard none)
+  EXPECT_NE(coord.out().find("node w0: lost, no result"), std::string::npos) << coord.out();
+  EXPECT_NE(coord.err().find("node w0 gave no result"), std::string::npos) << coord.err();
+}
+
 TEST(L2Fleet, SourceShardingAndSeveralFilesAreForL2FleetsOnly) {
   const std::string storage = synthetic_trace("l2fleet_storage", 20);
   const RunResult s = l2_run({storage, "--local", "2", "--shard", "source"}, "storage_source");
