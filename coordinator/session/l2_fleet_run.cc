@@ -291,6 +291,9 @@ class L2FleetRun {
 }  // namespace
 
 bool is_l2_trace_file(const std::string& path) {
+  // Only a regular file is peeked at: reading a pipe's header here would take it from the run.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   try {
     trace::FrameReader reader(path);
     return reader.header().level == trace::kLevelL2;

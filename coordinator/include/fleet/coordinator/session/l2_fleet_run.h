@@ -12,8 +12,8 @@
 
 namespace fleet::session {
 
-// Whether `path`'s header says level "l2" (false for anything unreadable: the storage path then
-// reports it as it always has).
+// Whether `path` is a regular file whose header says level "l2" (false for a pipe, which is not
+// read here, and for anything unreadable: the storage path then reports it as it always has).
 bool is_l2_trace_file(const std::string& path);
 
 // kOk, kBadInput (a refused flag or file; a worker refused the run: its policy, a file it cannot
