@@ -248,9 +248,12 @@ Status FleetRun::connect() {
     addresses_ = local_->addresses();
   }
   const std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
+  links_.open(ctx_, curve_ ? &*curve_ : nullptr);
+  const std::string fingerprint = curve_ ? security::fingerprint(curve_->public_z85) : "";
   for (size_t i = 0; i < addresses_.size(); ++i) {
-    auto link = std::make_unique<WorkerLink>(ctx_, addresses_[i], ident_prefix + std::to_string(i),
-                                             curve_ ? &*curve_ : nullptr);
+    auto link = std::make_unique<WorkerLink>(links_.router(), addresses_[i],
+                                             ident_prefix + std::to_string(i),
+                                             links_.next_peer_id(), fingerprint);
     link->set_codec(choose_codec(o_.compression, o_.local > 0, addresses_[i]),
                     o_.compression_level);
     links_.add(std::move(link));

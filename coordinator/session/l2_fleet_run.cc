@@ -94,9 +94,12 @@ class L2FleetRun {
       addresses_ = local_->addresses();
     }
     const std::string prefix = "coord-" + std::to_string(getpid()) + "-";
+    links_.open(ctx_, curve_ ? &*curve_ : nullptr);  // one socket for every link (LinkRouter)
+    const std::string fingerprint = curve_ ? security::fingerprint(curve_->public_z85) : "";
     for (size_t i = 0; i < addresses_.size(); ++i)
-      links_.add(std::make_unique<WorkerLink>(ctx_, addresses_[i], prefix + std::to_string(i),
-                                              curve_ ? &*curve_ : nullptr));
+      links_.add(std::make_unique<WorkerLink>(links_.router(), addresses_[i],
+                                              prefix + std::to_string(i), links_.next_peer_id(),
+                                              fingerprint));
     TraceOffer none;  // the workers open the L2 files named in START, not a mapped trace
     none.offered.assign(addresses_.size(), false);
     return handshake(links_, none, o_.connect_timeout_ms, clock_);
