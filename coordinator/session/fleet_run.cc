@@ -12,6 +12,7 @@
 #include "fleet/coordinator/session/batch_fanout.h"
 #include "fleet/coordinator/session/causal_preview.h"
 #include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/l2_fleet_run.h"
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
@@ -65,6 +66,14 @@ wire::BatchCodec choose_codec(Compression mode, bool local, const WorkerAddress&
 
 ExitCode run_fleet(FleetOptions options) {
   util::Clock& clock = options.clock ? *options.clock : util::RealClock::instance();
+  // An L2 adapter-level trace has its own fleet run (docs/l2-traces.md, "Across the fleet").
+  if (is_l2_trace_file(options.replay.trace_path)) return run_l2_fleet(std::move(options), clock);
+  if (options.shard_source || !options.replay.more_trace_paths.empty()) {
+    spdlog::error("{}: {} applies to L2 adapter-level traces only (one file per recorded server)",
+                  options.replay.trace_path,
+                  options.shard_source ? "--shard source" : "more than one trace file");
+    return ExitCode::kBadInput;
+  }
   FleetRun run(std::move(options), clock);
   return run.run();
 }
@@ -209,36 +218,7 @@ Status FleetRun::resolve_addresses() {
   return Status();
 }
 
-Status FleetRun::load_keys() {
-  if (!o_.curve_cert_path.empty()) {
-    auto cert = security::load_secret_certificate(o_.curve_cert_path, "--curve-cert");
-    if (!cert) return cert.status();
-    curve_ = cert->key_pair();
-  } else if (o_.local > 0 && !o_.insecure) {
-    if (!security::curve_available()) return security::curve_unavailable("--local");
-    curve_ = security::generate_key_pair();
-  }
-  if (o_.local > 0) return Status();  // the workers announce their keys when they start
-  std::optional<KnownWorkers> known;
-  if (!o_.known_workers_path.empty()) {
-    auto loaded = KnownWorkers::load(o_.known_workers_path);
-    if (!loaded) return loaded.status();
-    known = std::move(loaded.value());
-  }
-  if (Status s = assign_worker_keys(addresses_, known ? &*known : nullptr, curve_.has_value());
-      !s) {
-    return s;
-  }
-  for (const auto& a : addresses_) {
-    if (!curve_ && !is_loopback_host(a.host) && !o_.insecure) {
-      spdlog::warn(
-          "worker {}: plaintext (no CURVE): anyone on the path can read the trace and pose as "
-          "this worker; give --curve-cert and the worker's key (docs/security.md)",
-          a.name());
-    }
-  }
-  return Status();
-}
+Status FleetRun::load_keys() { return load_fleet_keys(o_, addresses_, curve_); }
 
 ExitCode FleetRun::print_plan() {
   try {
