@@ -1,8 +1,8 @@
 #include "fleet/l2replay/l2_timeline_json.h"
 
-#include "fleet/l2replay/l2_plan_digest.h"
 #include "fleet/stats/latency_cdf_points.h"
 #include "fleet/util/json_pair.h"
+#include "fleet/util/sha256.h"
 
 namespace fleet::l2replay {
 
@@ -51,6 +51,31 @@ Json l2_latency_cdf_json(const L2OpResult& op) {
   return points;
 }
 
+std::string plan_sha256(const L2Plan& plan) {
+  std::string bytes;
+  bytes.reserve(plan.ops.size() * 24 + plan.prepare.size() * 64);
+  auto put = [&bytes](auto v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto put_text = [&](std::string_view s) {
+    put(static_cast<uint64_t>(s.size()));
+    bytes.append(s);
+  };
+  for (const L2PlanOp& op : plan.ops) {
+    put(static_cast<uint8_t>(op.op));
+    put(op.sequence);
+    put(static_cast<uint32_t>(op.deps.size()));
+    for (uint32_t d : op.deps) put(d);
+  }
+  for (const L2PreparedObject& p : plan.prepare) {
+    put_text(p.key.chunk_hash.view());
+    put_text(p.key.model_name.str());
+    put(p.key.kv_rank);
+    put(p.key.object_group_id);
+    put_text(p.key.cache_salt.str());
+    put(p.size);
+  }
+  return util::sha256_hex(bytes);
+}
+
 void add_report_fields(Json& fleet, const L2Plan& plan, const L2ReplayResult& r) {
   fleet["trace"] = plan.path;
   fleet["timeline"] = l2_timeline_json(r);
@@ -58,8 +83,7 @@ void add_report_fields(Json& fleet, const L2Plan& plan, const L2ReplayResult& r)
     const std::string name(trace::l2_op_name(static_cast<L2Op>(k)));
     fleet["by_operation"][name]["latency_cdf_ms"] = l2_latency_cdf_json(r.ops[k]);
   }
-  fleet["plan"]["edge_set_sha256"] = edge_list_sha256(plan);
-  fleet["plan"]["prepare_set_sha256"] = prepare_keys_sha256(plan);
+  fleet["plan"]["plan_sha256"] = plan_sha256(plan);
 }
 
 }  // namespace fleet::l2replay

@@ -117,8 +117,7 @@ L2PlanFacts plan_of(const Json& j) {
   p.overlapping_store_hits = count(j, "overlapping_store_hits");
   p.prepare_objects = count(j, "prepare_objects");
   p.prepare_bytes = count(j, "prepare_bytes");
-  p.edge_set_sha256 = text(j, "edge_set_sha256");
-  p.prepare_set_sha256 = text(j, "prepare_set_sha256");
+  p.plan_sha256 = text(j, "plan_sha256");
   return p;
 }
 

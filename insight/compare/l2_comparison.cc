@@ -22,8 +22,7 @@ std::vector<L2Parameter> parameters(const L2RunStats& a, const L2RunStats& b) {
           {"trace", a.trace, b.trace},
           {"operations_selected", std::to_string(a.operations_selected),
            std::to_string(b.operations_selected)},
-          {"edge_set_sha256", a.plan.edge_set_sha256, b.plan.edge_set_sha256},
-          {"prepare_set_sha256", a.plan.prepare_set_sha256, b.plan.prepare_set_sha256},
+          {"plan_sha256", a.plan.plan_sha256, b.plan.plan_sha256},
           {"prepared", a.prepare ? "yes" : "no", b.prepare ? "yes" : "no"}};
 }
 

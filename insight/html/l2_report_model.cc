@@ -105,20 +105,27 @@ Json series_json(const L2RunStats& run) {
   return s;
 }
 
-Json verdict_item(const char* level, const std::string& title, const std::string& text) {
-  return {{"level", level}, {"title", title}, {"text", text}};
-}
+// The verdict's items and its status: the worst level among them.
+struct Verdict {
+  Json items = Json::array();
+  std::string status = "ok";
+  void add(const std::string& level, const std::string& title, const std::string& text) {
+    items.push_back({{"level", level}, {"title", title}, {"text", text}});
+    if (level == "fail" || (level == "warn" && status == "ok")) status = level;
+  }
+};
 
 Json verdict_json(const L2RunStats& run) {
-  Json items = Json::array();
+  Verdict v;
   const uint64_t ops = run.operations(), compared = run.comparisons();
-  items.push_back(run.dependency_violations == 0
-                      ? verdict_item("ok", "Dependencies kept",
-                                     "0 of " + std::to_string(ops) +
-                                         " operations were issued before a dependency completed")
-                      : verdict_item("fail", "Dependency violations",
-                                     std::to_string(run.dependency_violations) +
-                                         " operations were issued before a dependency completed"));
+  if (run.dependency_violations == 0) {
+    v.add("ok", "Dependencies kept",
+          "0 of " + std::to_string(ops) + " operations were issued before a dependency completed");
+  } else {
+    v.add("fail", "Dependency violations",
+          std::to_string(run.dependency_violations) +
+              " operations were issued before a dependency completed");
+  }
   std::string per_kind;
   for (const L2KindStats& k : run.kinds) {
     if (k.outcome_comparisons == 0) continue;
@@ -126,29 +133,21 @@ Json verdict_json(const L2RunStats& run) {
                 std::to_string(k.outcome_mismatches) + "/" + std::to_string(k.outcome_comparisons);
   }
   if (!per_kind.empty()) per_kind += ")";
-  items.push_back(verdict_item(
-      run.outcome_mismatch_count == 0 ? "ok" : "warn", "Outcomes vs the source",
-      std::to_string(run.outcome_mismatch_count) + " of " + std::to_string(compared) +
-          " compared operations differ from the source" + per_kind + "; a metric, not a failure"));
+  v.add(run.outcome_mismatch_count == 0 ? "ok" : "warn", "Outcomes vs the source",
+        std::to_string(run.outcome_mismatch_count) + " of " + std::to_string(compared) +
+            " compared operations differ from the source" + per_kind + "; a metric, not a failure");
   if (run.interrupted) {
-    items.push_back(verdict_item("fail", "Interrupted",
-                                 "the replay stopped after issuing " + std::to_string(ops) +
-                                     " of " + std::to_string(run.operations_selected) +
-                                     " operations"));
+    v.add("fail", "Interrupted",
+          "the replay stopped after issuing " + std::to_string(ops) + " of " +
+              std::to_string(run.operations_selected) + " operations");
   }
   if (run.unmatched_completions > 0) {
-    items.push_back(verdict_item("warn", "Unmatched completions",
-                                 std::to_string(run.unmatched_completions) +
-                                     " completions of tasks the replay did not issue"));
+    v.add("warn", "Unmatched completions",
+          std::to_string(run.unmatched_completions) +
+              " completions of tasks the replay did not issue");
   }
-  if (!run.timeline.problem.empty())
-    items.push_back(verdict_item("warn", "Damaged timeline", run.timeline.problem));
-  std::string status = "ok";
-  for (const Json& i : items) {
-    const std::string level = i["level"].get<std::string>();
-    if (level == "fail" || (level == "warn" && status == "ok")) status = level;
-  }
-  return {{"status", status}, {"items", std::move(items)}};
+  if (!run.timeline.problem.empty()) v.add("warn", "Damaged timeline", run.timeline.problem);
+  return {{"status", v.status}, {"items", std::move(v.items)}};
 }
 
 Json run_json(const L2RunStats& run) {
@@ -185,8 +184,7 @@ Json plan_json(const L2RunStats& run) {
             {"overlapping_store_hits", run.plan.overlapping_store_hits},
             {"prepare_objects", run.plan.prepare_objects},
             {"prepare_bytes", run.plan.prepare_bytes},
-            {"edge_set_sha256", run.plan.edge_set_sha256},
-            {"prepare_set_sha256", run.plan.prepare_set_sha256}};
+            {"plan_sha256", run.plan.plan_sha256}};
   if (run.prepare) {
     p["prepared"] = {{"prepared_objects", run.prepare->prepared_objects},
                      {"prepared_bytes", run.prepare->prepared_bytes},

@@ -196,8 +196,8 @@ std::string l2_plan_section(const Json& model) {
                                      " (the store completed while the lookup was in flight)"},
       {"To prepare", fmt_exact(num(p, {"prepare_objects"})) + " objects, " +
                          fmt_bytes(num(p, {"prepare_bytes"}))},
-      {"Edge set SHA-256", code(str(p, {"edge_set_sha256"}))},
-      {"Prepare set SHA-256", code(str(p, {"prepare_set_sha256"}))}};
+      {"Plan SHA-256",
+       code(str(p, {"plan_sha256"})) + " (operations, their edges and the prepared objects)"}};
   const Json& m = obj(p, {"prepared"});
   kv.emplace_back("Preparation", m.empty()
                                      ? "not run (no --prepare-l2)"

@@ -50,7 +50,7 @@ TEST(L2RunStats, AStoredRunReadsIntoTheStruct) {
   EXPECT_FALSE(s.kind("store")->latency_cdf_ms.empty());
   EXPECT_EQ(s.plan.dependency_edges.at("lookup_task->store"), 30u);
   EXPECT_EQ(s.plan.forward_edges, 6u);
-  EXPECT_EQ(s.plan.edge_set_sha256.size(), 64u);
+  EXPECT_EQ(s.plan.plan_sha256.size(), 64u);
   ASSERT_TRUE(s.prepare.has_value());
   EXPECT_EQ(s.prepare->prepared_objects, s.plan.prepare_objects);
   EXPECT_TRUE(s.nodes.empty());  // an embedded run

@@ -55,7 +55,7 @@ struct L2PlanFacts {
   std::map<std::string, uint64_t> dependency_edges;  // "lookup_task->store" -> n
   uint64_t forward_edges = 0, overlapping_store_hits = 0;
   uint64_t prepare_objects = 0, prepare_bytes = 0;
-  std::string edge_set_sha256, prepare_set_sha256;  // "" in runs before they were written
+  std::string plan_sha256;  // the plan's shape (l2_timeline_json.h); "" in older runs
 };
 
 // l2_prepare_manifest.json (--prepare-l2 / --prepare-only).

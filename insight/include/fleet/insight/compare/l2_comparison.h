@@ -1,5 +1,5 @@
 // `coordinator compare A B` of two L2 replays' run directories (docs/compare.md, "L2 runs"):
-// the parameters that differ (speed, trace percent, adapter, trace, the plan's digests), the
+// the parameters that differ (speed, trace percent, adapter, trace, the plan's digest), the
 // run's totals and, per operation kind, counts, latency percentiles, throughput, lag and waits
 // and outcome mismatches, each as A, B, B - A and (B - A) / A. Plain deltas: an L2 run's stats
 // carry no per-second samples to bootstrap an interval from, so no significance is claimed.
