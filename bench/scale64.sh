@@ -7,6 +7,8 @@
 # sizes and the control messages/s, and checks the merged counts against the trace (every
 # record routed; a call whose keys live on k nodes is replayed as k sub-calls, all of them).
 # Usage: bench/scale64.sh [--sizes "8 16 32 64"] [--duration S] [--rate REQ_PER_S]
+# COORDINATOR_FLAGS="--heartbeat-ms 1000" adds flags to every run (256 processes on 2 cores need
+# a longer loss budget than 3 x 500 ms).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD_DIR:-build}
@@ -30,7 +32,7 @@ for n in $SIZES; do
   out="$TMP/o-$n"
   start=$(date +%s.%N)
   "$B/coordinator/coordinator" "$TMP/t.lct" --local "$n" --shard key --engine noop --speed 1 \
-    -q --progress never --output-dir "$out" 2>"$out.log" || {
+    -q --progress never --output-dir "$out" ${COORDINATOR_FLAGS:-} 2>"$out.log" || {
       echo "scale64.sh: --local $n failed:" >&2; tail -20 "$out.log" >&2; exit 1; }
   end=$(date +%s.%N)
   python3 - "$out/fleet_summary.json" "$n" "$start" "$end" "$RECORDS" <<'EOF'

@@ -52,6 +52,7 @@ void EdgeFinder::add_edge(Binding& b, EdgeKind kind, const Stamp& parent, double
   const size_t i = static_cast<size_t>(kind);
   const bool first = b.first_of(kind);
   if (first) ++counts_.found[i];
+  if (first && parent.node != node_) ++counts_.cut[i];
   const int64_t recorded = gap_ns(parent.t, t);
   // An order edge whose recorded gap reached a lock TTL keeps it whole: the recorded server's
   // lock had expired in between, and the replay's must too.
@@ -117,7 +118,7 @@ void EdgeFinder::read_lifecycle(Binding& b, const trace::Op& op) {
   std::sort(scratch_ids_.begin(), scratch_ids_.end());
   if (Prefetch* p = newest_unmatched_prefetch(*first, scratch_ids_)) {
     p->matched = true;
-    add_edge(b, EdgeKind::ReadLifecycle, Stamp{p->t, p->issue_ns, true}, op.t_mono, true);
+    add_edge(b, EdgeKind::ReadLifecycle, Stamp{p->t, p->issue_ns, true, p->node}, op.t_mono, true);
   }
 }
 
@@ -140,7 +141,7 @@ EdgeFinder::Prefetch* EdgeFinder::newest_unmatched_prefetch(KeyState& first,
 
 void EdgeFinder::after_issue(const trace::Op& op, int64_t issue_ns) {
   const double t = op.t_mono;
-  const Stamp now{t, issue_ns, true};
+  const Stamp now{t, issue_ns, true, node_};
   switch (op.kind) {
     case trace::OpKind::ReserveWrite:
       for (const auto& k : op.keys) state(edge_key_id(k), t).reserve = now;
@@ -156,7 +157,7 @@ void EdgeFinder::after_issue(const trace::Op& op, int64_t issue_ns) {
       break;
     case trace::OpKind::SubmitPrefetch: {
       const uint64_t id = first_prefetch_id_ + prefetches_.size();
-      Prefetch& p = prefetches_.emplace_back(Prefetch{t, issue_ns, {}, false});
+      Prefetch& p = prefetches_.emplace_back(Prefetch{t, issue_ns, node_, {}, false});
       for (const auto& k : op.spec.keys) {
         const uint64_t key = edge_key_id(k);
         p.keys.push_back(key);

@@ -91,7 +91,7 @@ class Replay {
 
   // Scaled targets; everything without dependencies is ready at once.
   void schedule() {
-    const double origin = plan_.origin_t_mono();
+    const double origin = std::isnan(o_.origin_t_mono) ? plan_.origin_t_mono() : o_.origin_t_mono;
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
       OpState& s = state_[i];
       const double offset = o_.speed > 0 ? (plan_.ops[i].t_mono - origin) / o_.speed : 0.0;

@@ -83,7 +83,8 @@ void add_report_fields(Json& fleet, const L2Plan& plan, const L2ReplayResult& r)
     const std::string name(trace::l2_op_name(static_cast<L2Op>(k)));
     fleet["by_operation"][name]["latency_cdf_ms"] = l2_latency_cdf_json(r.ops[k]);
   }
-  fleet["plan"]["plan_sha256"] = plan_sha256(plan);
+  // A fleet run's merged stats have no plan of their own (its figures, no operations): no digest.
+  if (!plan.ops.empty()) fleet["plan"]["plan_sha256"] = plan_sha256(plan);
 }
 
 }  // namespace fleet::l2replay

@@ -1,6 +1,7 @@
 #include "fleet/security/handshake_monitor.h"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,7 +21,7 @@ std::string next_monitor_endpoint() {
 
 }  // namespace
 
-HandshakeMonitor::HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& sock)
+MonitorEvents::MonitorEvents(zmq::context_t& ctx, zmq::socket_t& sock)
     : watched_(sock), events_(ctx, zmq::socket_type::pair) {
   const std::string endpoint = next_monitor_endpoint();
   const int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
@@ -29,6 +30,22 @@ HandshakeMonitor::HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& sock)
   if (zmq_socket_monitor(sock.handle(), endpoint.c_str(), events) != 0) throw zmq::error_t();
   events_.set(zmq::sockopt::linger, 0);
   events_.connect(endpoint);
+}
+
+MonitorEvents::~MonitorEvents() { zmq_socket_monitor(watched_.handle(), nullptr, 0); }
+
+bool MonitorEvents::next(Event& out) {
+  for (;;) {
+    zmq::message_t head;
+    if (!events_.recv(head, zmq::recv_flags::dontwait)) return false;
+    zmq::message_t address;
+    if (head.more()) (void)events_.recv(address, zmq::recv_flags::dontwait);
+    if (head.size() < 6) continue;
+    std::memcpy(&out.event, head.data(), 2);
+    std::memcpy(&out.value, head.data<char>() + 2, 4);
+    out.endpoint.assign(address.data<char>(), address.size());
+    return true;
+  }
 }
 
 bool peer_accepts_plaintext(zmq::context_t& ctx, const std::string& endpoint, int timeout_ms) {
@@ -46,47 +63,49 @@ bool peer_accepts_plaintext(zmq::context_t& ctx, const std::string& endpoint, in
   return false;
 }
 
-HandshakeMonitor::~HandshakeMonitor() { zmq_socket_monitor(watched_.handle(), nullptr, 0); }
-
 HandshakeMonitor::Verdict HandshakeMonitor::poll() {
-  while (verdict_ == Verdict::Pending) {
-    zmq::message_t head;
-    if (!events_.recv(head, zmq::recv_flags::dontwait)) break;
-    zmq::message_t address;
-    if (head.more()) (void)events_.recv(address, zmq::recv_flags::dontwait);
-    if (head.size() < 6) continue;
-    uint16_t event = 0;
-    uint32_t value = 0;
-    std::memcpy(&event, head.data(), 2);
-    std::memcpy(&value, head.data<char>() + 2, 4);
-    on_event(event, value);
-  }
-  return verdict_;
+  MonitorEvents::Event e;
+  while (tracker_.verdict() == Verdict::Pending && events_.next(e))
+    tracker_.on_event(e.event, e.value);
+  return tracker_.verdict();
 }
 
-void HandshakeMonitor::on_event(uint16_t event, uint32_t value) {
+std::string canonical_tcp_endpoint(const std::string& endpoint) {
+  std::string e = endpoint.rfind("tcp://", 0) == 0 ? endpoint.substr(6) : endpoint;
+  const std::string mapped = "[::ffff:";
+  const size_t close = e.find("]:");
+  if (e.rfind(mapped, 0) == 0 && close != std::string::npos &&
+      e.find_first_not_of("0123456789.", mapped.size()) == close) {
+    e = e.substr(mapped.size(), close - mapped.size()) + e.substr(close + 1);
+  }
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+void HandshakeTracker::on_event(uint16_t event, uint32_t value) {
+  if (verdict_ != HandshakeVerdict::Pending) return;  // it sticks
   switch (event) {
     case ZMQ_EVENT_CONNECTED:
       in_connection_ = true;
       return;
     case ZMQ_EVENT_DISCONNECTED:
       if (in_connection_ && ++silent_hangups_ >= kHangupsForMismatch) {
-        verdict_ = Verdict::KeyMismatch;
+        verdict_ = HandshakeVerdict::KeyMismatch;
       }
       in_connection_ = false;
       return;
     case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
-      verdict_ = Verdict::Succeeded;
+      verdict_ = HandshakeVerdict::Succeeded;
       return;
     case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-      verdict_ = Verdict::Refused;
+      verdict_ = HandshakeVerdict::Refused;
       detail_ = "ZAP status " + std::to_string(value);
       return;
     case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
       if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
-        verdict_ = Verdict::MechanismMismatch;
+        verdict_ = HandshakeVerdict::MechanismMismatch;
       } else {
-        verdict_ = Verdict::OtherFailure;
+        verdict_ = HandshakeVerdict::OtherFailure;
         char hex[16];
         std::snprintf(hex, sizeof hex, "0x%08x", value);
         detail_ = std::string("ZMTP protocol error ") + hex;

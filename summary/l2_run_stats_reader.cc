@@ -126,9 +126,11 @@ std::vector<L2NodeStats> nodes_of(const Json& nodes) {
   for (const Json& n : nodes) {
     if (!n.is_object()) continue;
     L2NodeStats s;
-    s.name = text(n, "name");
-    s.kinds = kinds_of(object(n, "by_operation"));
-    s.dependency_violations = count(n, "dependency_violations");
+    // A fleet run's node is a whole stats object named by "node" (l2replay/l2_fleet_stats.h).
+    s.name = text(n, "node");
+    const Json& f = object(n, "fleet");
+    s.kinds = kinds_of(object(f, "by_operation"));
+    s.dependency_violations = count(f, "dependency_violations");
     s.total_replay_seconds = number(n, "total_replay_seconds");
     out.push_back(std::move(s));
   }
@@ -169,7 +171,6 @@ void read_fleet(const Json& f, L2RunStats& s) {
   s.kinds = kinds_of(object(f, "by_operation"));
   s.plan = plan_of(object(f, "plan"));
   s.timeline = timeline_of(object(f, "timeline"));
-  s.nodes = nodes_of(array(f, "nodes"));
 }
 
 Result<nlohmann::json> read_object(const std::string& path) {
@@ -217,6 +218,7 @@ Result<L2RunStats> read_l2_run_stats(const std::string& dir) {
   if (!j) return j.status();
   read_top_level(j.value(), s);
   read_fleet(object(j.value(), "fleet"), s);
+  s.nodes = nodes_of(array(j.value(), "nodes"));
   const std::string manifest = (fs::path(dir) / kL2PrepareManifestFile).string();
   if (fs::exists(manifest, ec)) {
     const Result<Json> read = read_object(manifest);

@@ -156,6 +156,7 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   if (!r.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(r.l2_failures);
   if (r.pacing) j["pacing"] = r.pacing->to_json();  // likewise: only runs that tracked edges
   if (r.self_route.is_object()) j["self_route"] = r.self_route;  // only workers that routed
+  if (r.l2_replay.is_object()) j["l2_replay"] = r.l2_replay;     // only L2 replays
   size_t samples = 0;
   for (const auto& [q, s] : r.stats.ops()) samples += s.count();
   // Pad so that prefix + length + map is a multiple of 8 (the prefix's own size depends on the
@@ -248,6 +249,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
         util::json_integer_or<uint64_t>(j, "records_received", uint64_t{0}, "records_received");
     if (j.contains("pacing")) r.pacing = causal::PacingStats::from_json(j["pacing"]);
     if (j.contains("self_route") && j["self_route"].is_object()) r.self_route = j["self_route"];
+    if (j.contains("l2_replay") && j["l2_replay"].is_object()) r.l2_replay = j["l2_replay"];
     check_report_fields(r);
     return r;
   } catch (const std::exception& e) {

@@ -55,6 +55,9 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
   app.set_version_flag("--version", std::string("fleet-replay ") + util::build_id());
 
   app.add_option("FILE", o.trace_path, "Trace file (.lct) to replay")->required();
+  app.add_option("MORE", o.more_trace_paths,
+                 "More L2 trace files, one per recorded server (--workers/--local; "
+                 "docs/l2-traces.md)");
   app.add_option("--speed", o.speed,
                  "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
       ->check(flags::at_least(0))
@@ -132,8 +135,9 @@ void declare_fleet_flags(CLI::App& app, session::FleetOptions& fleet, CliExtras&
   fleet_flags.add_option("--connect-timeout", fleet.connect_timeout_ms, "Handshake timeout (ms)")
       ->check(flags::between(100, 600000))
       ->capture_default_str();
-  flags::add_enum_flag(fleet_flags, "--shard", fleet.router.mode, plan::kShardModeNames,
-                       "none (every worker replays all), time or key");
+  flags::add_enum_flag(fleet_flags, "--shard", x.shard, kShardChoiceNames,
+                       "none (every worker replays all), time or key; source: L2 traces, one "
+                       "file per recorded server");
   fleet_flags
       .add_option("--window", fleet.router.window_s, "Time-shard window (seconds of trace time)")
       ->check(flags::above(0))
@@ -249,6 +253,10 @@ Status apply_replay_flags(ParsedCli& cli) {
   session::ReplayOptions& o = cli.fleet.replay;
   o.virtual_clock = x.clock == ClockKind::Virtual;
   o.max_frame_bytes = static_cast<uint32_t>(x.max_frame_mb * 1024 * 1024);
+  cli.fleet.shard_source = x.shard == ShardChoice::Source;
+  cli.fleet.router.mode = x.shard == ShardChoice::Time  ? plan::ShardMode::Time
+                          : x.shard == ShardChoice::Key ? plan::ShardMode::Key
+                                                        : plan::ShardMode::None;
   switch (x.pacing) {
     case PacingChoice::Auto:
       o.pacing = causal::default_pacing(o.speed);
@@ -318,8 +326,14 @@ ParseOutcome parse_command_line(int argc, char** argv) {
 
 ExitCode run_embedded(ParsedCli& cli) {
   const session::FleetOptions& f = cli.fleet;
-  if (f.router.mode != plan::ShardMode::None || !f.route_cache_dir.empty()) {
+  if (f.router.mode != plan::ShardMode::None || f.shard_source || !f.route_cache_dir.empty()) {
     spdlog::error("--shard/--route-cache need --workers or --local");
+    return ExitCode::kBadInput;
+  }
+  if (!f.replay.more_trace_paths.empty()) {
+    spdlog::error(
+        "more than one trace file: L2 adapter-level traces across the fleet only (--workers or "
+        "--local; docs/l2-traces.md)");
     return ExitCode::kBadInput;
   }
   if (f.plan_only) {  // embedded: the causal plan is the whole plan

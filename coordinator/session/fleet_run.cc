@@ -12,6 +12,7 @@
 #include "fleet/coordinator/session/batch_fanout.h"
 #include "fleet/coordinator/session/causal_preview.h"
 #include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/l2_fleet_run.h"
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
@@ -23,6 +24,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/pyjson.h"
+#include "fleet_causal_preview.h"
 #include "fleet_run_machine.h"
 #include "handshake.h"
 
@@ -64,6 +66,14 @@ wire::BatchCodec choose_codec(Compression mode, bool local, const WorkerAddress&
 
 ExitCode run_fleet(FleetOptions options) {
   util::Clock& clock = options.clock ? *options.clock : util::RealClock::instance();
+  // An L2 adapter-level trace has its own fleet run (docs/l2-traces.md, "Across the fleet").
+  if (is_l2_trace_file(options.replay.trace_path)) return run_l2_fleet(std::move(options), clock);
+  if (options.shard_source || !options.replay.more_trace_paths.empty()) {
+    spdlog::error("{}: {} applies to L2 adapter-level traces only (one file per recorded server)",
+                  options.replay.trace_path,
+                  options.shard_source ? "--shard source" : "more than one trace file");
+    return ExitCode::kBadInput;
+  }
   FleetRun run(std::move(options), clock);
   return run.run();
 }
@@ -208,47 +218,30 @@ Status FleetRun::resolve_addresses() {
   return Status();
 }
 
-Status FleetRun::load_keys() {
-  if (!o_.curve_cert_path.empty()) {
-    auto cert = security::load_secret_certificate(o_.curve_cert_path, "--curve-cert");
-    if (!cert) return cert.status();
-    curve_ = cert->key_pair();
-  } else if (o_.local > 0 && !o_.insecure) {
-    if (!security::curve_available()) return security::curve_unavailable("--local");
-    curve_ = security::generate_key_pair();
-  }
-  if (o_.local > 0) return Status();  // the workers announce their keys when they start
-  std::optional<KnownWorkers> known;
-  if (!o_.known_workers_path.empty()) {
-    auto loaded = KnownWorkers::load(o_.known_workers_path);
-    if (!loaded) return loaded.status();
-    known = std::move(loaded.value());
-  }
-  if (Status s = assign_worker_keys(addresses_, known ? &*known : nullptr, curve_.has_value());
-      !s) {
-    return s;
-  }
-  for (const auto& a : addresses_) {
-    if (!curve_ && !is_loopback_host(a.host) && !o_.insecure) {
-      spdlog::warn(
-          "worker {}: plaintext (no CURVE): anyone on the path can read the trace and pose as "
-          "this worker; give --curve-cert and the worker's key (docs/security.md)",
-          a.name());
-    }
-  }
-  return Status();
-}
+Status FleetRun::load_keys() { return load_fleet_keys(o_, addresses_, curve_); }
 
 ExitCode FleetRun::print_plan() {
   try {
-    plan::ShardRouter router(o_.router);
+    const session::ReplayOptions& r = o_.replay;
+    const bool paced = r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1);
+    plan::RouterOptions ro = o_.router;
+    ro.encode_split_parts = true;  // the per-node preview decodes each node's part of a call
+    plan::ShardRouter router(ro);
+    std::optional<FleetCausalPreview> per_node;
+    if (paced && ro.mode != plan::ShardMode::None) per_node.emplace(r, ro);
     trace::RecordView rec;
-    while (reader_->next(rec)) plan::route_or_reject(router, *reader_, rec);
+    while (reader_->next(rec)) {
+      const std::vector<plan::Route>& routes = plan::route_or_reject(router, *reader_, rec);
+      if (per_node) per_node->add(rec, routes);
+    }
     std::string text = router.render_plan();
     std::fwrite(text.data(), 1, text.size(), stdout);
-    const session::ReplayOptions& r = o_.replay;
-    if (r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1)) {
+    if (paced) {
       if (Status s = print_causal_preview(r); !s) return fail(s);
+    }
+    if (per_node) {
+      const std::string nodes = per_node->finish_text();
+      std::fwrite(nodes.data(), 1, nodes.size(), stdout);
     }
     if (o_.replay.output.format == "json") {
       std::string j = util::py_json_dumps_indent(router.plan_json(), 2) + "\n";
@@ -268,9 +261,12 @@ Status FleetRun::connect() {
     addresses_ = local_->addresses();
   }
   const std::string ident_prefix = "coord-" + std::to_string(getpid()) + "-";
+  links_.open(ctx_, curve_ ? &*curve_ : nullptr);
+  const std::string fingerprint = curve_ ? security::fingerprint(curve_->public_z85) : "";
   for (size_t i = 0; i < addresses_.size(); ++i) {
-    auto link = std::make_unique<WorkerLink>(ctx_, addresses_[i], ident_prefix + std::to_string(i),
-                                             curve_ ? &*curve_ : nullptr);
+    auto link = std::make_unique<WorkerLink>(links_.router(), addresses_[i],
+                                             ident_prefix + std::to_string(i),
+                                             links_.next_peer_id(), fingerprint);
     link->set_codec(choose_codec(o_.compression, o_.local > 0, addresses_[i]),
                     o_.compression_level);
     links_.add(std::move(link));

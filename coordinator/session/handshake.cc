@@ -111,6 +111,7 @@ Status handshake(LinkSet& links, const TraceOffer& offer, int timeout_ms, util::
                            std::to_string(timeout_ms) + " ms (--connect-timeout)");
     }
   }
+  links.router().stop_monitoring();  // every handshake is done: nothing left to name
   return Status();
 }
 
@@ -141,32 +142,26 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
     p.coord_ns = clock.now_ns();
     links[i].send(wire::encode(p));
   }
-  std::vector<zmq::pollitem_t> items(n);
   const int64_t deadline = clock.now_ns() + 1'000'000'000;
   while (waiting > 0 && clock.now_ns() < deadline) {
     links.beat();  // the workers outside this wave hear from us too
-    for (size_t k = 0; k < n; ++k) {
-      items[k] = {links[first + k].socket().handle(), 0, answered[k] ? short{0} : short{ZMQ_POLLIN},
-                  0};
-    }
-    wire::poll_sockets(items.data(), items.size(), std::chrono::milliseconds(20));
-    for (size_t k = 0; k < n; ++k) {
-      if (!(items[k].revents & ZMQ_POLLIN)) continue;
-      WorkerLink& l = links[first + k];
-      while (auto env = l.receive_one()) {
-        const int64_t t1 = clock.now_ns();
-        l.heard(t1);
-        if (env->kind != wire::MessageType::Pong) continue;
-        auto pong = env->as<wire::Pong>();
-        if (pong.seq != seq || answered[k]) continue;
-        const int64_t rtt = t1 - pong.coord_ns;
-        if (rtt < best_rtt[first + k]) {
-          best_rtt[first + k] = rtt;
-          l.set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
-        }
-        answered[k] = true;
-        --waiting;
+    if (!links.wait(20)) continue;
+    // Every link's messages come through here; until START only pongs matter, and a
+    // worker's heartbeat has proved it alive (LinkSet::next).
+    while (auto r = links.next()) {
+      if (r->env.kind != wire::MessageType::Pong) continue;
+      const size_t i = r->index;
+      if (i < first || i >= last) continue;
+      const int64_t t1 = clock.now_ns();
+      auto pong = r->env.as<wire::Pong>();
+      if (pong.seq != seq || answered[i - first]) continue;
+      const int64_t rtt = t1 - pong.coord_ns;
+      if (rtt < best_rtt[i]) {
+        best_rtt[i] = rtt;
+        r->link->set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
       }
+      answered[i - first] = true;
+      --waiting;
     }
   }
 }

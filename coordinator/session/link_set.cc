@@ -12,25 +12,34 @@
 namespace fleet::session {
 
 void LinkSet::poll(int timeout_ms, const Handler& handler) {
-  std::vector<zmq::pollitem_t> items;
-  std::vector<WorkerLink*> owners;
-  for (auto& l : links_) {
-    if (l->finished()) continue;
-    items.push_back({l->socket().handle(), 0, ZMQ_POLLIN, 0});
-    owners.push_back(l.get());
-  }
-  if (items.empty()) {
+  if (all_finished()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
     return;
   }
-  wire::poll_sockets(items.data(), items.size(), std::chrono::milliseconds(timeout_ms));
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (!(items[i].revents & ZMQ_POLLIN)) continue;
-    while (auto env = owners[i]->receive_one()) {
-      owners[i]->heard(clock_.now_ns());
-      if (env->type.empty()) continue;
-      handler(*owners[i], *env);
-    }
+  if (wait(timeout_ms)) drain(handler);
+}
+
+bool LinkSet::wait(int timeout_ms) {
+  zmq::pollitem_t item{router_->socket().handle(), 0, ZMQ_POLLIN, 0};
+  wire::poll_sockets(&item, 1, std::chrono::milliseconds(timeout_ms));
+  return (item.revents & ZMQ_POLLIN) != 0;
+}
+
+std::optional<LinkSet::Received> LinkSet::next() {
+  while (auto in = router_->receive()) {
+    const auto it = by_peer_.find(in->peer);
+    if (it == by_peer_.end() || links_[it->second]->finished()) continue;
+    WorkerLink& l = *links_[it->second];
+    wire::Envelope env = l.accept(std::move(in->payload));
+    l.heard(clock_.now_ns());
+    return Received{&l, it->second, std::move(env)};
+  }
+  return std::nullopt;
+}
+
+void LinkSet::drain(const Handler& handler) {
+  while (auto r = next()) {
+    if (!r->env.type.empty()) handler(*r->link, r->env);
   }
 }
 
@@ -59,10 +68,7 @@ void LinkSet::beat() {
 // decode, a stalled VM), the worker's messages may be waiting in the socket. Read them before
 // declaring it lost.
 void LinkSet::check_silence(WorkerLink& l, const Handler& handler) {
-  while (auto env = l.receive_one()) {
-    l.heard(clock_.now_ns());
-    if (!env->type.empty()) handler(l, *env);
-  }
+  drain(handler);
   const int64_t now = clock_.now_ns();
   if (l.finished() || now - l.last_heard_ns() <= lost_ns_) return;
   const int64_t silent_ms = (now - l.last_heard_ns()) / 1'000'000;

@@ -68,9 +68,9 @@ void print_banner() {
 Status check_replayable(const std::string& path, const std::string& level, int64_t schema) {
   if (level == trace::kLevelL2) {
     return Status::error(path +
-                         ": an L2 adapter-level trace replays embedded only for now "
-                         "(coordinator FILE --l2-adapter JSON, without --workers/--local/"
-                         "--sweep; docs/l2-traces.md)");
+                         ": an L2 adapter-level trace replays embedded (coordinator FILE "
+                         "--l2-adapter JSON) or across the fleet (--workers/--local), not in a "
+                         "--sweep (docs/l2-traces.md)");
   }
   if (level != "storage") {
     return Status::error(path + ": level \"" + level +

@@ -9,25 +9,13 @@
 
 namespace fleet::session {
 
-WorkerLink::WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity,
-                       const security::CurveKeyPair* curve)
-    : ctx_(ctx), address_(std::move(address)), sock_(ctx, zmq::socket_type::dealer) {
-  sock_.set(zmq::sockopt::routing_id, identity);
-  sock_.set(zmq::sockopt::linger, 0);
-  sock_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(wire::kMaxMessageBytes));
-  sock_.set(zmq::sockopt::handshake_ivl, wire::kHandshakeTimeoutMs);
-  sock_.set(zmq::sockopt::sndhwm, 0);  // our own credit window bounds what is queued
-  sock_.set(zmq::sockopt::ipv6, 1);    // [addr]:port workers (hosts files, dns: AAAA records)
-  if (curve) {
-    // The worker's key is the one we were given for it: a peer holding another key cannot
-    // complete the handshake, so nobody can pose as this worker and receive the trace.
-    sock_.set(zmq::sockopt::curve_serverkey, address_.server_key);
-    sock_.set(zmq::sockopt::curve_publickey, curve->public_z85);
-    sock_.set(zmq::sockopt::curve_secretkey, curve->secret_z85);
-    own_fingerprint_ = security::fingerprint(curve->public_z85);
-  }
-  monitor_ = std::make_unique<security::HandshakeMonitor>(ctx, sock_);
-  sock_.connect(address_.endpoint());
+WorkerLink::WorkerLink(LinkRouter& router, WorkerAddress address, const std::string& identity,
+                       std::string peer, std::string own_fingerprint)
+    : router_(router),
+      address_(std::move(address)),
+      peer_(std::move(peer)),
+      own_fingerprint_(std::move(own_fingerprint)) {
+  router_.connect(address_, identity, peer_);
 }
 
 WorkerLink::~WorkerLink() = default;
@@ -40,11 +28,12 @@ constexpr const char* kNotCurve = "the worker does not use CURVE (started withou
 }  // namespace
 
 Status WorkerLink::handshake_status() {
-  if (!monitor_) return Status();
-  using Verdict = security::HandshakeMonitor::Verdict;
+  if (!watch_handshake_) return Status();
+  using Verdict = security::HandshakeVerdict;
+  const security::HandshakeTracker& tracker = router_.handshake(peer_);
   const bool curve = !own_fingerprint_.empty();
   const std::string who = "worker " + address_.name() + ": ";
-  switch (monitor_->poll()) {
+  switch (tracker.verdict()) {
     case Verdict::Pending:
     case Verdict::Succeeded:
       return Status();
@@ -57,7 +46,7 @@ Status WorkerLink::handshake_status() {
     case Verdict::KeyMismatch:
       // A CURVE worker often hangs up on a plaintext greeting before saying why.
       if (!curve) return Status::error(who + kNeedsCurve);
-      if (security::peer_accepts_plaintext(ctx_, address_.endpoint(), 1000)) {
+      if (security::peer_accepts_plaintext(router_.context(), address_.endpoint(), 1000)) {
         return Status::error(who + kNotCurve);  // its refusal was reset before we read it
       }
       return Status::error(who +
@@ -69,16 +58,16 @@ Status WorkerLink::handshake_status() {
           who +
           (curve ? "the worker does not use CURVE (started without --curve-cert)" : kNeedsCurve));
     case Verdict::OtherFailure:
-      return Status::error(who + "handshake failed: " + monitor_->detail());
+      return Status::error(who + "handshake failed: " + tracker.detail());
   }
   return Status();
 }
 
-// Never blocks: sndhwm is unlimited, so a DEALER refuses a message only when it has no pipe
-// left, i.e. the connection ended in a protocol error (a failed handshake, an oversized
-// message) and will not come back. A blocking send would then wait forever.
+// Never blocks: sndhwm is unlimited, so the router refuses a message only when the peer has no
+// pipe left, i.e. the connection ended in a protocol error (a failed handshake, an oversized
+// message) and will not come back.
 bool WorkerLink::try_send(zmq::message_t& m) {
-  if (sock_.send(m, zmq::send_flags::dontwait)) {
+  if (router_.send(peer_, m)) {
     ++counters_.messages_sent;
     return true;
   }
@@ -101,13 +90,11 @@ void WorkerLink::retry_unsent() {
 }
 
 void WorkerLink::send_last(std::string payload) {
-  sock_.set(zmq::sockopt::linger, 1000);
+  router_.linger_on_close(1000);
   send(std::move(payload));
 }
 
-std::optional<wire::Envelope> WorkerLink::receive_one() {
-  zmq::message_t m;
-  if (!sock_.recv(m, zmq::recv_flags::dontwait)) return std::nullopt;
+wire::Envelope WorkerLink::accept(zmq::message_t m) {
   ++counters_.messages_received;
   counters_.bytes_received += m.size();
   rx_ = std::move(m);
@@ -218,7 +205,7 @@ void WorkerLink::on_abort(const wire::Envelope& env) {
 void WorkerLink::accept_welcome(wire::Welcome w) {
   welcome_ = std::move(w);
   state_ = State::Ready;
-  monitor_.reset();
+  watch_handshake_ = false;
 }
 
 void WorkerLink::on_ready(const wire::Envelope& env) {

@@ -57,6 +57,29 @@ TEST(CausalCli, PlanOnlyPreviewsTheScheduleWithoutARun) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "run" / "fleet_summary.json"));
 }
 
+// A sharded run's preview schedules each node's share as that node would, names the slowest,
+// and counts the read-after-write edges a time window boundary cuts; key sharding cuts none.
+TEST(CausalCli, PlanOnlyPreviewsEachNodeAndCountsTheEdgesATimeShardCuts) {
+  TempDir dir;
+  const std::string trace = gen_trace(dir);
+  const Ran t = run(
+      trace + " --config-from-trace --plan-only --speed 10 --local 3 --shard time " + "--window 1",
+      dir);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("causal plan per node (--shard time, 3 nodes)"), std::string::npos) << t.out;
+  for (const char* node : {"local-0", "local-1", "local-2"})
+    EXPECT_NE(t.out.find(std::string("  ") + node + " "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("slowest: local-"), std::string::npos) << t.out;
+  const size_t cut = t.out.find("edges cut by window boundaries: read_after_write ");
+  ASSERT_NE(cut, std::string::npos) << t.out;
+  EXPECT_GT(std::stoul(t.out.substr(cut + 49)), 0u) << t.out;
+  const Ran k =
+      run(trace + " --config-from-trace --plan-only --speed 10 --local 3 --shard key", dir);
+  ASSERT_EQ(k.code, 0) << k.err;
+  EXPECT_NE(k.out.find("edges cut: none (every key's records are on one node)"), std::string::npos)
+      << k.out;
+}
+
 TEST(CausalCli, ATenfoldLocalRunReportsItsEdgesAndNoneEarly) {
   TempDir dir;
   const std::string out = (dir.path() / "run").string();

@@ -48,7 +48,7 @@ TEST(FlagErrors, CoordinatorRangesReadAsWritten) {
 TEST(FlagErrors, CoordinatorEnumFlagsListTheNames) {
   const std::string coordinator = coordinator_bin();
   expect_refused(run(coordinator, "t.lct --shard rows"),
-                 "--shard: must be one of none, time, key; got 'rows'");
+                 "--shard: must be one of none, time, key, source; got 'rows'");
   expect_refused(run(coordinator, "t.lct --compression lz4"),
                  "--compression: must be one of auto, zstd, none; got 'lz4'");
   expect_refused(run(coordinator, "t.lct --clock wall"),

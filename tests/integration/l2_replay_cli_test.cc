@@ -1,7 +1,8 @@
 // `coordinator FILE` on an L2 adapter-level trace (docs/l2-traces.md, "The replay"): the
 // embedded replay writes l2_replay_stats.json with the fork's fields and exits 0 (mismatches
-// are a metric); the fleet modes and the storage-only flags are refused with messages naming the
-// flag; the L2 flags are refused on a storage trace.
+// are a metric); --local runs it on workers (what the fleet does not do yet is refused by name);
+// the storage-only flags are refused with messages naming the flag; the L2 flags are refused on a
+// storage trace.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -63,12 +64,25 @@ TEST(L2ReplayCli, EmbeddedReplayWritesTheForksStats) {
   EXPECT_TRUE(fs::exists(dir + "/l2_prepare_manifest.json"));
 }
 
-TEST(L2ReplayCli, FleetModesAreRefusedNamingTheFlags) {
-  const RunOutput r =
-      run(fixture() + " --local 1 --l2-adapter " + kMock + " --output-dir " + out_dir("fleet"));
-  EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("replays embedded only for now"));
-  EXPECT_THAT(r.out, HasSubstr("--workers/--local"));
+// Across the fleet (l2_fleet_test.cc has the shard modes): --local runs it on workers and writes
+// the merged stats with each node's; what a fleet does not do yet is refused by name.
+TEST(L2ReplayCli, FleetModesRunOnWorkersAndRefuseWhatTheyDoNotDo) {
+  const std::string dir = out_dir("fleet");
+  const RunOutput r = run(fixture() + " --local 1 --speed 0 --l2-adapter " + kMock +
+                          " --progress never --output-dir " + dir);
+  EXPECT_EQ(r.status, 0) << r.out;
+  std::ifstream in(dir + "/l2_replay_stats.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["operations_selected"], 189);
+  EXPECT_EQ(j["nodes"].size(), 1u);
+  const RunOutput p = run(fixture() + " --local 1 --prepare-l2 --l2-adapter " + kMock +
+                          " --output-dir " + out_dir("fleet_prepare"));
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_THAT(p.out, HasSubstr("--prepare-l2 is not available for an L2 trace across the fleet"));
+  const RunOutput t = run(fixture() + " --local 1 --shard time --l2-adapter " + kMock +
+                          " --output-dir " + out_dir("fleet_time"));
+  EXPECT_EQ(t.status, 2) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("--shard time: an L2 trace is sharded by source, key or none"));
 }
 
 TEST(L2ReplayCli, StorageOnlyFlagsAreRefused) {

@@ -232,6 +232,31 @@ TEST(Curve, AWorkerKeyThatIsNotTheWorkersIsAServerKeyMismatch) {
   EXPECT_TRUE(contains(r.err, "CURVE handshake failed: server key mismatch")) << r.err;
 }
 
+// Every link shares the coordinator's one socket (LinkRouter): the monitor's events must still
+// name the one worker whose key is wrong, also when it is addressed by a hostname (the events
+// spell the resolved address).
+TEST(Curve, OneMismatchedWorkerAmongGoodOnesIsTheOneNamed) {
+  TempDir keys;
+  keygen(keys, "coordinator");
+  const std::string k0 = keygen(keys, "w0");
+  keygen(keys, "w1");
+  const std::string impostor = keygen(keys, "impostor");
+  WorkerProcess good(keys.path().string(), "w0", keyed_worker_args(keys, "w0"));
+  WorkerProcess bad(keys.path().string(), "w1", keyed_worker_args(keys, "w1"));
+  ASSERT_TRUE(good.ok() && bad.ok());
+  const std::string bad_port = bad.host_port().substr(bad.host_port().rfind(':') + 1);
+  const auto t0 = Clock::now();
+  RunResult r =
+      run_against(good.host_port() + " key=" + k0 + ",localhost:" + bad_port + " key=" + impostor,
+                  {"--curve-cert", keys / "coordinator.key_secret"}, keys / "run");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_LT(Clock::now() - t0, 5s);
+  EXPECT_TRUE(contains(
+      r.err, "worker localhost:" + bad_port + ": CURVE handshake failed: server key mismatch"))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, good.host_port() + ": CURVE")) << r.err;
+}
+
 TEST(Curve, CurveOnOneSideOnlyIsNamed) {
   TempDir keys;
   keygen(keys, "coordinator");

@@ -30,6 +30,7 @@ ReplayRun::~ReplayRun() {
 void ReplayRun::run_thread() {
   util::Clock& clock = vclock_ ? *vclock_ : *setup_.real_clock;
   const int64_t began_ns = setup_.real_clock->now_ns();
+  if (setup_.l2) return run_l2(clock, began_ns);
   if (setup_.self_route && !open_self_routed_source()) return;
   if (Status s = setup_.engine.validate(); !s) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -152,6 +153,7 @@ void ReplayRun::request_stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_requested_ = true;
+    l2_stop_.store(true);
     if (session_ready_.load()) session_->request_stop();
   }
   go_cv_.notify_all();

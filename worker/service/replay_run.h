@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "fleet/engine/engine_config.h"
+#include "fleet/l2replay/l2_fleet_share.h"
+#include "fleet/l2replay/l2_plan.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/replay/replay_session.h"
 #include "fleet/util/huge_page_allocator.h"
@@ -50,6 +52,18 @@ struct RunSetup {
     bool read_ahead = true;
   };
   std::optional<SelfRoute> self_route;
+  // Set for an L2 replay (START's l2 block, docs/l2-traces.md "Across the fleet"): the run reads
+  // the files (paths checked against --trace-root), builds this node's share and replays it
+  // against the one adapter of `engine`; no batches come.
+  struct L2 {
+    std::vector<std::string> paths;
+    std::vector<double> shift_s;
+    l2replay::L2ShareOptions share;
+    l2replay::L2PlanOptions plan;
+    double speed = 1.0;
+    double drain_timeout_s = 60.0;
+  };
+  std::optional<L2> l2;
 };
 
 class SelfRoutedSource;
@@ -99,6 +113,7 @@ class ReplayRun {
 
  private:
   void run_thread();
+  void run_l2(util::Clock& clock, int64_t began_ns);  // l2_replay_run.cc
   void wait_for_go();                      // GO's T0 into the session options, or a stop request
   bool open_self_routed_source();          // false: why is in outcome_.trace_error
   void finish(replay::SessionResult res);  // the DONE message (or the trace's problem)
@@ -112,6 +127,7 @@ class ReplayRun {
   // The same source for the heartbeat thread's progress(), published once it is open.
   std::atomic<const SelfRoutedSource*> self_source_view_{nullptr};
   std::atomic<bool> session_ready_{false};
+  std::atomic<bool> l2_stop_{false};          // an L2 replay's stop request
   std::atomic<int64_t> engine_build_ns_{-1};  // -1 until the engine is built
   bool ready_taken_ = false;                  // the network thread's
   std::condition_variable go_cv_;

@@ -288,6 +288,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
   setup.trace = shared_trace_;
   setup.credit_window = std::max(1, s.credit_window);
   if (!apply_self_routing(s, setup)) return;
+  if (!apply_l2(s, setup)) return;
   const std::string engine_name = cfg.engine_name;
   setup.engine = std::move(cfg);
   // An unpaced run's batches arrive as fast as it replays them: their frame buffers (filled on

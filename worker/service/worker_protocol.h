@@ -58,6 +58,9 @@ class WorkerProtocol {
   void on_start(const Incoming& in);
   // START's self_routing into the run's setup; false: the run was refused (ABORT sent).
   bool apply_self_routing(const wire::Start& s, RunSetup& setup);
+  // START's l2 block into the run's setup: every file within --trace-root, a known shard
+  // mode; false: the run was refused (ABORT sent). worker_l2_start.cc.
+  bool apply_l2(const wire::Start& s, RunSetup& setup);
   void on_batch(const Incoming& in);
   void on_go(const Incoming& in);
   void on_end(const Incoming& in);

@@ -58,6 +58,30 @@ TEST(EdgeFinder, WriteLifecycleKeepsTheRecordedGapFromTheReserve) {
   EXPECT_EQ(f.counts()[EdgeKind::WriteLifecycle], 1u);
 }
 
+// The plan preview of a time-sharded run tags each record with its node: an edge whose parent
+// ran on another node is cut (the child's node never sees it); one on the same node is not.
+TEST(EdgeFinder, AnEdgeToAParentOnAnotherNodeIsCountedCut) {
+  EdgeFinder f;
+  const std::vector<std::pair<uint32_t, trace::Op>> tagged = {
+      {0, op(trace::OpKind::ReserveWrite, 0.0, "a")},
+      {0, op(trace::OpKind::FinishWrite, 0.001, "a")},     // same node: kept
+      {1, op(trace::OpKind::SubmitPrefetch, 0.002, "a")},  // write on node 0: cut
+      {1, op(trace::OpKind::ReadEnter, 0.003, "a")},       // its prefetch on node 1: kept
+  };
+  for (const auto& [node, o] : tagged) {
+    f.set_node(node);
+    (void)f.before_issue(o);
+    f.after_issue(o, 0);
+  }
+  const EdgeCounts& c = f.counts();
+  EXPECT_EQ(c[EdgeKind::WriteLifecycle], 1u);
+  EXPECT_EQ(c.cut[static_cast<size_t>(EdgeKind::WriteLifecycle)], 0u);
+  EXPECT_EQ(c[EdgeKind::ReadAfterWrite], 1u);
+  EXPECT_EQ(c.cut[static_cast<size_t>(EdgeKind::ReadAfterWrite)], 1u);
+  EXPECT_EQ(c[EdgeKind::ReadLifecycle], 1u);
+  EXPECT_EQ(c.cut[static_cast<size_t>(EdgeKind::ReadLifecycle)], 0u);
+}
+
 TEST(EdgeFinder, AbortClosesTheWriteLifecycleToo) {
   EdgeFinder f;
   auto h =

@@ -115,10 +115,10 @@ TEST(L2RunStats, WrongTypesReadAsDefaults) {
 }
 
 TEST(L2RunStats, AFleetRunsNodesAreRead) {
-  const std::string dir = dir_with("nodes", R"json({"fleet": {"nodes": [
-    {"name": "w0", "dependency_violations": 0, "total_replay_seconds": 1.5,
-     "by_operation": {"store": {"submitted": 10, "latency_ms": {"p99": 2.0}}}},
-    {"name": "w1", "by_operation": {"load_task": {"submitted": 4}}}, 3]}})json");
+  const std::string dir = dir_with("nodes", R"json({"nodes": [
+    {"node": "w0", "total_replay_seconds": 1.5, "fleet": {"dependency_violations": 0,
+     "by_operation": {"store": {"submitted": 10, "latency_ms": {"p99": 2.0}}}}},
+    {"node": "w1", "fleet": {"by_operation": {"load_task": {"submitted": 4}}}}, 3]})json");
   const Result<L2RunStats> read = read_l2_run_stats(dir);
   ASSERT_TRUE(read);
   ASSERT_EQ(read->nodes.size(), 2u);

@@ -139,5 +139,33 @@ TEST(CurveHandshake, CurveOnOneSideOnlyIsAMechanismMismatch) {
   }
 }
 
+// The coordinator's ROUTER monitor names connections by endpoint, spelled as libzmq resolved
+// them: a reconnect with IPv6 on reports the IPv4-mapped form.
+TEST(CanonicalEndpoint, EverySpellingOfOneConnectionIsOne) {
+  EXPECT_EQ(canonical_tcp_endpoint("tcp://127.0.0.1:5555"), "127.0.0.1:5555");
+  EXPECT_EQ(canonical_tcp_endpoint("tcp://[::ffff:127.0.0.1]:5555"), "127.0.0.1:5555");
+  EXPECT_EQ(canonical_tcp_endpoint("tcp://Worker-1:5555"), "worker-1:5555");
+  EXPECT_EQ(canonical_tcp_endpoint("tcp://[::1]:5555"), "[::1]:5555");
+  EXPECT_EQ(canonical_tcp_endpoint("tcp://[::ffff:abcd::1]:5555"), "[::ffff:abcd::1]:5555");
+  EXPECT_EQ(canonical_tcp_endpoint("inproc://x"), "inproc://x");
+}
+
+// Two connections through one monitored socket: each event lands on its own endpoint's tracker.
+TEST(HandshakeTracker, AVerdictSticksAndCountsHangUpsPerConnection) {
+  HandshakeTracker a;
+  a.on_event(ZMQ_EVENT_CONNECTED, 0);
+  a.on_event(ZMQ_EVENT_DISCONNECTED, 0);
+  EXPECT_EQ(a.verdict(), HandshakeVerdict::Pending);  // one hang-up may be a blip
+  a.on_event(ZMQ_EVENT_CONNECTED, 0);
+  a.on_event(ZMQ_EVENT_DISCONNECTED, 0);
+  EXPECT_EQ(a.verdict(), HandshakeVerdict::KeyMismatch);
+  a.on_event(ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0);
+  EXPECT_EQ(a.verdict(), HandshakeVerdict::KeyMismatch);
+  HandshakeTracker b;
+  b.on_event(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH, 400);
+  EXPECT_EQ(b.verdict(), HandshakeVerdict::Refused);
+  EXPECT_EQ(b.detail(), "ZAP status 400");
+}
+
 }  // namespace
 }  // namespace fleet::security

@@ -105,7 +105,13 @@ TEST(CoordinatorCli, EnumFlagsBindTheirEnums) {
   EXPECT_EQ(defaults->fleet.router.mode, plan::ShardMode::None);
   EXPECT_FALSE(defaults->fleet.replay.virtual_clock);
   const std::string help = defaults->app->help();
-  EXPECT_NE(help.find("{none,time,key}"), std::string::npos) << help;  // the names, not numbers
+  EXPECT_NE(help.find("{none,time,key,source}"), std::string::npos) << help;  // names, not numbers
+  EXPECT_FALSE(defaults->fleet.shard_source);
+  auto source = parse({"a.lct", "b.lct", "--shard", "source"});  // L2 traces: one per server
+  ASSERT_TRUE(source);
+  EXPECT_TRUE(source->fleet.shard_source);
+  EXPECT_EQ(source->fleet.router.mode, plan::ShardMode::None);
+  EXPECT_EQ(source->fleet.replay.more_trace_paths, std::vector<std::string>{"b.lct"});
 
   int code = -1;
   EXPECT_FALSE(parse({"t.lct", "--shard", "2"}, &code));  // the enum's number is not a name

@@ -27,6 +27,9 @@ bool is_gap_edge(EdgeKind k);
 struct EdgeCounts {
   std::array<uint64_t, kEdgeKindCount> found{};
   std::array<uint64_t, kEdgeKindCount> ttl_kept{};
+  // Edges whose parent ran on another node (EdgeFinder::set_node; the plan preview of a sharded
+  // run): the child's node never sees the parent.
+  std::array<uint64_t, kEdgeKindCount> cut{};
   uint64_t& operator[](EdgeKind k) { return found[static_cast<size_t>(k)]; }
   uint64_t operator[](EdgeKind k) const { return found[static_cast<size_t>(k)]; }
   uint64_t total() const;

@@ -45,6 +45,10 @@ class EdgeFinder {
   // Remembers the record as a parent; issue_ns is when its call started.
   void after_issue(const trace::Op& op, int64_t issue_ns);
 
+  // The node the next records run on (the plan preview of a sharded run: an edge to a parent
+  // of another node is counted as cut). A replay never sets it: one node.
+  void set_node(uint32_t node) { node_ = node; }
+
   const EdgeCounts& counts() const { return counts_; }
   size_t tracked_keys() const { return keys_.size(); }
   size_t open_prefetches() const { return prefetches_.size(); }
@@ -54,6 +58,7 @@ class EdgeFinder {
     double t = 0.0;
     int64_t issue_ns = 0;
     bool set = false;
+    uint32_t node = 0;
   };
   struct KeyState {
     Stamp reserve;         // the open write lifecycle
@@ -67,6 +72,7 @@ class EdgeFinder {
   struct Prefetch {
     double t = 0.0;
     int64_t issue_ns = 0;
+    uint32_t node = 0;
     std::vector<uint64_t> keys;  // sorted key ids
     bool matched = false;
   };
@@ -86,6 +92,7 @@ class EdgeFinder {
   uint64_t first_prefetch_id_ = 0;  // id of prefetches_.front()
   double next_sweep_t_ = -std::numeric_limits<double>::infinity();
   std::vector<uint64_t> scratch_ids_;
+  uint32_t node_ = 0;
 };
 
 // A key's identity for the finder: the engine's key hash (collisions are as rare as for any

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <limits>
 
 #include "fleet/l2replay/l2_plan.h"
 #include "fleet/l2replay/l2_replay_result.h"
@@ -18,6 +19,9 @@ struct L2ReplayOptions {
   double drain_timeout_s = 60.0;            // no progress this long: std::runtime_error
   double progress_every_s = 5.0;            // the fork's progress line (spdlog info); 0: none
   const std::atomic<bool>* stop = nullptr;  // set: stop issuing, report what was done
+  // The t_mono the loop's start stands for; NaN: the plan's first operation. A fleet gives
+  // every node the same one, so that their shares keep one timeline.
+  double origin_t_mono = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Replays `plan` against `target`. The plan's keys are moved into the adapter calls (the plan

@@ -65,8 +65,8 @@ struct L2PrepareManifest {
   double elapsed_seconds = 0.0;
 };
 
-// One node of a fleet run (a "nodes" array, when a fleet L2 replay writes one): empty for an
-// embedded run.
+// One node of a fleet run (the top-level "nodes" array of l2replay/l2_fleet_stats.h: each a whole
+// stats object named by "node"): empty for an embedded run.
 struct L2NodeStats {
   std::string name;
   std::vector<L2KindStats> kinds;

@@ -73,6 +73,10 @@ struct NodeResult {
   // plan's totals and its own plan row; worker/service/self_routed_source.h). Null otherwise,
   // and then not in DONE at all.
   nlohmann::json self_route;
+  // An L2 replay (START's l2 block): the node's L2ReplayResult but its latencies, which travel
+  // in `stats` as "l2.<operation>", and its share of the plan (l2replay/l2_fleet_result.h).
+  // Null otherwise, and then not in DONE.
+  nlohmann::json l2_replay;
 };
 
 // Binary form for the DONE message: a u32 BE length, a msgpack map of everything but the

@@ -21,7 +21,8 @@ namespace fleet::wire {
 // 4: histogram buckets as bytes. 5: T0 from readiness (READY, GO; Start.t0_worker_ns gone).
 // 6: masked record references (key sharding's split calls, wire/batch.h).
 // 7: workers that route themselves (Start.self_routing; the DONE result's "self_route").
-inline constexpr int kProtocolVersion = 7;
+// 8: L2 adapter-level traces across the fleet (Start.l2; the DONE result's "l2_replay").
+inline constexpr int kProtocolVersion = 8;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
@@ -136,6 +137,23 @@ struct SelfRouting {
                      read_ahead);
 };
 
+// START's L2 block (docs/l2-traces.md, "Across the fleet"): the run replays L2 adapter-level
+// traces. The worker reads the files itself (within its --trace-root), builds each one's plan,
+// aligns them on one timeline (time = t_mono + shift_s of its file) and replays the share
+// `shard` gives node `node_index` against the one L2 adapter of the run's config.
+struct L2Run {
+  bool on = false;
+  std::vector<std::string> trace_paths;   // as the workers see them, one per recorded server
+  std::vector<double> shift_s;            // per file: added to its t_mono (t_wall alignment)
+  std::string shard = "none";             // none | source | key
+  std::vector<std::string> worker_names;  // key: every name in plan order (rendezvous)
+  double trace_percent = 100.0;
+  double drain_timeout_s = 60.0;
+  uint32_t max_frame_bytes = 64u << 20;
+  MSGPACK_DEFINE_MAP(on, trace_paths, shift_s, shard, worker_names, trace_percent, drain_timeout_s,
+                     max_frame_bytes);
+};
+
 // coordinator -> worker: the run's parameters. The worker builds its engine, queues batches
 // as they come, answers READY and waits for GO, which names T0.
 struct Start {
@@ -157,9 +175,10 @@ struct Start {
   std::string schedule = "ordered";  // causal: ordered | partial
   double causal_horizon_s = 0.050;   // causal: edges keep their gaps up to this long
   SelfRouting self_routing;          // on: no batches follow; the worker reads its share
+  L2Run l2;                          // on: an L2 replay (no batches; the worker reads the files)
   MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
                      node_count, trace_level, trace_schema, credit_window, l2_key_namespace, pacing,
-                     schedule, causal_horizon_s, self_routing);
+                     schedule, causal_horizon_s, self_routing, l2);
 };
 
 // worker -> coordinator: the engine is built (the replay thread now waits for GO). The

@@ -28,6 +28,14 @@ inline constexpr std::array<std::pair<std::string_view, PacingChoice>, 3> kPacin
      {"uniform", PacingChoice::Uniform},
      {"causal", PacingChoice::Causal}}};
 
+// --shard: the storage router's modes, and source (L2 traces: one file per recorded server).
+enum class ShardChoice { None, Time, Key, Source };
+inline constexpr std::array<std::pair<std::string_view, ShardChoice>, 4> kShardChoiceNames{
+    {{"none", ShardChoice::None},
+     {"time", ShardChoice::Time},
+     {"key", ShardChoice::Key},
+     {"source", ShardChoice::Source}}};
+
 inline constexpr std::array<std::pair<std::string_view, causal::Schedule>, 2> kScheduleNames{
     {{"ordered", causal::Schedule::Ordered}, {"partial", causal::Schedule::Partial}}};
 
@@ -35,6 +43,7 @@ inline constexpr std::array<std::pair<std::string_view, causal::Schedule>, 2> kS
 struct CliExtras {
   ClockKind clock = ClockKind::Real;
   PacingChoice pacing = PacingChoice::Auto;
+  ShardChoice shard = ShardChoice::None;
   std::string log_level = "info";
   double max_frame_mb = 64;
   sweep::SweepFlags sweep;  // --sweep* (docs/sweep.md)

@@ -70,6 +70,9 @@ struct FleetOptions {
   std::string worker_trace_path;  // "" = the trace's absolute path
   Routing routing = Routing::Auto;
   plan::RouterOptions router;
+  // --shard source: an L2 trace per recorded server, each file on its own node (L2 traces
+  // only; router.mode stays None).
+  bool shard_source = false;
   bool plan_only = false;
   // --route-cache: where saved routing plans live ("" = route every run live;
   // plan/route_cache.h).

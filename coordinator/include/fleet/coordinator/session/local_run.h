@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fleet/causal/pacing.h"
 #include "fleet/engine/engine_config.h"
@@ -26,6 +27,8 @@ struct L2Flags {
 
 struct ReplayOptions {
   std::string trace_path;
+  // More files after FILE: L2 traces across the fleet, one per recorded server.
+  std::vector<std::string> more_trace_paths;
   storage::EngineConfig engine;
   bool config_from_trace = false;  // applied by main (header config + flag overrides)
   double speed = 1.0;

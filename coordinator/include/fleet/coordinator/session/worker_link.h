@@ -1,7 +1,7 @@
-// The coordinator's end of one worker connection: a DEALER socket, the handshake and clock
-// estimate, credit-based flow control with a bounded queue of batches waiting for credit, and
-// the worker's liveness, progress and final result. Every link lives on the coordinator's
-// main thread (ZeroMQ sockets are not shared across threads).
+// The coordinator's end of one worker connection: its routing id on the coordinator's one
+// socket (LinkRouter), the handshake and clock estimate, credit-based flow control with a bounded
+// queue of batches waiting for credit, and the worker's liveness, progress and final result. Every
+// link lives on the coordinator's main thread (ZeroMQ sockets are not shared across threads).
 #pragma once
 
 #include <atomic>
@@ -13,9 +13,9 @@
 #include <utility>
 #include <zmq.hpp>
 
+#include "fleet/coordinator/session/link_router.h"
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
-#include "fleet/security/handshake_monitor.h"
 #include "fleet/util/status.h"
 #include "fleet/wire/batch.h"
 #include "fleet/wire/node_result.h"
@@ -27,16 +27,17 @@ class WorkerLink {
  public:
   enum class State { Connecting, Ready, Running, Done, Lost, Rejected };
 
-  // With `curve` (the coordinator's key pair), the link speaks CURVE and authenticates the
-  // worker by address.server_key; without, plaintext.
-  WorkerLink(zmq::context_t& ctx, WorkerAddress address, const std::string& identity,
-             const security::CurveKeyPair* curve = nullptr);
+  // Connects through `router` (CURVE when the router has a key pair: the worker is then
+  // authenticated by address.server_key) as `identity`; `peer` is the link's routing id.
+  // `own_fingerprint`: the coordinator's key, named when a worker refuses it ("" = plaintext).
+  WorkerLink(LinkRouter& router, WorkerAddress address, const std::string& identity,
+             std::string peer, std::string own_fingerprint = {});
   ~WorkerLink();
   WorkerLink(const WorkerLink&) = delete;
   WorkerLink& operator=(const WorkerLink&) = delete;
 
   const WorkerAddress& address() const { return address_; }
-  zmq::socket_t& socket() { return sock_; }
+  const std::string& peer_id() const { return peer_; }
   State state() const { return state_; }
   bool finished() const {
     return state_ == State::Done || state_ == State::Lost || state_ == State::Rejected;
@@ -48,9 +49,9 @@ class WorkerLink {
   void retry_unsent();
   // The link's last message: kept up to 1 s after the link is closed so that it is delivered.
   void send_last(std::string payload);
-  // The next message waiting on the socket (non-blocking); one that does not decode comes back
+  // A message the router received from this link's peer; one that does not decode comes back
   // with an empty `type` (it still proves the worker alive) after a warning.
-  std::optional<wire::Envelope> receive_one();
+  wire::Envelope accept(zmq::message_t message);
   void handle(const wire::Envelope& env);  // ready, credit, progress, done, abort; others ignored
 
   // Batching with flow control.
@@ -196,11 +197,11 @@ class WorkerLink {
   std::string abort_reason_;
   wire::AbortKind abort_kind_ = wire::AbortKind::None;
   Counters counters_;
-  zmq::context_t& ctx_;  // for the plaintext probe that names a failed CURVE handshake
+  LinkRouter& router_;
   WorkerAddress address_;
+  std::string peer_;             // this link's routing id on the router
   std::string own_fingerprint_;  // the coordinator's key, for a refused handshake's message
-  zmq::socket_t sock_;
-  std::unique_ptr<security::HandshakeMonitor> monitor_;  // until WELCOME
+  bool watch_handshake_ = true;  // until WELCOME
   wire::BatchBuilder builder_;
   wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
   int level_ = 1;

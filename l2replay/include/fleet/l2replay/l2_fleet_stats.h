@@ -1,0 +1,35 @@
+// A fleet's L2 replay as files (docs/l2-traces.md, "Across the fleet"): l2_replay_stats.json
+// with the embedded run's fields over the merged result (so its readers work unchanged), the
+// fleet's own figures under "fleet" (shard mode, files, cut edges, lost nodes), and a "nodes"
+// array with each node's own stats in the same fields; and the terminal summary with a line per
+// node.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleet/l2replay/l2_fleet_result.h"
+
+namespace fleet::l2replay {
+
+struct L2FleetNode {
+  std::string name;
+  std::string status;  // ok | lost | aborted (wire::NodeStatus's words)
+  std::string why;     // lost or aborted: the reason
+  std::optional<L2NodeResult> result;
+};
+
+struct L2FleetRunInfo {
+  L2Shard shard = L2Shard::None;
+  double trace_percent = 100.0;
+  std::vector<std::string> files;  // as given, in order
+};
+
+nlohmann::json l2_fleet_stats(const L2FleetRunInfo& run, const std::vector<L2FleetNode>& nodes);
+std::string l2_fleet_stats_text(const L2FleetRunInfo& run, const std::vector<L2FleetNode>& nodes);
+std::string l2_fleet_terminal_summary(const L2FleetRunInfo& run,
+                                      const std::vector<L2FleetNode>& nodes);
+
+}  // namespace fleet::l2replay

@@ -1,0 +1,264 @@
+// L2 adapter-level traces across the fleet (docs/l2-traces.md, "Across the fleet"): real worker
+// processes over loopback read the L2 files themselves and replay their shares. --shard source
+// puts 3 recorded servers' traces on 3 workers against one real redis-server (every operation
+// accounted for, 0 dependency violations); --shard key keeps every request's chain on one node
+// and counts the lookup->store edges it cuts; --shard none replays the shared fixture on every
+// worker; the worker's policy refuses an adapter (ABORT naming it) and a file outside its
+// --trace-root (naming the flag).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "../unit/l2replay/l2_trace_builder.h"
+#include "fleet_fixture.h"
+#include "test_paths.h"
+
+namespace fleet::test {
+namespace {
+
+using namespace std::chrono_literals;
+using l2replay::build::key;
+using l2replay::build::L2TraceBuilder;
+
+const std::string kMock = R"({"type":"mock","max_size_gb":4,"mock_bandwidth_gb":100})";
+
+bool have_redis() { return std::system("command -v redis-server >/dev/null 2>&1") == 0; }
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+class Redis {
+ public:
+  Redis(const std::string& dir, int port)
+      : port_(port),
+        proc_({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
+               "--save", "", "--appendonly", "no"},
+              dir, "redis") {
+    wait_for([&] { return proc_.out().find("Ready to accept") != std::string::npos; }, 10s);
+  }
+  bool ok() { return proc_.running(); }
+  std::string adapter_json() const {
+    return R"({"type":"resp","host":"127.0.0.1","port":)" + std::to_string(port_) + "}";
+  }
+
+ private:
+  int port_;
+  Process proc_;
+};
+
+// One recorded server's traffic: `requests` requests, each a store of two keys, then a lookup
+// of the second key that hit it, its load, and its unlock. Keys are the server's own
+// (base + i) so that the servers' traffic does not collide in the shared L2.
+std::string server_trace(const std::string& name, int base, int requests, double start) {
+  L2TraceBuilder b;
+  b.at(start);
+  int64_t task = 1;
+  for (int i = 0; i < requests; ++i) {
+    const int64_t rid = 1000 + i;
+    const int64_t st = task++, lk = task++, ld = task++;
+    b.store(st, {key(base + 2 * i), key(base + 2 * i + 1)}).store_done(st);
+    b.lookup(rid, lk, {key(base + 2 * i + 1)}).lookup_done(rid, lk, {0});
+    b.load(rid, ld, {key(base + 2 * i + 1)}).load_done(rid, ld, {0});
+    b.unlock(rid, {key(base + 2 * i + 1)});
+  }
+  b.end();
+  return b.write(name);
+}
+
+nlohmann::json stats_of(const std::string& dir) {
+  return nlohmann::json::parse(read_file(dir + "/l2_replay_stats.json"));
+}
+
+RunResult l2_run(std::vector<std::string> args, const std::string& name) {
+  return run_coordinator(std::move(args), suite_dir() / name, 60s);
+}
+
+uint64_t submitted(const nlohmann::json& j, const char* op) {
+  return j["operations_submitted"].value(op, uint64_t{0});
+}
+
+TEST(L2Fleet, ShardSourcePutsEachServerOnItsOwnNodeAgainstOneRedis) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  Redis redis(suite_dir().path(), free_port());
+  ASSERT_TRUE(redis.ok());
+  const std::vector<std::string> files = {server_trace("src0", 0, 40, 1.0),
+                                          server_trace("src1", 200, 30, 5.0),
+                                          server_trace("src2", 400, 20, 9.0)};
+  // Each server's own embedded run: what the fleet must account for, operation by operation.
+  std::map<std::string, uint64_t> expected;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const RunResult e =
+        l2_run({files[i], "-q", "--speed", "0", "--l2-adapter", redis.adapter_json()},
+               "src_embedded" + std::to_string(i));
+    ASSERT_EQ(e.code, 0) << e.err;
+    for (const auto& [op, n] : stats_of(e.dir)["operations_submitted"].items())
+      expected[op] += n.get<uint64_t>();
+  }
+  const RunResult r = l2_run({files[0], files[1], files[2], "--local", "3", "--shard", "source",
+                              "--speed", "0", "--l2-adapter", redis.adapter_json()},
+                             "src_fleet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("--shard source"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node local-2: ok"), std::string::npos) << r.out;
+  const nlohmann::json j = stats_of(r.dir);
+  for (const auto& [op, n] : expected) EXPECT_EQ(submitted(j, op.c_str()), n) << op;
+  EXPECT_EQ(j["fleet"]["dependency_violations"], 0);
+  EXPECT_EQ(j["fleet"]["shard"], "source");
+  EXPECT_EQ(j["operations_selected"], 4 * (40 + 30 + 20));
+  ASSERT_EQ(j["nodes"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {  // file i on worker i (i mod 3)
+    const nlohmann::json& n = j["nodes"][i];
+    EXPECT_EQ(n["node"], "local-" + std::to_string(i));
+    ASSERT_EQ(n["fleet"]["plan"]["files"].size(), 1u);
+    EXPECT_NE(n["fleet"]["plan"]["files"][0].get<std::string>().find("src" + std::to_string(i)),
+              std::string::npos);
+    EXPECT_EQ(n["fleet"]["dependency_violations"], 0);
+  }
+  // Latencies merge exactly: the merged count is the sum of the nodes'.
+  uint64_t lookups = 0;
+  for (const auto& n : j["nodes"])
+    lookups += n["fleet"]["by_operation"]["lookup_task"]["latency_ms"]["count"].get<uint64_t>();
+  EXPECT_EQ(j["fleet"]["by_operation"]["lookup_task"]["latency_ms"]["count"], lookups);
+  EXPECT_EQ(lookups, 40u + 30 + 20);
+}
+
+// Requests whose lookup hits the second key of a two-key store: the store goes to its first
+// key's owner, the request to its lookup's first key's owner, so some lookup->store edges cross.
+std::string crossing_trace() {
+  static const std::string path = server_trace("keyshard", 0, 60, 1.0);
+  return path;
+}
+
+TEST(L2Fleet, ShardKeyKeepsEveryRequestChainOnOneNodeAndCountsCutEdges) {
+  const RunResult e =
+      l2_run({crossing_trace(), "-q", "--speed", "0", "--l2-adapter", kMock}, "key_embedded");
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json whole = stats_of(e.dir);
+  const RunResult r = l2_run(
+      {crossing_trace(), "--local", "3", "--shard", "key", "--speed", "0", "--l2-adapter", kMock},
+      "key_fleet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = stats_of(r.dir);
+  EXPECT_EQ(j["operations_submitted"], whole["operations_submitted"]);  // each op once
+  EXPECT_EQ(j["fleet"]["dependency_violations"], 0);
+  const nlohmann::json& kept = j["fleet"]["plan"]["dependency_edges"];
+  const nlohmann::json& cut = j["fleet"]["plan"]["cut_dependency_edges"];
+  const nlohmann::json& all = whole["fleet"]["plan"]["dependency_edges"];
+  // A request's lookup -> load -> unlock chain is never cut: only lookup->store edges are.
+  for (const auto& [kind, n] : cut.items()) EXPECT_EQ(kind, "lookup_task->store");
+  EXPECT_EQ(kept["load_task->lookup_task"], all["load_task->lookup_task"]);
+  EXPECT_EQ(kept["unlock->load_task"], all["unlock->load_task"]);
+  ASSERT_TRUE(cut.contains("lookup_task->store")) << cut;
+  EXPECT_GT(cut["lookup_task->store"].get<uint64_t>(), 0u);
+  EXPECT_EQ(
+      kept.value("lookup_task->store", uint64_t{0}) + cut["lookup_task->store"].get<uint64_t>(),
+      all["lookup_task->store"].get<uint64_t>());
+  EXPECT_NE(r.out.find("dependency edges cut by the sharding"), std::string::npos) << r.out;
+  uint64_t requests = 0, ops = 0;
+  for (const auto& n : j["nodes"]) {
+    requests += n["fleet"]["plan"]["requests"].get<uint64_t>();
+    ops += n["operations_selected"].get<uint64_t>();
+  }
+  EXPECT_EQ(requests, 60u);  // no request on two nodes
+  EXPECT_EQ(ops, whole["operations_selected"].get<uint64_t>());
+}
+
+TEST(L2Fleet, ShardNoneReplaysTheFixtureOnEveryWorker) {
+  const std::string fixture = shared_fixtures() + "/l2/l2_small.lct";
+  const RunResult r =
+      l2_run({fixture, "--local", "2", "--speed", "0", "--l2-adapter", kMock}, "none_fleet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = stats_of(r.dir);
+  EXPECT_EQ(j["fleet"]["shard"], "none");
+  EXPECT_EQ(j["source_operations_total"], 189);  // the file once
+  EXPECT_EQ(j["operations_selected"], 2 * 189);  // replayed by both
+  EXPECT_EQ(submitted(j, "store"), 2u * 68);
+  EXPECT_EQ(j["fleet"]["dependency_violations"], 0);
+  for (const auto& n : j["nodes"]) {
+    EXPECT_EQ(n["operations_selected"], 189);
+    EXPECT_EQ(n["fleet"]["plan"]["dependency_edges"]["lookup_task->store"],
+              j["nodes"][0]["fleet"]["plan"]["dependency_edges"]["lookup_task->store"]);
+  }
+}
+
+TEST(L2Fleet, AnAdapterOutsideTheWorkersPolicyIsAnAbortNamingIt) {
+  const std::string adapter = R"({"type":"resp","host":"127.0.0.1","port":1})";
+  const RunResult r = l2_run({crossing_trace(), "--local", "2", "--speed", "0", "--l2-adapter",
+                              adapter, "--local-worker-arg=--allow-l2=10.9.9.9:6379"},
+                             "policy_refused");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("127.0.0.1:1 is not in --allow-l2"), std::string::npos) << r.err;
+}
+
+TEST(L2Fleet, AWorkerThatCannotReadTheFileSaysWhichFlag) {
+  const std::string root = suite_dir() / "another_trace_root";
+  std::filesystem::create_directories(root);
+  const RunResult r = l2_run({crossing_trace(), "--local", "2", "--speed", "0", "--l2-adapter",
+                              kMock, "--local-worker-arg=--trace-root=" + root},
+                             "trace_root_refused");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is outside --trace-root"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the worker reads L2 traces itself"), std::string::npos) << r.err;
+}
+
+TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
+  // Paced at speed 1 over ~4 s of recorded time: the run is still on when w0 is killed.
+  L2TraceBuilder b;
+  int64_t task = 1;
+  for (int i = 0; i < 80; ++i) {
+    b.at(1.0 + 0.05 * i);
+    const int64_t st = task++, lk = task++;
+    b.store(st, {key(i)}).store_done(st);
+    b.lookup(500 + i, lk, {key(i)}).lookup_done(500 + i, lk, {0});
+  }
+  const std::string path = b.end().write("paced");
+  TempDir dir;
+  const std::vector<std::string> policy = {"--trace-root", "/", "--allow-l2", "*"};
+  WorkerProcess w0(dir.path().string(), "w0", policy);
+  WorkerProcess w1(dir.path().string(), "w1", policy);
+  ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
+  std::filesystem::create_directories(dir / "run");
+  Process coord({coordinator_bin(), path, "--progress", "never", "--workers",
+                 w0.host_port() + "," + w1.host_port(), "--speed", "1", "--l2-adapter", kMock,
+                 "--on-worker-loss", "continue", "--output-dir", dir / "run"},
+                dir / "run", "coordinator");
+  ASSERT_TRUE(wait_for([&] { return w0.proc().err().find("go: T0") != std::string::npos; }, 20s))
+      << w0.proc().err();
+  std::this_thread::sleep_for(800ms);
+  kill(w0.proc().pid(), SIGKILL);
+  auto code = coord.wait_exit(30s);
+  ASSERT_TRUE(code) << "coordinator hung; stderr:\n" << coord.err();
+  EXPECT_EQ(*code, 3) << coord.err();
+  const nlohmann::json j = stats_of(dir / "run");
+  EXPECT_EQ(j["fleet"]["nodes_without_result"], nlohmann::json::array({"w0"}));
+  EXPECT_EQ(j["nodes"][0]["status"], "lost");
+  EXPECT_FALSE(j["nodes"][0]["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["nodes"][1]["status"], "ok");
+  EXPECT_EQ(submitted(j, "store"), 80u);  // w1's whole replay (--shard none)
+  EXPECT_NE(coord.out().find("node w0: lost, no result"), std::string::npos) << coord.out();
+  EXPECT_NE(coord.err().find("node w0 gave no result"), std::string::npos) << coord.err();
+}
+
+TEST(L2Fleet, SourceShardingAndSeveralFilesAreForL2FleetsOnly) {
+  const std::string storage = synthetic_trace("l2fleet_storage", 20);
+  const RunResult s = l2_run({storage, "--local", "2", "--shard", "source"}, "storage_source");
+  EXPECT_EQ(s.code, 2);
+  EXPECT_NE(s.err.find("--shard source applies to L2 adapter-level traces only"), std::string::npos)
+      << s.err;
+  const RunResult e =
+      l2_run({crossing_trace(), crossing_trace(), "--l2-adapter", kMock}, "embedded_two_files");
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.err.find("more than one trace file"), std::string::npos) << e.err;
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -1,0 +1,89 @@
+// A worker's L2 replay (docs/l2-traces.md, "Across the fleet"): the same thread and the same
+// READY / GO / DONE hand-over as a storage run (replay_run.cc), with l2replay's plan, share and
+// replayer in place of the engine and the session.
+#include <spdlog/spdlog.h>
+
+#include "fleet/l2replay/l2_fleet_result.h"
+#include "fleet/l2replay/l2_replayer.h"
+#include "fleet/l2replay/l2_target.h"
+#include "fleet/util/clock.h"
+#include "fleet/wire/node_result.h"
+#include "replay_run.h"
+
+namespace fleet::service {
+
+namespace {
+
+// This node's share of the files, or why it cannot be had (the message names the file).
+Result<l2replay::L2Share> plan_share(const RunSetup::L2& l2) {
+  const std::vector<size_t> read = l2replay::l2_files_of_node(l2.paths.size(), l2.share);
+  try {
+    std::vector<l2replay::L2Plan> plans;
+    for (size_t f : read) plans.push_back(l2replay::build_l2_plan(l2.paths[f], l2.plan));
+    return l2replay::build_l2_share(std::move(plans), read, l2.shift_s, l2.share);
+  } catch (const std::exception& e) {  // unreadable, not level l2, one of the fork's refusals
+    return Status::error(e.what());
+  }
+}
+
+wire::NodeResult node_result(const std::string& name, const l2replay::L2ReplayResult& r,
+                             const l2replay::L2ShareFigures& share) {
+  wire::NodeResult node;
+  node.name = name;
+  node.status = r.interrupted ? wire::NodeStatus::Aborted : wire::NodeStatus::Ok;
+  node.total = share.operations_kept;
+  node.replayed = r.dispatched();
+  node.duration_s = r.total_replay_seconds;
+  node.engine_name = "l2:" + r.adapter_name;
+  node.l2_replay = l2replay::l2_result_json(r, share);
+  l2replay::put_l2_latencies(r, node.stats);
+  return node;
+}
+
+}  // namespace
+
+void ReplayRun::run_l2(util::Clock& clock, int64_t began_ns) {
+  const RunSetup::L2& l2 = *setup_.l2;
+  const std::string who = "worker " + setup_.node_name + ": ";
+  Result<l2replay::L2Share> share = plan_share(l2);
+  if (!share) {
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_.trace_error = who + "L2 trace: " + share.status().message();
+    return;
+  }
+  std::unique_ptr<l2replay::L2Target> target;
+  try {
+    target = std::make_unique<l2replay::L2Target>(setup_.engine, clock);
+  } catch (const std::exception& e) {  // no adapter, or one that cannot be built or reached
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_.engine_error = who + "L2 adapter: " + e.what();
+    return;
+  }
+  engine_build_ns_.store(setup_.real_clock->now_ns() - began_ns);
+  queue_.wake_network();  // READY
+  wait_for_go();
+  // The replay's loop starts at T0: every node's operations keep one timeline. Virtual time is
+  // the run's own and starts at once.
+  if (!vclock_) clock.sleep_until(setup_.session.t0_ns);
+  l2replay::L2ReplayOptions ro;
+  ro.speed = l2.speed;
+  ro.drain_timeout_s = l2.drain_timeout_s;
+  ro.progress_every_s = 0;  // the coordinator shows progress; a node's line would repeat N times
+  ro.stop = &l2_stop_;
+  ro.origin_t_mono = 0.0;  // the aligned timeline's origin: the earliest file's first record
+  l2replay::L2ReplayResult r;
+  try {
+    r = l2replay::replay_l2_plan(share.value().plan, *target, ro);
+  } catch (const std::exception& e) {  // the target stopped completing (--drain-timeout)
+    std::lock_guard<std::mutex> lock(mu_);
+    outcome_.engine_error = who + "L2 adapter: " + e.what();
+    return;
+  }
+  target.reset();  // closes the adapter before the result goes out
+  util::HugeString payload =
+      wire::encode_done_message(node_result(setup_.node_name, r, share.value().figures));
+  std::lock_guard<std::mutex> lock(mu_);
+  outcome_.done = std::move(payload);
+}
+
+}  // namespace fleet::service
