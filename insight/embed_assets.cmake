@@ -9,7 +9,7 @@
 #   file(READ ... HEX), so any content (quotes, NULs, non-UTF-8) embeds exactly.
 
 if(CMAKE_SCRIPT_MODE_FILE)
-  # Script mode: -DOUT=file.cc -DCHARTJS=... -DREPORT_JS=... -DREPORT_CSS=... -DCOMPARE_JS=...
+  # Script mode: -DOUT=file.cc -DCHARTJS=... -DREPORT_JS=... -DREPORT_CSS=... -DCOMPARE_JS=... -DL2_REPORT_JS=...
   function(fleet_embed_array var path out_text)
     file(READ "${path}" hex HEX)
     string(LENGTH "${hex}" hex_len)
@@ -27,6 +27,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   fleet_embed_array(kReportJs "${REPORT_JS}" text)
   fleet_embed_array(kReportCss "${REPORT_CSS}" text)
   fleet_embed_array(kCompareJs "${COMPARE_JS}" text)
+  fleet_embed_array(kL2ReportJs "${L2_REPORT_JS}" text)
   string(APPEND text "}  // namespace fleet::report::html::assets\n")
   file(WRITE "${OUT}" "${text}")
   return()
@@ -51,8 +52,10 @@ add_custom_command(
   COMMAND "${CMAKE_COMMAND}" "-DOUT=${FLEET_REPORT_ASSETS_CC}" "-DCHARTJS=${FLEET_CHARTJS}"
           "-DREPORT_JS=${_fleet_report_assets}/report.js"
           "-DREPORT_CSS=${_fleet_report_assets}/report.css" "-DCOMPARE_JS=${_fleet_compare_js}"
+          "-DL2_REPORT_JS=${_fleet_report_assets}/l2_report.js"
           -P "${CMAKE_CURRENT_LIST_FILE}"
   DEPENDS "${FLEET_CHARTJS}" "${_fleet_report_assets}/report.js"
-          "${_fleet_report_assets}/report.css" "${_fleet_compare_js}" "${CMAKE_CURRENT_LIST_FILE}"
+          "${_fleet_report_assets}/report.css" "${_fleet_compare_js}"
+          "${_fleet_report_assets}/l2_report.js" "${CMAKE_CURRENT_LIST_FILE}"
   COMMENT "Embedding report.html and compare.html assets (Chart.js, report.js, report.css, compare.js)"
   VERBATIM)

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "fleet/l2replay/l2_timeline.h"
 
 namespace fleet::l2replay {
 
@@ -45,6 +48,7 @@ class Replay {
 
   L2ReplayResult run() {
     start_ = clock_.now_ns();
+    timeline_.emplace(start_);
     schedule();
     last_progress_ = start_;
     next_log_ = start_ + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
@@ -63,6 +67,7 @@ class Replay {
     const int64_t end = clock_.now_ns();
     result_.total_replay_seconds = seconds(end);
     result_.in_flight_at_end = in_flight_.size();
+    result_.timeline = timeline_->finish();
     return std::move(result_);
   }
 
@@ -120,6 +125,7 @@ class Replay {
     r.schedule_lag.add(static_cast<double>(std::max<int64_t>(0, now - s.target)) / kNsPerS);
     r.dependency_wait.add(static_cast<double>(ready_at - s.target) / kNsPerS);
     r.loop_wait.add(static_cast<double>(std::max<int64_t>(0, now - ready_at)) / kNsPerS);
+    timeline_->dispatched(op.op, now, std::max<int64_t>(0, now - s.target));
     ++r.submitted;
     s.dispatched = now;
     if (dispatched_++ == 0) result_.first_dispatch_s = seconds(now);
@@ -175,6 +181,8 @@ class Replay {
     r.failed += op.op == L2Op::Store && !c.success;
     r.bytes_moved += c.bytes;
     r.latency.record_success(static_cast<double>(now - state_[i].dispatched) / 1e6);
+    timeline_->completed(op.op, now, now - state_[i].dispatched, c.bytes,
+                         op.op == L2Op::Store && !c.success);
     compare_outcome(op, c, r);
     finish(i, now);
   }
@@ -234,6 +242,7 @@ class Replay {
   util::Clock& clock_;
   L2ReplayOptions o_;
   L2ReplayResult result_;
+  std::optional<L2TimelineSampler> timeline_;  // from the loop's start
   std::vector<OpState> state_;
   std::vector<uint32_t> offsets_;
   std::vector<uint32_t> dependents_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleet/l2replay/l2_timeline_json.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::l2replay {
@@ -186,6 +187,7 @@ Json l2_replay_stats(const L2Plan& plan, const L2ReplayResult& r) {
   add_outcomes(j, r);
   add_latency_snapshot(j, r);
   j["fleet"] = fleet_section(plan, r);
+  add_report_fields(j["fleet"], plan, r);
   return j;
 }
 

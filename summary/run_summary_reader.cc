@@ -11,6 +11,7 @@
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_file.h"
 #include "fleet/util/status.h"
+#include "tolerant_json.h"
 
 namespace fleet::summary {
 
@@ -18,49 +19,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Json& field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::optional<double> opt_number(const Json& v) {
-  if (!v.is_number()) return std::nullopt;
-  const double d = v.get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-}
-
-double number(const Json& j, const char* key) { return opt_number(field(j, key)).value_or(0.0); }
-
-// A count: a non-negative integer; anything else reads as 0.
-uint64_t count(const Json& j, const char* key) {
-  const Json& v = field(j, key);
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  if (v.is_number_integer() && v.get<int64_t>() > 0) return static_cast<uint64_t>(v.get<int64_t>());
-  return 0;
-}
-
-int64_t integer(const Json& j, const char* key) {
-  const Json& v = field(j, key);
-  return v.is_number_integer() ? v.get<int64_t>() : 0;
-}
-
-std::string text(const Json& j, const char* key) {
-  const Json& v = field(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
-bool flag(const Json& j, const char* key) {
-  const Json& v = field(j, key);
-  return v.is_boolean() && v.get<bool>();
-}
-
-const Json& array(const Json& j, const char* key) {
-  static const Json kEmpty = Json::array();
-  const Json& v = field(j, key);
-  return v.is_array() ? v : kEmpty;
-}
+using namespace tolerant;
 
 RecordCounts records_of(const Json& j) {
   return {count(j, "total"), count(j, "replayed"), count(j, "skipped"), count(j, "failed")};

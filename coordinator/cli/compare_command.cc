@@ -11,6 +11,7 @@
 #include "fleet/flags/range_checks.h"
 #include "fleet/insight/compare/compare_outputs.h"
 #include "fleet/insight/compare/comparison.h"
+#include "fleet/insight/compare/l2_comparison.h"
 #include "fleet/insight/compare/run_snapshot.h"
 #include "fleet/insight/compare/threshold.h"
 #include "fleet/util/exit_codes.h"
@@ -58,12 +59,41 @@ void declare(CLI::App& app, CompareOptions& o) {
       ->check(flags::between(0, 100));
 }
 
+ExitCode fail(const Status& s) {
+  spdlog::error("{}", s.message());
+  return s.code();
+}
+
 // A reader never sees half a file.
 Status write_file(const std::string& path, const std::string& text) {
   return util::write_file_atomically(path, {text});
 }
 
 nlohmann::json latency_cdfs(const RunSnapshot& run) { return latency_cdfs_json(run); }
+
+// Two L2 replays' directories: the terminal tables and compare.json (no page yet, and no
+// thresholds: --fail-on names storage metrics).
+ExitCode compare_l2(const CompareOptions& o) {
+  if (!o.fail_on.empty()) {
+    spdlog::error("--fail-on applies to storage runs; {} and {} are L2 replays", o.run_a, o.run_b);
+    return ExitCode::kBadInput;
+  }
+  const Result<summary::L2RunStats> a = summary::read_l2_run_stats(o.run_a);
+  if (!a) return fail(a.status());
+  const Result<summary::L2RunStats> b = summary::read_l2_run_stats(o.run_b);
+  if (!b) return fail(b.status());
+  const L2Comparison c = compare_l2_runs(a.value(), b.value());
+  if (!o.quiet) std::fputs(l2_terminal_table(c).c_str(), stdout);
+  std::fflush(stdout);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (o.json_path.empty()) fs::create_directories(o.output_dir, ec);
+  const std::string json_path =
+      o.json_path.empty() ? (fs::path(o.output_dir) / "compare.json").string() : o.json_path;
+  if (Status s = write_file(json_path, l2_comparison_json(c).dump(2) + "\n"); !s) return fail(s);
+  std::fprintf(stderr, "compare: %s\n", json_path.c_str());
+  return ExitCode::kOk;
+}
 
 void use_stderr_logger() {
   if (!spdlog::get("coordinator")) {
@@ -81,6 +111,8 @@ ExitCode compare_command(int argc, char** argv) {
   CompareOptions o;
   declare(app, o);
   if (auto ended = flags::parse_or_exit(app, argc, argv)) return *ended;
+  if (Status s = refuse_mixed_levels(o.run_a, o.run_b); !s) return fail(s);
+  if (summary::is_l2_run_dir(o.run_a)) return compare_l2(o);
   std::vector<ThresholdOutcome> outcomes;
   try {
     std::vector<Threshold> thresholds;

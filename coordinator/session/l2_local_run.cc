@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "fleet/insight/html/l2_report.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/l2replay/l2_prepare.h"
 #include "fleet/l2replay/l2_replayer.h"
@@ -50,6 +51,18 @@ std::string in_dir(const ReplayOptions& o, const char* name) {
   return (std::filesystem::path(o.output.output_dir) / name).string();
 }
 
+// report.html beside the stats, drawn from the file as `coordinator report DIR` draws it. The
+// run's results stand without their picture: a failure is a warning.
+void write_page(const ReplayOptions& o) {
+  if (!o.output.write_report) return;
+  if (!o.l2.stats_out.empty()) {
+    spdlog::info("report.html not written: --l2-stats-out puts the stats outside --output-dir");
+    return;
+  }
+  const Result<std::string> page = report::html::write_l2_report_page(o.output.output_dir);
+  if (!page) spdlog::warn("report.html not written: {}", page.status().message());
+}
+
 ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   l2replay::L2PlanOptions po;
   po.trace_percent = o.l2.trace_percent;
@@ -75,6 +88,7 @@ ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   const std::string stats =
       o.l2.stats_out.empty() ? in_dir(o, "l2_replay_stats.json") : o.l2.stats_out;
   write_text(stats, l2replay::l2_replay_stats_text(plan, r));
+  write_page(o);
   if (!o.output.quiet) {
     std::fputs(l2replay::l2_terminal_summary(plan, r).c_str(), stdout);
     std::printf("  stats: %s\n", stats.c_str());

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/insight/html/l2_report.h"
 #include "fleet/insight/html/report_model.h"
 #include "fleet/insight/html/report_page.h"
 #include "fleet/util/output_file.h"
@@ -12,6 +13,8 @@ namespace fleet::report::html {
 
 Result<std::string> write_report_page(const std::string& dir, const std::string& out_path,
                                       std::optional<summary::RunSummary> summary) {
+  // An L2 replay's directory holds l2_replay_stats.json, not fleet_summary.json: its own page.
+  if (!summary && summary::is_l2_run_dir(dir)) return write_l2_report_page(dir, out_path);
   const Result<RunFiles> files = load_run_files(dir, std::move(summary));
   if (!files) return files.status();
   const ReportPageParts page = render_report_parts(build_report_model(files.value()));

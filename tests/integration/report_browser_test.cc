@@ -10,6 +10,7 @@
 
 #include "../unit/report/synthetic_report_model.h"
 #include "chromium.h"
+#include "fleet/insight/html/l2_report.h"
 #include "fleet/insight/html/report_page.h"
 #include "fleet_fixture.h"
 #include "process_util.h"
@@ -120,6 +121,26 @@ TEST(ReportBrowser, ReadableWithJavaScriptOff) {
   std::string why;
   const std::string png = bin("report_screenshot_nojs.png");
   EXPECT_TRUE(screenshot(html, png, &why)) << why;
+}
+
+// An L2 replay's page (docs/report.md, "L2 runs"), rebuilt from the stored L2 run: every chart
+// (report.js's CDF and l2_report.js's kinds) draws with no script error.
+TEST(ReportBrowser, AnL2RunsReportDrawsEveryChart) {
+  TempDir dir;
+  const Result<summary::L2RunStats> run =
+      summary::read_l2_run_stats(source_dir() + "/tests/fixtures/l2_run_dirs/small_speed1_virtual");
+  ASSERT_TRUE(run) << run.status().message();
+  const std::string html = dir / "report.html";
+  std::ofstream(html, std::ios::binary)
+      << report::html::render_l2_report_html(report::html::build_l2_report_model(run.value()));
+  BrowserCheck check = open_in_browser(html);
+  if (!check.available) GTEST_SKIP() << check.skip_reason;
+  ASSERT_FALSE(check.dom.empty()) << "no DOM dumped; chromium stderr:\n" << check.stderr_text;
+  EXPECT_EQ(body_attribute(check.dom, "data-charts-expected"), "5");
+  EXPECT_EQ(body_attribute(check.dom, "data-charts-drawn"), "5")
+      << element_text(check.dom, "report-errors").value_or("?");
+  EXPECT_EQ(element_text(check.dom, "report-errors"), "");
+  EXPECT_EQ(tbody_row_count(check.dom, "l2-kinds-rows"), 5);
 }
 
 }  // namespace

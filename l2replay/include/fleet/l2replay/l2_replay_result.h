@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/l2replay/l2_window.h"
 #include "fleet/stats/op_stats.h"
 #include "fleet/trace/l2_record.h"
 
@@ -57,6 +58,7 @@ struct L2ReplayResult {
   uint64_t in_flight_at_end = 0;       // only after an interruption
   bool interrupted = false;
   std::vector<std::string> mismatch_samples;  // at most 10, "{op}:('{op}', adapter, task)"
+  std::vector<L2Window> timeline;             // per second of the run (l2_timeline.h)
 
   L2OpResult& of(trace::L2Op op) { return ops[static_cast<size_t>(op)]; }
   const L2OpResult& of(trace::L2Op op) const { return ops[static_cast<size_t>(op)]; }

@@ -1,0 +1,132 @@
+// summary::read_l2_run_stats (summary/include/fleet/summary/l2_run_stats.h): a stored L2 run
+// directory reads into the struct with the run's numbers; a missing file or one that is not a
+// JSON object is an error naming it; wrong types read as defaults, never a throw; a fleet run's
+// "nodes" are read when present.
+#include "fleet/summary/l2_run_stats.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "test_paths.h"
+
+namespace fleet::summary {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string stored() {
+  return test::source_dir() + "/tests/fixtures/l2_run_dirs/small_speed1_virtual";
+}
+
+std::string dir_with(const std::string& name, const std::string& stats) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("l2stats_" + name + "_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / kL2StatsFile) << stats;
+  return dir.string();
+}
+
+TEST(L2RunStats, AStoredRunReadsIntoTheStruct) {
+  const Result<L2RunStats> read = read_l2_run_stats(stored());
+  ASSERT_TRUE(read) << read.status().message();
+  const L2RunStats& s = read.value();
+  EXPECT_EQ(s.speedup, 1.0);
+  EXPECT_EQ(s.trace_percent, 100.0);
+  EXPECT_EQ(s.operations_selected, 189u);
+  EXPECT_EQ(s.operations(), 189u);
+  EXPECT_EQ(s.adapter, "mock");
+  EXPECT_EQ(s.dependency_violations, 0u);
+  EXPECT_EQ(s.outcome_mismatch_count, 9u);
+  EXPECT_FALSE(s.interrupted);
+  ASSERT_EQ(s.kinds.size(), 5u);
+  EXPECT_EQ(s.kinds[0].kind, "store");
+  EXPECT_EQ(s.kinds[0].submitted, 68u);
+  EXPECT_EQ(s.kind("load_task")->completed, 25u);
+  EXPECT_GT(s.kind("store")->latency_p99_ms, 0.0);
+  EXPECT_FALSE(s.kind("store")->latency_cdf_ms.empty());
+  EXPECT_EQ(s.plan.dependency_edges.at("lookup_task->store"), 30u);
+  EXPECT_EQ(s.plan.forward_edges, 6u);
+  EXPECT_EQ(s.plan.plan_sha256.size(), 64u);
+  ASSERT_TRUE(s.prepare.has_value());
+  EXPECT_EQ(s.prepare->prepared_objects, s.plan.prepare_objects);
+  EXPECT_TRUE(s.nodes.empty());  // an embedded run
+  // The timeline: five one-second windows whose counts add up to each kind's totals.
+  EXPECT_EQ(s.timeline.index, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_TRUE(s.timeline.problem.empty());
+  for (const L2KindStats& k : s.kinds) {
+    const L2TimelineKind& t = s.timeline.by_operation.at(k.kind);
+    EXPECT_EQ(std::accumulate(t.dispatched.begin(), t.dispatched.end(), uint64_t{0}), k.submitted)
+        << k.kind;
+    EXPECT_EQ(std::accumulate(t.completed.begin(), t.completed.end(), uint64_t{0}), k.completed)
+        << k.kind;
+  }
+  EXPECT_TRUE(is_l2_run_dir(stored()));
+  EXPECT_FALSE(is_l2_run_dir(test::source_dir() + "/tests/fixtures/run_dirs/embedded"));
+}
+
+TEST(L2RunStats, AMissingFileIsAnErrorNamingIt) {
+  const std::string dir = ::testing::TempDir();
+  const Result<L2RunStats> read = read_l2_run_stats(dir + "/no-such-run");
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.status().message().find("no-such-run/l2_replay_stats.json"), std::string::npos)
+      << read.status().message();
+}
+
+TEST(L2RunStats, NotAnObjectIsAnErrorNamingTheFile) {
+  const std::string dir = dir_with("array", "[1, 2]");
+  const Result<L2RunStats> read = read_l2_run_stats(dir);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.status().message().find("l2_replay_stats.json: not a JSON object"),
+            std::string::npos);
+  const std::string broken = dir_with("broken", "{\"speedup\": ");
+  ASSERT_FALSE(read_l2_run_stats(broken));
+}
+
+TEST(L2RunStats, WrongTypesReadAsDefaults) {
+  const std::string dir = dir_with("types", R"json({
+    "speedup": "fast", "trace_percent": null, "operations_selected": -3,
+    "outcome_mismatch_samples": [1, "store:('store', 0, 2)"],
+    "fleet": {"adapter": 7, "interrupted": "yes",
+              "by_operation": {"store": {"submitted": "68", "latency_ms": 3,
+                                         "latency_cdf_ms": [[1, 0.5], "x", [2]]},
+                               "lookup_task": 5},
+              "plan": {"dependency_edges": {"lookup_task->store": "30"}},
+              "timeline": {"index": [0, 1], "by_operation": {"store": {"dispatched": [1]}}}}})json");
+  const Result<L2RunStats> read = read_l2_run_stats(dir);
+  ASSERT_TRUE(read) << read.status().message();
+  const L2RunStats& s = read.value();
+  EXPECT_EQ(s.speedup, 0.0);
+  EXPECT_EQ(s.operations_selected, 0u);
+  EXPECT_EQ(s.adapter, "");
+  EXPECT_FALSE(s.interrupted);
+  EXPECT_EQ(s.outcome_mismatch_samples, std::vector<std::string>{"store:('store', 0, 2)"});
+  ASSERT_EQ(s.kinds.size(), 1u);  // lookup_task is not an object
+  EXPECT_EQ(s.kinds[0].submitted, 0u);
+  EXPECT_EQ(s.kinds[0].latency_cdf_ms.size(), 1u);
+  EXPECT_TRUE(s.plan.dependency_edges.empty());
+  // A column shorter than the index is a damaged timeline: kept as the reason, no columns.
+  EXPECT_NE(s.timeline.problem.find("timeline of store"), std::string::npos);
+  EXPECT_TRUE(s.timeline.by_operation.empty());
+  EXPECT_FALSE(s.prepare.has_value());
+}
+
+TEST(L2RunStats, AFleetRunsNodesAreRead) {
+  const std::string dir = dir_with("nodes", R"json({"nodes": [
+    {"node": "w0", "total_replay_seconds": 1.5, "fleet": {"dependency_violations": 0,
+     "by_operation": {"store": {"submitted": 10, "latency_ms": {"p99": 2.0}}}}},
+    {"node": "w1", "fleet": {"by_operation": {"load_task": {"submitted": 4}}}}, 3]})json");
+  const Result<L2RunStats> read = read_l2_run_stats(dir);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->nodes.size(), 2u);
+  EXPECT_EQ(read->nodes[0].name, "w0");
+  EXPECT_EQ(read->nodes[0].total_replay_seconds, 1.5);
+  EXPECT_EQ(read->nodes[0].kinds.at(0).latency_p99_ms, 2.0);
+  EXPECT_EQ(read->nodes[1].kinds.at(0).kind, "load_task");
+}
+
+}  // namespace
+}  // namespace fleet::summary
