@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "fleet/coordinator/session/known_workers.h"
+#include "fleet/coordinator/session/l2_local_run.h"
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/insight/report/outputs.h"
@@ -239,6 +240,7 @@ class L2FleetRun {
     if (Status s = util::write_file_atomically(stats, {l2replay::l2_fleet_stats_text(info, nodes)});
         !s)
       return fail(s);
+    write_l2_report_page(r);
     if (!r.output.quiet) {
       std::fputs(l2replay::l2_fleet_terminal_summary(info, nodes).c_str(), stdout);
       std::printf("  stats: %s\n", stats.c_str());

@@ -51,18 +51,6 @@ std::string in_dir(const ReplayOptions& o, const char* name) {
   return (std::filesystem::path(o.output.output_dir) / name).string();
 }
 
-// report.html beside the stats, drawn from the file as `coordinator report DIR` draws it. The
-// run's results stand without their picture: a failure is a warning.
-void write_page(const ReplayOptions& o) {
-  if (!o.output.write_report) return;
-  if (!o.l2.stats_out.empty()) {
-    spdlog::info("report.html not written: --l2-stats-out puts the stats outside --output-dir");
-    return;
-  }
-  const Result<std::string> page = report::html::write_l2_report_page(o.output.output_dir);
-  if (!page) spdlog::warn("report.html not written: {}", page.status().message());
-}
-
 ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   l2replay::L2PlanOptions po;
   po.trace_percent = o.l2.trace_percent;
@@ -88,7 +76,7 @@ ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   const std::string stats =
       o.l2.stats_out.empty() ? in_dir(o, "l2_replay_stats.json") : o.l2.stats_out;
   write_text(stats, l2replay::l2_replay_stats_text(plan, r));
-  write_page(o);
+  write_l2_report_page(o);
   if (!o.output.quiet) {
     std::fputs(l2replay::l2_terminal_summary(plan, r).c_str(), stdout);
     std::printf("  stats: %s\n", stats.c_str());
@@ -97,6 +85,16 @@ ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
 }
 
 }  // namespace
+
+void write_l2_report_page(const ReplayOptions& o) {
+  if (!o.output.write_report) return;
+  if (!o.l2.stats_out.empty()) {
+    spdlog::info("report.html not written: --l2-stats-out puts the stats outside --output-dir");
+    return;
+  }
+  const Result<std::string> page = report::html::write_l2_report_page(o.output.output_dir);
+  if (!page) spdlog::warn("report.html not written: {}", page.status().message());
+}
 
 ExitCode run_l2_local(const ReplayOptions& o) {
   if (Status s = refuse_storage_flags(o); !s) {

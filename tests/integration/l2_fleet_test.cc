@@ -129,6 +129,10 @@ TEST(L2Fleet, ShardSourcePutsEachServerOnItsOwnNodeAgainstOneRedis) {
     lookups += n["fleet"]["by_operation"]["lookup_task"]["latency_ms"]["count"].get<uint64_t>();
   EXPECT_EQ(j["fleet"]["by_operation"]["lookup_task"]["latency_ms"]["count"], lookups);
   EXPECT_EQ(lookups, 40u + 30 + 20);
+  // The fleet run's page: drawn from the merged stats, with the per-node table.
+  const std::string page = read_file(r.dir + "/report.html");
+  for (const char* node : {"local-0", "local-1", "local-2"})
+    EXPECT_NE(page.find(node), std::string::npos) << node;
 }
 
 // Requests whose lookup hits the second key of a two-key store: the store goes to its first

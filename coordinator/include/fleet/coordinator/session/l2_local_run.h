@@ -13,4 +13,9 @@ namespace fleet::session {
 // written).
 ExitCode run_l2_local(const ReplayOptions& options);
 
+// report.html beside l2_replay_stats.json in --output-dir, drawn from the file as `coordinator
+// report DIR` draws it (embedded and fleet L2 runs). The run's results stand without their
+// picture: a failure is a warning.
+void write_l2_report_page(const ReplayOptions& options);
+
 }  // namespace fleet::session
