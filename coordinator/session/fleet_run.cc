@@ -340,8 +340,11 @@ void FleetRun::start_workers() {
     s.trace_schema = reader_->header().trace_schema_version;
     s.credit_window = o_.credit_window;
     s.self_routing = self_routing_params();
+    // Silence counts from the START we send, read before it leaves: a worker can answer (and
+    // a test can step the virtual clock) before send() returns.
+    const int64_t sent_ns = clock_.now_ns();
     links_[i].send(wire::encode(s));
-    links_[i].mark_running(clock_.now_ns());
+    links_[i].mark_running(sent_ns);
   }
   spdlog::info("start: {} {} to {} worker(s), shard={}; T0 once every engine is ready",
                self_routing_ ? "each worker reads and routes" : "streaming", r.trace_path,

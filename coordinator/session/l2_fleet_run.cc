@@ -137,8 +137,9 @@ class L2FleetRun {
       s.node_count = static_cast<int>(links_.size());
       s.trace_level = "l2";
       s.l2 = l2;
+      const int64_t sent_ns = clock_.now_ns();  // before it leaves (fleet_run.cc: the same)
       links_[i].send(wire::encode(s));
-      links_[i].mark_running(clock_.now_ns());
+      links_[i].mark_running(sent_ns);
     }
     for (size_t f = 0; f < files_.size(); ++f) {
       spdlog::info("L2 file {} ({}): {}", f, files_[f],
