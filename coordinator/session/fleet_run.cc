@@ -25,6 +25,7 @@
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/pyjson.h"
 #include "fleet_causal_preview.h"
+#include "fleet_keys.h"
 #include "fleet_run_machine.h"
 #include "handshake.h"
 

@@ -18,6 +18,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/output_file.h"
+#include "fleet_keys.h"
 #include "handshake.h"
 #include "l2_fleet_inputs.h"
 #include "link_set.h"

@@ -5,11 +5,9 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/util/status.h"
@@ -32,11 +30,5 @@ class KnownWorkers {
 // any key given is an error (keys need --curve-cert).
 Status assign_worker_keys(std::vector<WorkerAddress>& addresses, const KnownWorkers* known,
                           bool curve);
-
-// The run's CURVE keys: the coordinator's (--curve-cert, or an ephemeral pair for --local
-// unless --insecure) and every worker's (assign_worker_keys, from the hosts file or
-// --known-workers); a warning for each plaintext link off this host.
-Status load_fleet_keys(const FleetOptions& o, std::vector<WorkerAddress>& addresses,
-                       std::optional<security::CurveKeyPair>& curve);
 
 }  // namespace fleet::session
