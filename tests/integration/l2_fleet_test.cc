@@ -100,7 +100,8 @@ TEST(L2Fleet, ShardSourcePutsEachServerOnItsOwnNodeAgainstOneRedis) {
         l2_run({files[i], "-q", "--speed", "0", "--l2-adapter", redis.adapter_json()},
                "src_embedded" + std::to_string(i));
     ASSERT_EQ(e.code, 0) << e.err;
-    for (const auto& [op, n] : stats_of(e.dir)["operations_submitted"].items())
+    const nlohmann::json own = stats_of(e.dir);  // a range-for over a temporary's member dangles
+    for (const auto& [op, n] : own["operations_submitted"].items())
       expected[op] += n.get<uint64_t>();
   }
   const RunResult r = l2_run({files[0], files[1], files[2], "--local", "3", "--shard", "source",
