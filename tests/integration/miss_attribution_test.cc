@@ -107,6 +107,15 @@ TEST(MissAttribution, ATenfoldRunAccountsForEveryMissAgainstItsBaseline) {
   const bool same = p["only_this_run"]["total"] == 0 && p["only_baseline"]["total"] == 0;
   EXPECT_NE(page.find(same ? "Same misses as the baseline" : "Speed-up changed the answer"),
             std::string::npos);
+  // compare puts the two runs' misses side by side, by blame.
+  const std::string json = (dir.path() / "cmp.json").string();
+  const Ran c = run("compare " + base + " " + fast + " --no-html --json " + json, dir);
+  ASSERT_EQ(c.code, 0) << c.err;
+  const nlohmann::json cmp = nlohmann::json::parse(read_file(json));
+  EXPECT_EQ(cmp["misses"]["total"]["a"].get<uint64_t>(), base_total);
+  EXPECT_EQ(cmp["misses"]["total"]["b"], m["total"]);
+  EXPECT_EQ(cmp["misses"]["only_this_run"]["b"], p["only_this_run"]["total"]);
+  EXPECT_NE(c.out.find("Misses (attribution: keys by blame)"), std::string::npos) << c.out;
 }
 
 TEST(MissAttribution, ABaselineWithoutAMissLogIsRefusedBeforeTheRun) {
