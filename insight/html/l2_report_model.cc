@@ -9,6 +9,7 @@
 #include "fleet/util/build_info.h"
 #include "fleet/util/json_pair.h"
 #include "fleet/util/utc_time.h"
+#include "l2_report_sections.h"
 
 namespace fleet::report::html {
 
@@ -230,6 +231,7 @@ Json build_l2_report_model(const L2RunStats& run) {
                 {"mismatch_samples", run.outcome_mismatch_samples},
                 {"plan", plan_json(run)},
                 {"nodes", nodes_json(run)}};
+  if (Json fairness = l2_fairness_json(run); !fairness.is_null()) model["fairness"] = fairness;
   if (run.interrupted) {
     model["partial"] = true;
     model["partial_reason"] = "interrupted: the stats cover the operations issued before the stop";

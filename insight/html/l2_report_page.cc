@@ -43,6 +43,7 @@ std::string render_l2_report_html(const Json& model) {
       {"outcomes", "Outcomes", l2_outcomes_section(model)},
       {"plan", "Plan", l2_plan_section(model)},
       {"nodes", "Nodes", l2_nodes_section(model)},
+      {"fairness", "Fairness", l2_fairness_section(model)},
   };
   std::string nav = "<nav class=\"toc\" aria-label=\"Sections\">";
   std::string body;

@@ -9,6 +9,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <set>
+
 #include "../unit/l2replay/l2_trace_builder.h"
 #include "fleet_fixture.h"
 #include "test_paths.h"
@@ -134,6 +136,28 @@ TEST(L2Fleet, ShardSourcePutsEachServerOnItsOwnNodeAgainstOneRedis) {
   const std::string page = read_file(r.dir + "/report.html");
   for (const char* node : {"local-0", "local-1", "local-2"})
     EXPECT_NE(page.find(node), std::string::npos) << node;
+  // The fairness view: each node's share of the operations (4 per request: 160/120/80, Jain's
+  // index 360^2 / (3 (160^2+120^2+80^2)) = 0.931) and each kind's latency across nodes.
+  EXPECT_NE(page.find("<section id=\"fairness\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"l2-fair-kinds\""), std::string::npos);
+  const std::string open = "<script type=\"application/json\" id=\"fleet-model\">";
+  const size_t at = page.find(open);
+  ASSERT_NE(at, std::string::npos);
+  const size_t from = at + open.size();
+  const nlohmann::json model =
+      nlohmann::json::parse(page.substr(from, page.find("</script>", from) - from));
+  EXPECT_NEAR(model["fairness"]["operations_jain"].get<double>(), 129600.0 / 139200.0, 1e-9);
+  std::multiset<uint64_t> per_node;
+  for (const auto& n : model["fairness"]["nodes"]) per_node.insert(n["operations"].get<uint64_t>());
+  EXPECT_EQ(per_node, (std::multiset<uint64_t>{80, 120, 160}));
+  size_t timed = 0;
+  for (const auto& k : model["fairness"]["kinds"]) {
+    if (k["p99_jain"].is_null()) continue;  // a kind no node timed (null, not a guess)
+    ++timed;
+    EXPECT_GT(k["p99_jain"].get<double>(), 1.0 / 3 - 1e-9) << k["kind"];
+    EXPECT_LE(k["p99_jain"].get<double>(), 1.0 + 1e-9) << k["kind"];
+  }
+  EXPECT_GE(timed, 3u);  // store, lookup, load at least
 }
 
 // Requests whose lookup hits the second key of a two-key store: the store goes to its first
