@@ -31,17 +31,17 @@ class KeyOwners {
   std::vector<int> of(const L2Plan& plan) const {
     std::unordered_map<int64_t, int> request_owner;  // the first lookup decides
     for (const L2PlanOp& op : plan.ops) {
-      if (op.op == L2Op::LookupTask && op.request_id >= 0 && !op.keys.empty())
-        request_owner.try_emplace(op.request_id, owner_of_key(op.keys.front()));
+      if (op.op == L2Op::LookupTask && op.request_id >= 0 && !op.key_ids.empty())
+        request_owner.try_emplace(op.request_id, owner_of_key(plan.keys[op.key_ids.front()]));
     }
     std::vector<int> owners(plan.ops.size());
     for (size_t i = 0; i < plan.ops.size(); ++i) {
       const L2PlanOp& op = plan.ops[i];
       if (op.request_id >= 0) {
-        auto [it, fresh] = request_owner.try_emplace(op.request_id, first_key_owner(op));
+        auto [it, fresh] = request_owner.try_emplace(op.request_id, first_key_owner(plan, op));
         owners[i] = it->second;  // a request without lookup: its first operation decides
       } else {
-        owners[i] = first_key_owner(op);
+        owners[i] = first_key_owner(plan, op);
       }
     }
     return owners;
@@ -51,8 +51,8 @@ class KeyOwners {
   int owner_of_key(const trace::ObjectKey& k) const {
     return router_->owner_of(trace::chunk_identity_hash(k.model_name, k.chunk_hash));
   }
-  int first_key_owner(const L2PlanOp& op) const {
-    if (!op.keys.empty()) return owner_of_key(op.keys.front());
+  int first_key_owner(const L2Plan& plan, const L2PlanOp& op) const {
+    if (!op.key_ids.empty()) return owner_of_key(plan.keys[op.key_ids.front()]);
     return static_cast<int>(op.sequence % static_cast<uint64_t>(router_->workers()));
   }
   std::optional<plan::ShardRouter> router_;
@@ -136,6 +136,12 @@ Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size
     if (owners[f][i] == o.node_index) new_index[f][i] = next++;
   L2Plan& out = share.plan;
   out.ops.reserve(next);
+  // Each file's keys after the previous files': an op's key ids move by its file's offset.
+  std::vector<uint32_t> key_offset;
+  for (const L2Plan& p : plans) {
+    key_offset.push_back(static_cast<uint32_t>(out.keys.size()));
+    out.keys.insert(out.keys.end(), p.keys.begin(), p.keys.end());
+  }
   std::set<std::pair<size_t, int64_t>> requests;
   for (const auto& [f, i] : order) {
     if (new_index[f][i] == kNowhere) continue;
@@ -151,6 +157,7 @@ Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size
       }
     }
     op.deps = std::move(deps);
+    for (uint32_t& id : op.key_ids) id += key_offset[f];
     op.t_mono += shift[f];
     if (op.request_id >= 0) requests.emplace(f, op.request_id);
     out.ops.push_back(std::move(op));

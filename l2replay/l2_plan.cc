@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <limits>
-#include <stdexcept>
+#include <optional>
 #include <unordered_map>
 
+#include "fleet/engine/key_table.h"
+#include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
@@ -54,7 +56,6 @@ L2PlanOp op_of(const L2Record& r) {
   op.adapter_index = r.adapter_index;
   op.task_id = r.task_id.value_or(0);
   op.request_id = r.request_id.value_or(-1);
-  op.keys = r.keys;
   op.sizes.assign(r.object_sizes.begin(), r.object_sizes.end());
   for (const auto& [gid, layout] : r.group_layouts)
     op.group_sizes.emplace_back(gid, layout.object_bytes());
@@ -67,6 +68,51 @@ void set_outcome(L2PlanOp& op, const L2Record& r) {
   op.source_succeeded = r.succeeded_count > 0;
   op.source_indices = r.indices;
 }
+
+// Store / lookup / load tasks by L2TaskKey -> op index. Task ids are small counters in practice
+// (the mock's is shared by all three operations): ids of the first adapter seen, below a bound
+// that grows with the tasks put, index a vector per operation; anything else goes to a hash map.
+// The bound only grows, so the newest put of a key is always where find looks first.
+class TaskIndex {
+ public:
+  void put(const L2TaskKey& k, uint32_t op) {
+    ++puts_;
+    if (dense_ok(k)) {
+      std::vector<uint32_t>& v = by_op_[static_cast<size_t>(k.op)];
+      const size_t id = static_cast<size_t>(k.task_id);
+      if (id >= v.size()) v.resize(std::max<size_t>(id + 1, v.size() * 2), kNone);
+      v[id] = op;
+    } else {
+      sparse_[k] = op;
+    }
+  }
+  std::optional<uint32_t> find(const L2TaskKey& k) const {
+    if (dense_ok(k)) {
+      const std::vector<uint32_t>& v = by_op_[static_cast<size_t>(k.op)];
+      const size_t id = static_cast<size_t>(k.task_id);
+      if (id < v.size() && v[id] != kNone) return v[id];
+    }
+    if (sparse_.empty()) return std::nullopt;
+    auto it = sparse_.find(k);
+    if (it == sparse_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  bool dense_ok(const L2TaskKey& k) const {
+    if (static_cast<size_t>(k.op) >= 3 || k.task_id < 0) return false;
+    if (!adapter_) adapter_ = k.adapter_index;
+    // A hostile task id cannot make the vector larger than a few entries per task put.
+    return k.adapter_index == *adapter_ && static_cast<uint64_t>(k.task_id) < 4 * puts_ + 65536;
+  }
+
+  mutable std::optional<int64_t> adapter_;  // the first adapter seen
+  uint64_t puts_ = 0;
+  std::vector<uint32_t> by_op_[3];  // Store, LookupTask, LoadTask
+  std::unordered_map<L2TaskKey, uint32_t, TaskKeyHash> sparse_;
+};
 
 // One pass: the selected operations, their completions, and what the refusals need.
 class Reading {
@@ -81,20 +127,27 @@ class Reading {
     if (trace::is_l2_submission(r.kind)) {
       if (plan_.source_operations_total++ >= cut_) return;
       plan_.ops.push_back(op_of(r));
+      intern_keys(r.keys, plan_.ops.back());
       if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete)
-        tasks_[r.task_key()] = static_cast<uint32_t>(plan_.ops.size() - 1);
+        tasks_.put(r.task_key(), static_cast<uint32_t>(plan_.ops.size() - 1));
     } else if (trace::is_l2_completion(r.kind)) {
-      auto it = tasks_.find(r.task_key());
-      if (it != tasks_.end()) set_outcome(plan_.ops[it->second], r);
+      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r);
     }
   }
 
-  void refuse_if_incomplete(const trace::ReaderCounters& counters) const {
+  // The distinct keys, by id, into the plan.
+  void finish_keys() {
+    plan_.keys.reserve(interned_.size());
+    for (uint32_t id = 0; id < interned_.size(); ++id) plan_.keys.push_back(interned_.key(id));
+    interned_.clear();
+  }
+
+  Status refusal(const trace::ReaderCounters& counters) const {
     std::vector<std::string> why = trace::l2_refusals(summary_.summary, counters);
-    if (why.empty()) return;
+    if (why.empty()) return Status();
     std::string text = plan_.path + ": ";
     for (size_t i = 0; i < why.size(); ++i) text += (i ? "; " : "") + why[i];
-    throw std::runtime_error(text);
+    return Status::error(text);
   }
 
  private:
@@ -110,10 +163,17 @@ class Reading {
       }
     }
   };
+  // While the keys are still in cache from the decode.
+  void intern_keys(const std::vector<trace::ObjectKey>& keys, L2PlanOp& op) {
+    op.key_ids.reserve(keys.size());
+    for (const trace::ObjectKey& k : keys) op.key_ids.push_back(interned_.try_emplace(k).first);
+  }
+
   L2Plan& plan_;
   uint64_t cut_;
   Completeness summary_;
-  std::unordered_map<L2TaskKey, uint32_t, TaskKeyHash> tasks_;
+  TaskIndex tasks_;
+  storage::KeyTable<uint8_t> interned_;  // never erased: slots are dense ids in first-seen order
 };
 
 }  // namespace
@@ -134,32 +194,43 @@ uint64_t L2Plan::prepare_bytes() const {
   return b;
 }
 
+std::vector<trace::ObjectKey> L2Plan::keys_of(const L2PlanOp& op) const {
+  std::vector<trace::ObjectKey> out;
+  out.reserve(op.key_ids.size());
+  for (uint32_t id : op.key_ids) out.push_back(keys[id]);
+  return out;
+}
+
 uint64_t selected_count(uint64_t total, double percent) {
   return static_cast<uint64_t>(std::ceil(static_cast<double>(total) * percent / 100.0));
 }
 
-L2Plan build_l2_plan(const std::string& path, const L2PlanOptions& o) {
-  if (!std::isfinite(o.trace_percent) || o.trace_percent <= 0 || o.trace_percent > 100) {
-    throw std::runtime_error(path + ": --trace-percent must be finite and in (0, 100]");
-  }
+Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
+  if (!std::isfinite(o.trace_percent) || o.trace_percent <= 0 || o.trace_percent > 100)
+    return Status::error(path + ": --trace-percent must be finite and in (0, 100]");
   L2Plan plan;
   plan.path = path;
   plan.trace_percent = o.trace_percent;
-  trace::ReaderOptions ro;
-  ro.max_frame_bytes = o.max_frame_bytes;
-  trace::L2Reader reader(path, ro);  // throws TraceError naming the file (also: not level l2)
-  plan.header = reader.header();
-  const uint64_t cut =
-      o.trace_percent < 100
-          ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
-          : std::numeric_limits<uint64_t>::max();
-  Reading reading(plan, cut);
-  L2Record r;
-  while (reader.next(r)) reading.add(r);
-  reading.refuse_if_incomplete(reader.counters());
+  try {  // the reader's TraceError names the file: unreadable, not level l2, damaged mid-read
+    trace::ReaderOptions ro;
+    ro.max_frame_bytes = o.max_frame_bytes;
+    trace::L2Reader reader(path, ro);
+    plan.header = reader.header();
+    const uint64_t cut =
+        o.trace_percent < 100
+            ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
+            : std::numeric_limits<uint64_t>::max();
+    Reading reading(plan, cut);
+    L2Record r;
+    while (reader.next(r)) reading.add(r);
+    if (Status s = reading.refusal(reader.counters()); !s) return s;
+    reading.finish_keys();
+  } catch (const trace::TraceError& e) {
+    return Status::error(e.what());
+  }
   const detail::StoresByKey stores = detail::successful_stores(plan);
   detail::link_dependencies(plan, stores);
-  detail::plan_preparation(plan, stores);
+  if (Status s = detail::plan_preparation(plan, stores); !s) return s;
   return plan;
 }
 

@@ -1,7 +1,6 @@
 #include "fleet/l2replay/l2_prepare.h"
 
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <unordered_set>
 
 #include "fleet/util/pyjson.h"
@@ -12,7 +11,7 @@ namespace {
 constexpr size_t kBatchKeys = 64;  // the fork's batch
 }
 
-L2PrepareResult prepare_l2(const L2Plan& plan, L2Target& target, double drain_timeout_s) {
+Result<L2PrepareResult> prepare_l2(const L2Plan& plan, L2Target& target, double drain_timeout_s) {
   util::Clock& clock = target.clock();
   const int64_t start = clock.now_ns();
   L2PrepareResult r;
@@ -39,8 +38,8 @@ L2PrepareResult prepare_l2(const L2Plan& plan, L2Target& target, double drain_ti
     }
     if (pending.empty()) break;
     if (clock.now_ns() >= deadline) {
-      throw std::runtime_error("L2 prepare timed out with " + std::to_string(pending.size()) +
-                               " task(s)");
+      return Status::error("L2 prepare timed out with " + std::to_string(pending.size()) +
+                           " task(s)");
     }
     if (done.empty()) target.wait(deadline);
   }

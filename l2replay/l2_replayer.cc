@@ -8,8 +8,8 @@
 #include <limits>
 #include <optional>
 #include <queue>
-#include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "fleet/l2replay/l2_timeline.h"
 
@@ -28,12 +28,57 @@ struct OpState {
   uint32_t pending_deps = 0;
 };
 
-std::vector<int64_t> indices_of(const std::vector<uint8_t>& bitmap) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < bitmap.size(); ++i)
-    if (bitmap[i]) out.push_back(static_cast<int64_t>(i));
-  return out;
+// Whether the set positions of `bitmap`, in order, are exactly `indices` (no list built).
+bool same_indices(const std::vector<uint8_t>& bitmap, const std::vector<int64_t>& indices) {
+  size_t next = 0;
+  for (size_t i = 0; i < bitmap.size(); ++i) {
+    if (!bitmap[i]) continue;
+    if (next == indices.size() || indices[next] != static_cast<int64_t>(i)) return false;
+    ++next;
+  }
+  return next == indices.size();
 }
+
+// Adapter task id -> op for the tasks in flight. Adapters count their task ids up from 0 (the
+// mock, fs and resp do), so ids below a bound that grows with the tasks put index a vector;
+// anything else goes to a hash map, with the same answers.
+class InFlight {
+ public:
+  void put(uint64_t task, uint32_t op) {
+    ++puts_;
+    ++size_;
+    if (dense_ok(task)) {
+      if (task >= by_task_.size())
+        by_task_.resize(std::max<size_t>(task + 1, by_task_.size() * 2), kNone);
+      by_task_[task] = op;
+    } else {
+      sparse_[task] = op;
+    }
+  }
+  // The op of `task`, removed; nullopt for a task not in flight.
+  std::optional<uint32_t> take(uint64_t task) {
+    if (task < by_task_.size() && by_task_[task] != kNone) {
+      --size_;
+      return std::exchange(by_task_[task], kNone);
+    }
+    auto it = sparse_.find(task);
+    if (it == sparse_.end()) return std::nullopt;
+    const uint32_t op = it->second;
+    sparse_.erase(it);
+    --size_;
+    return op;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  bool dense_ok(uint64_t task) const { return task < 4 * puts_ + 65536; }
+  std::vector<uint32_t> by_task_;
+  std::unordered_map<uint64_t, uint32_t> sparse_;
+  uint64_t puts_ = 0;
+  size_t size_ = 0;
+};
 
 class Replay {
  public:
@@ -46,7 +91,7 @@ class Replay {
     link_dependents();
   }
 
-  L2ReplayResult run() {
+  Result<L2ReplayResult> run() {
     start_ = clock_.now_ns();
     timeline_.emplace(start_);
     schedule();
@@ -62,7 +107,7 @@ class Replay {
       const int64_t now = clock_.now_ns();
       if (moved) last_progress_ = now;
       log_progress(now);
-      if (!moved) idle(now);
+      if (!moved && !idle(now)) return stalled();
     }
     const int64_t end = clock_.now_ns();
     result_.total_replay_seconds = seconds(end);
@@ -139,21 +184,21 @@ class Replay {
     switch (op.op) {
       case L2Op::Store:
         r.bytes_submitted += op.bytes();
-        in_flight_[adapter_.submit_store(std::move(op.keys), std::move(op.sizes))] = i;
+        in_flight_.put(adapter_.submit_store(plan_.keys_of(op), std::move(op.sizes)), i);
         break;
       case L2Op::LookupTask:
-        in_flight_[adapter_.submit_lookup_and_lock(std::move(op.keys))] = i;
+        in_flight_.put(adapter_.submit_lookup_and_lock(plan_.keys_of(op)), i);
         break;
       case L2Op::LoadTask:
         r.bytes_submitted += op.bytes();
-        in_flight_[adapter_.submit_load(std::move(op.keys), std::move(op.sizes))] = i;
+        in_flight_.put(adapter_.submit_load(plan_.keys_of(op), std::move(op.sizes)), i);
         break;
       case L2Op::Unlock:
-        adapter_.submit_unlock(std::move(op.keys));
+        adapter_.submit_unlock(plan_.keys_of(op));
         finish(i, now);
         break;
       default:  // delete: the target's only adapter, whatever the recorded index (-1)
-        adapter_.delete_keys(op.keys);
+        adapter_.delete_keys(plan_.keys_of(op));
         finish(i, now);
         break;
     }
@@ -168,13 +213,12 @@ class Replay {
   }
 
   void complete(const storage::L2Completion& c, int64_t now) {
-    auto it = in_flight_.find(c.task_id);
-    if (it == in_flight_.end()) {
+    const std::optional<uint32_t> taken = in_flight_.take(c.task_id);
+    if (!taken) {
       ++result_.unmatched_completions;
       return;
     }
-    const uint32_t i = it->second;
-    in_flight_.erase(it);
+    const uint32_t i = *taken;
     const L2PlanOp& op = plan_.ops[i];
     L2OpResult& r = result_.of(op.op);
     ++r.completed;
@@ -191,7 +235,7 @@ class Replay {
     ++r.outcome_comparisons;
     const bool same = op.op == L2Op::Store
                           ? c.success == (op.source_completed && op.source_succeeded)
-                          : indices_of(c.bitmap) == op.source_indices;
+                          : same_indices(c.bitmap, op.source_indices);
     if (same) return;
     ++r.outcome_mismatches;
     if (result_.mismatch_samples.size() < 10) {
@@ -211,17 +255,22 @@ class Replay {
     }
   }
 
-  void idle(int64_t now) {
-    if (now - last_progress_ > static_cast<int64_t>(o_.drain_timeout_s * kNsPerS)) {
-      throw std::runtime_error(
-          "L2 replay made no progress for " + std::to_string(o_.drain_timeout_s) + " s (" +
-          std::to_string(in_flight_.size()) + " task(s) in flight, " +
-          std::to_string(plan_.ops.size() - dispatched_) + " operation(s) not issued)");
-    }
+  Status stalled() const {
+    return Status::error("L2 replay made no progress for " + std::to_string(o_.drain_timeout_s) +
+                         " s (" + std::to_string(in_flight_.size()) + " task(s) in flight, " +
+                         std::to_string(plan_.ops.size() - dispatched_) +
+                         " operation(s) not issued)");
+  }
+
+  // Waits for the next due operation or completion; false once nothing moved for the drain
+  // timeout.
+  bool idle(int64_t now) {
+    if (now - last_progress_ > static_cast<int64_t>(o_.drain_timeout_s * kNsPerS)) return false;
     int64_t until = ready_.empty() ? kNever : ready_.top().first;
     if (until == kNever)
       until = last_progress_ + static_cast<int64_t>(o_.drain_timeout_s * kNsPerS) + 1;
     target_.wait(until);
+    return true;
   }
 
   void log_progress(int64_t now) {
@@ -248,7 +297,7 @@ class Replay {
   std::vector<uint32_t> dependents_;
   using Ready = std::pair<int64_t, uint32_t>;  // (earliest dispatch, op): file order on ties
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready_;
-  std::unordered_map<uint64_t, uint32_t> in_flight_;  // adapter task id -> op
+  InFlight in_flight_;
   std::vector<storage::L2Completion> done_;
   uint64_t dispatched_ = 0;
   int64_t start_ = 0;
@@ -276,7 +325,8 @@ uint64_t L2ReplayResult::comparisons() const {
   return n;
 }
 
-L2ReplayResult replay_l2_plan(L2Plan& plan, L2Target& target, const L2ReplayOptions& options) {
+Result<L2ReplayResult> replay_l2_plan(L2Plan& plan, L2Target& target,
+                                      const L2ReplayOptions& options) {
   return Replay(plan, target, options).run();
 }
 

@@ -3,18 +3,29 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "fleet/engine/l2_adapter_factory.h"
 
 namespace fleet::l2replay {
 
-L2Target::L2Target(const storage::EngineConfig& config, util::Clock& clock) : clock_(clock) {
+Result<std::unique_ptr<L2Target>> L2Target::create(const storage::EngineConfig& config,
+                                                   util::Clock& clock) {
   if (config.l2_adapters.size() != 1) {
-    throw std::invalid_argument("L2 replay requires exactly one target adapter (--l2-adapter; " +
-                                std::to_string(config.l2_adapters.size()) + " given)");
+    return Status::error("L2 replay requires exactly one target adapter (--l2-adapter; " +
+                         std::to_string(config.l2_adapters.size()) + " given)");
   }
-  adapter_ = storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+  std::unique_ptr<storage::L2Adapter> adapter;
+  try {  // the engine's adapter builders throw naming the field or what they met (ENGINE_BUILD)
+    adapter = storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+  } catch (const std::exception& e) {
+    return Status::error(e.what());
+  }
+  return std::unique_ptr<L2Target>(new L2Target(std::move(adapter), config, clock));
+}
+
+L2Target::L2Target(std::unique_ptr<storage::L2Adapter> adapter, const storage::EngineConfig& config,
+                   util::Clock& clock)
+    : clock_(clock), adapter_(std::move(adapter)) {
   storage::L2AdapterContext ctx;
   ctx.clock = &clock_;
   ctx.synchronous = clock_.is_virtual();  // as the engine: inline I/O keeps a run deterministic

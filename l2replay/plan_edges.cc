@@ -3,26 +3,34 @@
 // load for its request's lookups; an unlock for its request's loads, or its lookups when the
 // selection holds no load; stores and deletes wait for nothing.
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "plan_reading.h"
 
 namespace fleet::l2replay::detail {
 
 StoresByKey successful_stores(const L2Plan& plan) {
+  auto succeeded = [](const L2PlanOp& op) {
+    return op.op == L2Op::Store && op.source_completed && op.source_succeeded;
+  };
   StoresByKey out;
-  for (uint32_t i = 0; i < plan.ops.size(); ++i) {
-    const L2PlanOp& op = plan.ops[i];
-    if (op.op != L2Op::Store || !op.source_completed || !op.source_succeeded) continue;
-    for (const auto& k : op.keys) out[k].push_back({op.completion_sequence, i});
-  }
-  for (auto& [k, v] : out) {
-    std::sort(v.begin(), v.end(), [](const StoreDone& a, const StoreDone& b) {
-      return a.completion_sequence < b.completion_sequence;
-    });
+  out.at.assign(plan.keys.size() + 1, 0);
+  for (uint32_t i = 0; i < plan.ops.size(); ++i)
+    if (succeeded(plan.ops[i]))
+      for (uint32_t k : plan.ops[i].key_ids) ++out.at[k + 1];
+  for (size_t k = 1; k < out.at.size(); ++k) out.at[k] += out.at[k - 1];
+  out.done.resize(out.at.back());
+  std::vector<uint32_t> fill(out.at.begin(), out.at.end() - 1);
+  for (uint32_t i = 0; i < plan.ops.size(); ++i)
+    if (succeeded(plan.ops[i]))
+      for (uint32_t k : plan.ops[i].key_ids)
+        out.done[fill[k]++] = {plan.ops[i].completion_sequence, i};
+  for (uint32_t k = 0; k < plan.keys.size(); ++k) {
+    std::sort(out.done.begin() + out.at[k], out.done.begin() + out.at[k + 1],
+              [](const StoreDone& a, const StoreDone& b) {
+                return a.completion_sequence < b.completion_sequence;
+              });
   }
   return out;
 }
@@ -35,13 +43,12 @@ void add_dep(L2PlanOp& op, uint32_t dep) {
 
 void link_lookup(L2Plan& plan, uint32_t i, const StoresByKey& stores) {
   L2PlanOp& op = plan.ops[i];
+  const std::vector<uint32_t>& ids = op.key_ids;
   for (int64_t hit : op.source_indices) {
-    if (hit < 0 || static_cast<uint64_t>(hit) >= op.keys.size()) continue;
-    auto it = stores.find(op.keys[static_cast<size_t>(hit)]);
-    if (it == stores.end()) continue;
+    if (hit < 0 || static_cast<uint64_t>(hit) >= ids.size()) continue;
     const StoreDone* latest_before = nullptr;
     bool overlapped = false;
-    for (const StoreDone& s : it->second) {
+    for (const StoreDone& s : stores.of(ids[static_cast<size_t>(hit)])) {
       if (s.completion_sequence < op.sequence) latest_before = &s;
       if (s.completion_sequence > op.sequence && s.completion_sequence < op.completion_sequence)
         overlapped = true;
@@ -57,12 +64,21 @@ struct Request {
 };
 
 void count_edges(L2Plan& plan) {
+  // Per (dependent, dependency) kind first: a string key per edge would cost a map lookup each.
+  constexpr size_t kOps = static_cast<size_t>(L2Op::None) + 1;
+  uint64_t counts[kOps][kOps] = {};
   for (const L2PlanOp& op : plan.ops) {
     for (uint32_t d : op.deps) {
       const L2PlanOp& dep = plan.ops[d];
-      ++plan.edge_counts[std::string(trace::l2_op_name(op.op)) + "->" +
-                         std::string(trace::l2_op_name(dep.op))];
+      ++counts[static_cast<size_t>(op.op)][static_cast<size_t>(dep.op)];
       plan.forward_edges += dep.sequence > op.sequence;
+    }
+  }
+  for (size_t a = 0; a < kOps; ++a) {
+    for (size_t b = 0; b < kOps; ++b) {
+      if (counts[a][b] == 0) continue;
+      plan.edge_counts[std::string(trace::l2_op_name(static_cast<L2Op>(a))) + "->" +
+                       std::string(trace::l2_op_name(static_cast<L2Op>(b)))] += counts[a][b];
     }
   }
 }
@@ -70,19 +86,23 @@ void count_edges(L2Plan& plan) {
 }  // namespace
 
 void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
-  std::unordered_map<int64_t, Request> requests;
+  std::unordered_map<int64_t, uint32_t> request_index;
+  std::vector<Request> requests;
+  std::vector<uint32_t> request_of(plan.ops.size(), UINT32_MAX);
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const L2PlanOp& op = plan.ops[i];
-    if (op.op == L2Op::LookupTask) requests[op.request_id].lookups.push_back(i);
-    if (op.op == L2Op::LoadTask) requests[op.request_id].loads.push_back(i);
+    if (op.op != L2Op::LookupTask && op.op != L2Op::LoadTask && op.op != L2Op::Unlock) continue;
+    const auto [it, fresh] = request_index.try_emplace(op.request_id, requests.size());
+    if (fresh) requests.emplace_back();
+    request_of[i] = it->second;
+    if (op.op == L2Op::LookupTask) requests[it->second].lookups.push_back(i);
+    if (op.op == L2Op::LoadTask) requests[it->second].loads.push_back(i);
   }
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     L2PlanOp& op = plan.ops[i];
     if (op.op == L2Op::LookupTask && op.source_completed) link_lookup(plan, i, stores);
     if (op.op != L2Op::LoadTask && op.op != L2Op::Unlock) continue;
-    auto it = requests.find(op.request_id);
-    if (it == requests.end()) continue;
-    const Request& r = it->second;
+    const Request& r = requests[request_of[i]];
     op.deps = (op.op == L2Op::Unlock && !r.loads.empty()) ? r.loads : r.lookups;
   }
   count_edges(plan);
@@ -90,57 +110,66 @@ void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
 
 namespace {
 
+constexpr uint64_t kNoSize = UINT64_MAX;
+
 // The size a prepared key is stored with: the last recorded object size of the key among the
 // selected stores and loads, else its object group's layout in the lookup that found it.
 class Sizes {
  public:
-  explicit Sizes(const L2Plan& plan) {
+  explicit Sizes(const L2Plan& plan) : recorded_(plan.keys.size(), kNoSize) {
     for (const L2PlanOp& op : plan.ops) {
       if (op.op != L2Op::Store && op.op != L2Op::LoadTask) continue;
-      for (size_t i = 0; i < op.keys.size() && i < op.sizes.size(); ++i)
-        recorded_[op.keys[i]] = op.sizes[i];
+      const std::vector<uint32_t>& ids = op.key_ids;
+      for (size_t k = 0; k < ids.size() && k < op.sizes.size(); ++k)
+        recorded_[ids[k]] = op.sizes[k];
     }
   }
-  bool size_of(const trace::ObjectKey& k, const L2PlanOp& lookup, uint64_t& out) const {
-    if (auto it = recorded_.find(k); it != recorded_.end()) return (out = it->second), true;
+  bool size_of(uint32_t id, int64_t group, const L2PlanOp& lookup, uint64_t& out) const {
+    if (recorded_[id] != kNoSize) return (out = recorded_[id]), true;
     for (const auto& [gid, bytes] : lookup.group_sizes) {
-      if (gid == k.object_group_id) return (out = bytes), true;
+      if (gid == group) return (out = bytes), true;
     }
     return false;
   }
 
  private:
-  std::unordered_map<trace::ObjectKey, uint64_t, trace::ObjectKeyHash> recorded_;
+  std::vector<uint64_t> recorded_;  // by key id; kNoSize: none recorded
 };
+
+Status missing_layout(const L2Plan& plan, const L2PlanOp& lookup) {
+  return Status::error(plan.path + ": record " + std::to_string(lookup.sequence) +
+                       ": L2 lookup submission is missing layout metadata");
+}
 
 }  // namespace
 
-void plan_preparation(L2Plan& plan, const StoresByKey& stores) {
+Status plan_preparation(L2Plan& plan, const StoresByKey& stores) {
   const Sizes sizes(plan);
-  std::unordered_set<trace::ObjectKey, trace::ObjectKeyHash> seen;
-  for (const L2PlanOp& op : plan.ops) {
+  std::vector<bool> seen(plan.keys.size(), false);
+  std::vector<uint32_t> hit_by(plan.keys.size(), UINT32_MAX);  // the lookup that hit the key last
+  for (uint32_t i = 0; i < plan.ops.size(); ++i) {
+    const L2PlanOp& op = plan.ops[i];
     if (op.op != L2Op::LookupTask) continue;
-    if (op.group_sizes.empty()) {  // the fork refuses such a lookup when it dispatches it
-      throw std::runtime_error(plan.path + ": record " + std::to_string(op.sequence) +
-                               ": L2 lookup submission is missing layout metadata");
-    }
-    std::unordered_set<trace::ObjectKey, trace::ObjectKeyHash> hits;
-    for (int64_t h : op.source_indices) {
-      if (h >= 0 && static_cast<uint64_t>(h) < op.keys.size()) hits.insert(op.keys[size_t(h)]);
-    }
-    for (const auto& k : op.keys) {
-      if (!seen.insert(k).second || !op.source_completed || !hits.count(k)) continue;
-      auto st = stores.find(k);  // a store of it completed before the lookup did: not prepared
-      if (st != stores.end() && st->second.front().completion_sequence < op.completion_sequence)
-        continue;
+    if (op.group_sizes.empty())  // the fork refuses such a lookup when it dispatches it
+      return missing_layout(plan, op);
+    const std::vector<uint32_t>& ids = op.key_ids;
+    for (int64_t h : op.source_indices)
+      if (h >= 0 && static_cast<uint64_t>(h) < ids.size()) hit_by[ids[size_t(h)]] = i;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const uint32_t id = ids[k];
+      if (seen[id]) continue;
+      seen[id] = true;
+      if (!op.source_completed || hit_by[id] != i) continue;
+      // A store of it completed before the lookup did: not prepared.
+      const std::span<const StoreDone> st = stores.of(id);
+      if (!st.empty() && st.front().completion_sequence < op.completion_sequence) continue;
       uint64_t size = 0;
-      if (!sizes.size_of(k, op, size)) {
-        throw std::runtime_error(plan.path + ": record " + std::to_string(op.sequence) +
-                                 ": L2 lookup submission is missing layout metadata");
-      }
-      plan.prepare.push_back({k, size});
+      const trace::ObjectKey& key = plan.keys[id];
+      if (!sizes.size_of(id, key.object_group_id, op, size)) return missing_layout(plan, op);
+      plan.prepare.push_back({key, size});
     }
   }
+  return Status();
 }
 
 }  // namespace fleet::l2replay::detail

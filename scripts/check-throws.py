@@ -32,17 +32,8 @@ ENGINE_BUILD = ("building the engine meets the outside world (a directory, a Red
 CHECKED_BY_CALLER = ("a constructor or factory handed what its caller validated first "
                      "(EngineConfig::validate, the flags' checks): an invariant, not input")
 
-L2_REPLAY = ("the embedded L2 replay (issue 42) still throws for its plan's refusals, a target "
-             "that is not one adapter and a stalled drain; coordinator/session/l2_local_run.cc "
-             "catches them once and exits with the message: to become Results")
-
 # file -> (throws allowed, why). Only the classes docs/architecture.md names.
 ALLOWED = {
-    "l2replay/l2_plan.cc": (2, L2_REPLAY),
-    "l2replay/l2_prepare.cc": (1, L2_REPLAY),
-    "l2replay/l2_replayer.cc": (1, L2_REPLAY),
-    "l2replay/l2_target.cc": (1, L2_REPLAY),
-    "l2replay/plan_edges.cc": (2, L2_REPLAY),
     "stats/l2_failures_json.cc": (10, DONE_DECODER + "; fleet_summary.json's reader makes it a "
                                   "Result (run_summary_reader.cc l2_failures_of)"),
     "stats/lateness_stats.cc": (3, DONE_DECODER),

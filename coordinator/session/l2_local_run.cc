@@ -35,36 +35,38 @@ Status refuse_storage_flags(const ReplayOptions& o) {
                        " is an L2 adapter-level trace (docs/l2-traces.md)");
 }
 
-// A failure of the L2 replay's own steps, caught once in run_l2_local.
-struct L2RunError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Inside replay()'s try: a failed write is thrown on to its one catch, which names it.
-void write_text(const std::string& path, const std::string& text) {
+Status write_text(const std::string& path, const std::string& text) {
   const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  if (Status s = util::write_file_atomically(path, {text}); !s) throw L2RunError(s.message());
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) return Status::error("cannot create " + parent.string() + ": " + ec.message());
+  return util::write_file_atomically(path, {text});
 }
 
 std::string in_dir(const ReplayOptions& o, const char* name) {
   return (std::filesystem::path(o.output.output_dir) / name).string();
 }
 
-ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
+// Each step's failure is a value naming what failed: the trace and its refusals, the output
+// directory, the adapter, a stalled prepare or drain, a file that cannot be written.
+Result<ExitCode> replay(const ReplayOptions& o, util::Clock& clock) {
   l2replay::L2PlanOptions po;
   po.trace_percent = o.l2.trace_percent;
   po.max_frame_bytes = o.max_frame_bytes;
-  l2replay::L2Plan plan = l2replay::build_l2_plan(o.trace_path, po);
-  if (Status s = report::prepare_output_dir(o.output.output_dir); !s) throw L2RunError(s.message());
-  l2replay::L2Target target(o.engine, clock);
+  Result<l2replay::L2Plan> plan = l2replay::build_l2_plan(o.trace_path, po);
+  if (!plan) return plan.status();
+  if (Status s = report::prepare_output_dir(o.output.output_dir); !s) return s;
+  Result<std::unique_ptr<l2replay::L2Target>> target = l2replay::L2Target::create(o.engine, clock);
+  if (!target) return target.status();
   if (o.l2.prepare || o.l2.prepare_only) {
-    const auto p = l2replay::prepare_l2(plan, target, o.l2.drain_timeout_s);
-    write_text(in_dir(o, "l2_prepare_manifest.json"), l2replay::prepare_manifest_json(p));
+    const auto p = l2replay::prepare_l2(plan.value(), *target.value(), o.l2.drain_timeout_s);
+    if (!p) return p.status();
+    const std::string manifest = l2replay::prepare_manifest_json(p.value());
+    if (Status s = write_text(in_dir(o, "l2_prepare_manifest.json"), manifest); !s) return s;
     if (!o.output.quiet) {
       std::printf("L2 prepare: %llu objects, %llu bytes, %.3f s\n",
-                  static_cast<unsigned long long>(p.prepared_objects),
-                  static_cast<unsigned long long>(p.prepared_bytes), p.elapsed_seconds);
+                  static_cast<unsigned long long>(p->prepared_objects),
+                  static_cast<unsigned long long>(p->prepared_bytes), p->elapsed_seconds);
     }
     if (o.l2.prepare_only) return ExitCode::kOk;
   }
@@ -72,16 +74,19 @@ ExitCode replay(const ReplayOptions& o, util::Clock& clock) {
   ro.speed = o.speed;
   ro.drain_timeout_s = o.l2.drain_timeout_s;
   ro.stop = &g_stop;
-  const l2replay::L2ReplayResult r = l2replay::replay_l2_plan(plan, target, ro);
+  const Result<l2replay::L2ReplayResult> r =
+      l2replay::replay_l2_plan(plan.value(), *target.value(), ro);
+  if (!r) return r.status();
   const std::string stats =
       o.l2.stats_out.empty() ? in_dir(o, "l2_replay_stats.json") : o.l2.stats_out;
-  write_text(stats, l2replay::l2_replay_stats_text(plan, r));
+  if (Status s = write_text(stats, l2replay::l2_replay_stats_text(plan.value(), r.value())); !s)
+    return s;
   write_l2_report_page(o);
   if (!o.output.quiet) {
-    std::fputs(l2replay::l2_terminal_summary(plan, r).c_str(), stdout);
+    std::fputs(l2replay::l2_terminal_summary(plan.value(), r.value()).c_str(), stdout);
     std::printf("  stats: %s\n", stats.c_str());
   }
-  return r.interrupted ? ExitCode::kInterrupted : ExitCode::kOk;
+  return r->interrupted ? ExitCode::kInterrupted : ExitCode::kOk;
 }
 
 }  // namespace
@@ -110,15 +115,12 @@ ExitCode run_l2_local(const ReplayOptions& o) {
   g_stop.store(false);
   auto old_int = std::signal(SIGINT, on_signal);
   auto old_term = std::signal(SIGTERM, on_signal);
-  ExitCode code = ExitCode::kBadInput;
-  try {
-    code = replay(o, *clock);
-  } catch (const std::exception& e) {  // the trace, its refusals, the adapter, a stalled target
-    spdlog::error("{}", e.what());
-  }
+  const Result<ExitCode> code = replay(o, *clock);
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
-  return code;
+  if (code) return code.value();
+  spdlog::error("{}", code.status().message());
+  return code.status().code();
 }
 
 }  // namespace fleet::session

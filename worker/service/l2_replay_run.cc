@@ -17,13 +17,13 @@ namespace {
 // This node's share of the files, or why it cannot be had (the message names the file).
 Result<l2replay::L2Share> plan_share(const RunSetup::L2& l2) {
   const std::vector<size_t> read = l2replay::l2_files_of_node(l2.paths.size(), l2.share);
-  try {
-    std::vector<l2replay::L2Plan> plans;
-    for (size_t f : read) plans.push_back(l2replay::build_l2_plan(l2.paths[f], l2.plan));
-    return l2replay::build_l2_share(std::move(plans), read, l2.shift_s, l2.share);
-  } catch (const std::exception& e) {  // unreadable, not level l2, one of the fork's refusals
-    return Status::error(e.what());
+  std::vector<l2replay::L2Plan> plans;
+  for (size_t f : read) {  // unreadable, not level l2, one of the fork's refusals
+    Result<l2replay::L2Plan> plan = l2replay::build_l2_plan(l2.paths[f], l2.plan);
+    if (!plan) return plan.status();
+    plans.push_back(std::move(plan).value());
   }
+  return l2replay::build_l2_share(std::move(plans), read, l2.shift_s, l2.share);
 }
 
 wire::NodeResult node_result(const std::string& name, const l2replay::L2ReplayResult& r,
@@ -51,14 +51,15 @@ void ReplayRun::run_l2(util::Clock& clock, int64_t began_ns) {
     outcome_.trace_error = who + "L2 trace: " + share.status().message();
     return;
   }
-  std::unique_ptr<l2replay::L2Target> target;
-  try {
-    target = std::make_unique<l2replay::L2Target>(setup_.engine, clock);
-  } catch (const std::exception& e) {  // no adapter, or one that cannot be built or reached
+  // No adapter, or one that cannot be built or reached.
+  Result<std::unique_ptr<l2replay::L2Target>> made =
+      l2replay::L2Target::create(setup_.engine, clock);
+  if (!made) {
     std::lock_guard<std::mutex> lock(mu_);
-    outcome_.engine_error = who + "L2 adapter: " + e.what();
+    outcome_.engine_error = who + "L2 adapter: " + made.status().message();
     return;
   }
+  std::unique_ptr<l2replay::L2Target> target = std::move(made).value();
   engine_build_ns_.store(setup_.real_clock->now_ns() - began_ns);
   queue_.wake_network();  // READY
   wait_for_go();
@@ -71,17 +72,16 @@ void ReplayRun::run_l2(util::Clock& clock, int64_t began_ns) {
   ro.progress_every_s = 0;  // the coordinator shows progress; a node's line would repeat N times
   ro.stop = &l2_stop_;
   ro.origin_t_mono = 0.0;  // the aligned timeline's origin: the earliest file's first record
-  l2replay::L2ReplayResult r;
-  try {
-    r = l2replay::replay_l2_plan(share.value().plan, *target, ro);
-  } catch (const std::exception& e) {  // the target stopped completing (--drain-timeout)
+  const Result<l2replay::L2ReplayResult> r =
+      l2replay::replay_l2_plan(share.value().plan, *target, ro);
+  if (!r) {  // the target stopped completing (--drain-timeout)
     std::lock_guard<std::mutex> lock(mu_);
-    outcome_.engine_error = who + "L2 adapter: " + e.what();
+    outcome_.engine_error = who + "L2 adapter: " + r.status().message();
     return;
   }
   target.reset();  // closes the adapter before the result goes out
   util::HugeString payload =
-      wire::encode_done_message(node_result(setup_.node_name, r, share.value().figures));
+      wire::encode_done_message(node_result(setup_.node_name, r.value(), share.value().figures));
   std::lock_guard<std::mutex> lock(mu_);
   outcome_.done = std::move(payload);
 }

@@ -35,7 +35,7 @@ L2Share share_of(const std::vector<std::string>& files, const std::vector<double
                  const L2ShareOptions& o) {
   const std::vector<size_t> read = l2_files_of_node(files.size(), o);
   std::vector<L2Plan> plans;
-  for (size_t f : read) plans.push_back(build_l2_plan(files[f]));
+  for (size_t f : read) plans.push_back(build_l2_plan(files[f]).value());
   auto s = build_l2_share(std::move(plans), read, shift, o);
   EXPECT_TRUE(s.ok()) << s.status().message();
   return std::move(s).value();
@@ -105,7 +105,7 @@ TEST(L2FleetShare, KeyKeepsRequestsWholeAndCountsTheEdgesItCuts) {
 
 TEST(L2FleetShare, KeyShardingWithoutEveryNameIsAnError) {
   std::vector<L2Plan> plans;
-  plans.push_back(build_l2_plan(chains("e0", 0, 1, 1)));
+  plans.push_back(build_l2_plan(chains("e0", 0, 1, 1)).value());
   L2ShareOptions o{L2Shard::Key, 0, 2, {"only-one"}};
   EXPECT_FALSE(build_l2_share(std::move(plans), {0}, {0.0}, o).ok());
 }

@@ -40,13 +40,16 @@ Replayed replay(const std::string& path, const storage::EngineConfig& cfg, util:
                 double speed, bool prepare = false, double percent = 100) {
   L2PlanOptions po;
   po.trace_percent = percent;
-  Replayed run{build_l2_plan(path, po), {}, {}};
-  L2Target target(cfg, clock);
-  if (prepare) run.prepared = prepare_l2(run.plan, target, 10);
+  Result<L2Plan> plan = build_l2_plan(path, po);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  Replayed run{std::move(plan).value(), {}, {}};
+  Result<std::unique_ptr<L2Target>> target = L2Target::create(cfg, clock);
+  EXPECT_TRUE(target.ok()) << target.status().message();
+  if (prepare) run.prepared = prepare_l2(run.plan, *target.value(), 10).value();
   L2ReplayOptions o;
   o.speed = speed;
   o.drain_timeout_s = 10;
-  run.result = replay_l2_plan(run.plan, target, o);
+  run.result = replay_l2_plan(run.plan, *target.value(), o).value();
   return run;
 }
 
@@ -145,9 +148,34 @@ TEST(L2Replay, FixturePacedAtSpeedTenMatchesSpeedOne) {
 
 TEST(L2Replay, RequiresExactlyOneTargetAdapter) {
   storage::EngineConfig none;
-  EXPECT_THAT([&] { L2Target t(none, util::RealClock::instance()); },
-              ThrowsMessage<std::invalid_argument>(
-                  HasSubstr("L2 replay requires exactly one target adapter")));
+  const auto t = L2Target::create(none, util::RealClock::instance());
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(), HasSubstr("L2 replay requires exactly one target adapter"));
+}
+
+// A mock this slow never completes a 4 KiB task within the drain timeout: the replay and the
+// preparation end with an error that says so, not an exception.
+TEST(L2Replay, AStalledTargetIsAnErrorNamingWhatWasLeft) {
+  L2TraceBuilder b;
+  b.store(1, {key(1)}).store_done(1);
+  b.lookup(11, 2, {key(7)}).lookup_done(11, 2, {0}).end();
+  const std::string path = b.write("stalled");
+  const storage::EngineConfig slow = mock_config(1e-9);
+  Result<L2Plan> plan = build_l2_plan(path);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto target = L2Target::create(slow, util::RealClock::instance());
+  ASSERT_TRUE(target.ok()) << target.status().message();
+  const auto prepared = prepare_l2(plan.value(), *target.value(), 0.1);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().message(), "L2 prepare timed out with 1 task(s)");
+  L2ReplayOptions o;
+  o.speed = 0;
+  o.drain_timeout_s = 0.1;
+  o.progress_every_s = 0;
+  const auto r = replay_l2_plan(plan.value(), *target.value(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(),
+              StartsWith("L2 replay made no progress for 0.100000 s (1 task(s) in flight, "));
 }
 
 TEST(L2Replay, AgainstARealRedis) {

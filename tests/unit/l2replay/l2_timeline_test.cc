@@ -46,12 +46,12 @@ TEST(L2Timeline, TheFixturesWindowsAddUpToTheTotals) {
   storage::EngineConfig cfg;
   storage::add_l2_adapter(cfg, {{"type", "mock"}, {"max_size_gb", 4}, {"mock_bandwidth_gb", 100}});
   util::VirtualClock clock;
-  L2Plan plan = build_l2_plan(::fleet::test::shared_fixtures() + "/l2/l2_small.lct");
-  L2Target target(cfg, clock);
-  prepare_l2(plan, target, 10);
+  L2Plan plan = build_l2_plan(::fleet::test::shared_fixtures() + "/l2/l2_small.lct").value();
+  auto target = L2Target::create(cfg, clock).value();
+  ASSERT_TRUE(prepare_l2(plan, *target, 10).ok());
   L2ReplayOptions o;
   o.speed = 1;
-  const L2ReplayResult r = replay_l2_plan(plan, target, o);
+  const L2ReplayResult r = replay_l2_plan(plan, *target, o).value();
   ASSERT_EQ(r.timeline.size(), 5u);  // 4.47 s of trace at 1x
   for (size_t k = 0; k < kL2OpCount; ++k) {
     uint64_t dispatched = 0, completed = 0, failed = 0, bytes = 0;

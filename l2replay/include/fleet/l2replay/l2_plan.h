@@ -13,6 +13,7 @@
 
 #include "fleet/trace/header.h"
 #include "fleet/trace/l2_record.h"
+#include "fleet/util/status.h"
 
 namespace fleet::l2replay {
 
@@ -25,7 +26,9 @@ struct L2PlanOp {
   int64_t adapter_index = 0;
   int64_t task_id = 0;      // store / lookup / load
   int64_t request_id = -1;  // lookup / load / unlock; -1: none
-  std::vector<trace::ObjectKey> keys;
+  // The record's keys, in order, as ids into L2Plan::keys: a key is stored once per plan, so a
+  // trace of millions of key mentions does not hold millions of 70-byte keys.
+  std::vector<uint32_t> key_ids;
   std::vector<uint64_t> sizes;                            // store / load: object_sizes
   std::vector<std::pair<int64_t, uint64_t>> group_sizes;  // lookup: object group -> bytes
   // The source's outcome, from the task's completion record (a later duplicate overwrites).
@@ -47,7 +50,8 @@ struct L2PreparedObject {
 struct L2Plan {
   std::string path;
   trace::Header header;
-  std::vector<L2PlanOp> ops;  // the selected submissions, in file order
+  std::vector<L2PlanOp> ops;           // the selected submissions, in file order
+  std::vector<trace::ObjectKey> keys;  // every distinct key of the ops, by id (first-seen order)
   std::vector<L2PreparedObject> prepare;
   uint64_t source_operations_total = 0;  // submissions in the whole trace
   double trace_percent = 100.0;
@@ -63,6 +67,8 @@ struct L2Plan {
   // t_mono of the last selected operation minus the origin, unscaled.
   double trace_submission_window_seconds() const;
   uint64_t prepare_bytes() const;
+  // The op's keys, as the adapter takes them.
+  std::vector<trace::ObjectKey> keys_of(const L2PlanOp& op) const;
 };
 
 struct L2PlanOptions {
@@ -70,12 +76,12 @@ struct L2PlanOptions {
   uint32_t max_frame_bytes = 64u << 20;
 };
 
-// Reads `path` and builds its plan. Throws std::runtime_error whose message starts with the
-// path: the trace is unreadable or not level "l2", the fork's refusals (end marker missing or
+// Reads `path` and builds its plan, or an error whose message starts with the path: the trace
+// is unreadable, damaged or not level "l2", the fork's refusals (end marker missing or
 // duplicated, drops, more than one source adapter, frames skipped as malformed), a percent
-// outside (0, 100], or a prepared key with no size ("L2 lookup submission is missing layout
-// metadata").
-L2Plan build_l2_plan(const std::string& path, const L2PlanOptions& options = {});
+// outside (0, 100], or a selected lookup or prepared key with no size ("L2 lookup submission is
+// missing layout metadata").
+Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& options = {});
 
 // How many of `total` submissions --trace-percent p selects: ceil(total*p/100) as Python's
 // math.ceil over doubles.

@@ -9,6 +9,7 @@
 
 #include "fleet/l2replay/l2_plan.h"
 #include "fleet/l2replay/l2_target.h"
+#include "fleet/util/status.h"
 
 namespace fleet::l2replay {
 
@@ -20,9 +21,9 @@ struct L2PrepareResult {
   double elapsed_seconds = 0.0;
 };
 
-// Throws std::runtime_error "L2 prepare timed out with N task(s)" when the stores do not all
-// complete within drain_timeout_s.
-L2PrepareResult prepare_l2(const L2Plan& plan, L2Target& target, double drain_timeout_s);
+// An error "L2 prepare timed out with N task(s)" when the stores do not all complete within
+// drain_timeout_s.
+Result<L2PrepareResult> prepare_l2(const L2Plan& plan, L2Target& target, double drain_timeout_s);
 
 // {"elapsed_seconds", "prepared_bytes", "prepared_objects", "store_tasks_succeeded"} (the
 // fork's fields) plus "store_tasks_failed", sorted, indent 2.

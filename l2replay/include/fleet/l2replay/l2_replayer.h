@@ -11,12 +11,13 @@
 #include "fleet/l2replay/l2_plan.h"
 #include "fleet/l2replay/l2_replay_result.h"
 #include "fleet/l2replay/l2_target.h"
+#include "fleet/util/status.h"
 
 namespace fleet::l2replay {
 
 struct L2ReplayOptions {
   double speed = 1.0;                       // 0: as fast as possible
-  double drain_timeout_s = 60.0;            // no progress this long: std::runtime_error
+  double drain_timeout_s = 60.0;            // no progress this long: an error
   double progress_every_s = 5.0;            // the fork's progress line (spdlog info); 0: none
   const std::atomic<bool>* stop = nullptr;  // set: stop issuing, report what was done
   // The t_mono the loop's start stands for; NaN: the plan's first operation. A fleet gives
@@ -24,8 +25,10 @@ struct L2ReplayOptions {
   double origin_t_mono = std::numeric_limits<double>::quiet_NaN();
 };
 
-// Replays `plan` against `target`. The plan's keys are moved into the adapter calls (the plan
-// is spent). Throws std::runtime_error when nothing progresses for drain_timeout_s.
-L2ReplayResult replay_l2_plan(L2Plan& plan, L2Target& target, const L2ReplayOptions& options);
+// Replays `plan` against `target`. The plan's object sizes are moved into the adapter calls
+// (the plan is spent). An error "L2 replay made no progress for S s (...)" when nothing progresses
+// for drain_timeout_s.
+Result<L2ReplayResult> replay_l2_plan(L2Plan& plan, L2Target& target,
+                                      const L2ReplayOptions& options);
 
 }  // namespace fleet::l2replay

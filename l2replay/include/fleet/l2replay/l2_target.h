@@ -14,15 +14,17 @@
 #include "fleet/engine/engine_config.h"
 #include "fleet/engine/l2_adapter.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/status.h"
 
 namespace fleet::l2replay {
 
 class L2Target {
  public:
-  // Throws std::invalid_argument unless `config` has exactly one L2 adapter ("L2 replay requires
-  // exactly one target adapter") or when the adapter cannot be built. --l2-key-namespace
-  // applies as in the engine.
-  L2Target(const storage::EngineConfig& config, util::Clock& clock);
+  // The target, or why there is none: `config` does not have exactly one L2 adapter ("L2 replay
+  // requires exactly one target adapter"), or the adapter cannot be built or reached (the
+  // builder's message). --l2-key-namespace applies as in the engine.
+  static Result<std::unique_ptr<L2Target>> create(const storage::EngineConfig& config,
+                                                  util::Clock& clock);
   ~L2Target();
   L2Target(const L2Target&) = delete;
   L2Target& operator=(const L2Target&) = delete;
@@ -44,6 +46,8 @@ class L2Target {
     storage::L2Completion c;
     bool operator>(const Due& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
+  L2Target(std::unique_ptr<storage::L2Adapter> adapter, const storage::EngineConfig& config,
+           util::Clock& clock);
   void deliver(int64_t at_ns, storage::L2Completion c);
 
   util::Clock& clock_;
