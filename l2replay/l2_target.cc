@@ -9,12 +9,21 @@
 
 namespace fleet::l2replay {
 
-L2Target::L2Target(const storage::EngineConfig& config, util::Clock& clock) : clock_(clock) {
+namespace {
+// The one adapter an L2 replay targets, or why there is none.
+Result<std::unique_ptr<storage::L2Adapter>> target_adapter(const storage::EngineConfig& config) {
   if (config.l2_adapters.size() != 1) {
-    throw std::invalid_argument("L2 replay requires exactly one target adapter (--l2-adapter; " +
-                                std::to_string(config.l2_adapters.size()) + " given)");
+    return Status::error("L2 replay requires exactly one target adapter (--l2-adapter; " +
+                         std::to_string(config.l2_adapters.size()) + " given)");
   }
-  adapter_ = storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+  return storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+}
+}  // namespace
+
+L2Target::L2Target(const storage::EngineConfig& config, util::Clock& clock) : clock_(clock) {
+  Result<std::unique_ptr<storage::L2Adapter>> built = target_adapter(config);
+  if (!built) throw std::invalid_argument(built.status().message());
+  adapter_ = std::move(built).value();
   storage::L2AdapterContext ctx;
   ctx.clock = &clock_;
   ctx.synchronous = clock_.is_virtual();  // as the engine: inline I/O keeps a run deterministic

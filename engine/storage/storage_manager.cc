@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <unordered_set>
 
 #include "fleet/engine/eviction_policy.h"
@@ -43,13 +42,31 @@ L1Config l1_config(const EngineConfig& c) {
 }
 }  // namespace
 
-StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
+struct StorageManager::BuiltL2 {
+  std::unique_ptr<L2Adapter> adapter;
+  std::optional<L2EvictionConfig> eviction;
+};
+
+Result<std::unique_ptr<StorageManager>> StorageManager::open(const EngineConfig& cfg,
+                                                             util::Clock& clock) {
+  if (Status s = cfg.validate(); !s) return s;
+  std::vector<BuiltL2> l2;
+  for (size_t i = 0; i < cfg.l2_adapters.size(); ++i) {
+    const nlohmann::json spec = nlohmann::json::parse(cfg.l2_adapters[i]);
+    Result<std::unique_ptr<L2Adapter>> adapter = make_l2_adapter(spec);
+    if (!adapter) return adapter.status();
+    Result<std::optional<L2EvictionConfig>> eviction = L2EvictionConfig::from_adapter_json(spec);
+    if (!eviction) return eviction.status();
+    l2.push_back(BuiltL2{std::move(adapter).value(), eviction.value()});
+  }
+  return std::unique_ptr<StorageManager>(new StorageManager(cfg, clock, std::move(l2)));
+}
+
+StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock, std::vector<BuiltL2> l2)
     : cfg_(cfg),
       clock_(clock),
       loop_(clock),
       tick_period_ns_(scaled_ms(cfg.eviction_tick_ms, timer_scale(cfg)) * 1'000'000) {
-  // make_engine's callers validate first (a Status for the user); here it is an invariant.
-  if (Status s = cfg_.validate(); !s) throw std::invalid_argument(s.message());
   digest_ = cfg_.digest();
   l1_ = std::make_unique<L1Manager>(l1_config(cfg_), cfg_.follow_trace_time
                                                          ? static_cast<util::Clock&>(trace_clock_)
@@ -57,11 +74,33 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
   policy_ = make_eviction_policy(cfg_.eviction_policy);
   bridge_ = std::make_unique<EvictionBridge>(*policy_, cfg_.bridge_reserved_write_creates);
   l1_->add_listener(bridge_.get());
+  attach_l2(std::move(l2));
   std::vector<L2Adapter*> raw;
-  for (size_t i = 0; i < cfg_.l2_adapters.size(); ++i) {
-    const nlohmann::json spec = nlohmann::json::parse(cfg_.l2_adapters[i]);
-    adapters_.push_back(make_l2_adapter(spec));
-    std::optional<L2EvictionConfig> ev = L2EvictionConfig::from_adapter_json(spec);
+  for (const auto& a : adapters_) raw.push_back(a.get());
+  // Completion edges are asked for by causal runs only, which are the runs following the trace.
+  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
+                                             cfg_.l2_store_policy == "skip_l1",
+                                             cfg_.follow_trace_time ? &trace_clock_ : nullptr);
+  l1_->add_listener(store_.get());
+  prefetch_ = std::make_unique<PrefetchController>(
+      *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
+      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time);
+  if (cfg_.follow_trace_time) {
+    next_trace_tick_ns_ = tick_period_ns_;  // follow_trace_time runs the ticks
+  } else {
+    schedule_tick(loop_.now_ns() + tick_period_ns_);
+  }
+  if (!clock_.is_virtual()) {
+    loop_.set_wakeup([this] { wake(); });
+    driver_ = std::thread([this] { driver_loop(); });
+  }
+}
+
+// Each adapter attached to the event loop, with its eviction controller when LMCache wires one.
+void StorageManager::attach_l2(std::vector<BuiltL2> l2) {
+  for (size_t i = 0; i < l2.size(); ++i) {
+    adapters_.push_back(std::move(l2[i].adapter));
+    const std::optional<L2EvictionConfig>& ev = l2[i].eviction;
     const bool wired = ev && l2_eviction_wired(*ev, *adapters_.back());
     l2_eviction_.push_back(wired ? std::make_unique<L2EvictionController>(*adapters_.back(), *ev)
                                  : nullptr);
@@ -82,24 +121,6 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
     l2_failures_.emplace_back();
     l2_failures_.back().adapter = static_cast<int>(i);
     l2_failures_.back().type = ac.type;
-    raw.push_back(adapters_.back().get());
-  }
-  // Completion edges are asked for by causal runs only, which are the runs following the trace.
-  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
-                                             cfg_.l2_store_policy == "skip_l1",
-                                             cfg_.follow_trace_time ? &trace_clock_ : nullptr);
-  l1_->add_listener(store_.get());
-  prefetch_ = std::make_unique<PrefetchController>(
-      *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
-      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time);
-  if (cfg_.follow_trace_time) {
-    next_trace_tick_ns_ = tick_period_ns_;  // follow_trace_time runs the ticks
-  } else {
-    schedule_tick(loop_.now_ns() + tick_period_ns_);
-  }
-  if (!clock_.is_virtual()) {
-    loop_.set_wakeup([this] { wake(); });
-    driver_ = std::thread([this] { driver_loop(); });
   }
 }
 
