@@ -4,7 +4,9 @@
 # that L2 matters; per backend (the mock L2, then a real redis-server): 1x twice (the noise),
 # uniform 10x, causal 10x (ordered and partial). Prints the L1+L2 hit rate of each, the gap to
 # the 1x mean against the goal max(0.5 points, 2 x the 1x noise), the wall time against the plan
-# preview's prediction, and the edges' lateness.
+# preview's prediction, and the edges' lateness. Every run after the first 1x pairs its misses
+# with that run's (--baseline): how many only it has, and their classes (docs/causal-pacing.md
+# "Miss attribution").
 #   bench/causal.sh [BUILD_DIR]        env: DURATION (s, default 100), RATE (req/s, default 30),
 #                                           BACKENDS ("mock redis"), TRACE (use this file instead),
 #                                           L1_GB (per worker, default 0.05)
@@ -51,6 +53,7 @@ for backend in $BACKENDS; do
              "causal10:--speed 10 --pacing causal" \
              "causal10-partial:--speed 10 --pacing causal --schedule partial"; do
     name=${run%%:*}; args=${run#*:}
+    if [ $name = 1x-a ]; then args="$args --classify-misses"; else args="$args --baseline $D/$backend.1x-a"; fi
     [ $backend = redis ] && redis-cli -p $port flushall >/dev/null
     $B/coordinator/coordinator $T "${COMMON[@]}" --l2-adapter "$L2" $args --output-dir $D/$backend.$name \
       --progress never > $D/$backend.$name.out 2>&1 || { echo "$name failed:"; tail -5 $D/$backend.$name.out; continue; }
@@ -71,6 +74,21 @@ for n in ("uniform10", "causal10", "causal10-partial"):
     except OSError:
         continue
     print(f"{n}: {d:+.2f} points from the 1x mean (goal |d| <= {goal:.2f}): {'met' if abs(d) <= goal else 'NOT met'}")
+for n in ("1x-b", "uniform10", "causal10", "causal10-partial"):
+    try:
+        m = json.load(open(f"{base}.{n}/fleet_summary.json"))["misses"]
+    except (OSError, KeyError):
+        continue
+    p = m["baseline"]
+    def classes(c):
+        flat = {}
+        for where in ("prefetch", "read"):
+            for k, v in c.get(where, {}).items():
+                flat[f"{where}:{k}"] = flat.get(f"{where}:{k}", 0) + v
+        return ", ".join(f"{k} {v}" for k, v in sorted(flat.items(), key=lambda kv: -kv[1])[:5]) or "none"
+    print(f"{n} vs 1x-a: misses {m['total']}, both {p['both']}, only this run {p['only_this_run']['total']} "
+          f"({classes(p['only_this_run'])}), only 1x-a {p['only_baseline']['total']}; "
+          f"blame {m['blame']}")
 PY
   [ $backend = redis ] && kill $(cat $D/redis.pid) && rm -f $D/redis.pid
 done

@@ -90,6 +90,7 @@ class ReplaySession::Run {
   uint64_t seq_ = 0;
   causal::PacingStats pacing_;
   int64_t last_causal_target_ = 0;
+  bool classify_misses_ = false;  // the engine labels misses: tell it each record before its call
 };
 
 SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_record) {
@@ -118,6 +119,8 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
       sampler_(s_.engine_, t0_, counting_sink()) {
   res_.t0_ns = t0_;
   const SessionOptions& o = s_.options_;
+  const storage::EngineConfig* cfg = s_.engine_.engine_config();
+  classify_misses_ = cfg && cfg->classify_misses;
   if (o.speed > 0.0 && (o.pacing == causal::Pacing::Causal || o.speed > 1.0)) {
     edges_ = std::make_unique<causal::EdgeFinder>(o.edge_ttl);
     pacing_.pacing = o.pacing;
@@ -254,6 +257,8 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
     last_causal_target_ = std::max(last_causal_target_, target);
     s_.engine_.follow_trace_time(trace_ns);
   }
+  if (classify_misses_) [[unlikely]]
+    s_.engine_.set_record(op.t_wall);
   const int64_t start = clock_.now_ns();
   sampler_.advance(start);
   engine::CallResult result = dispatcher_.dispatch(op);
@@ -372,6 +377,12 @@ SessionResult ReplaySession::Run::finish() {
     pacing_.edges = edges_->counts();
     res_.pacing = std::move(pacing_);
   }
+  if (classify_misses_) {
+    res_.misses = eng.miss_summary();
+    const double speed = s_.options_.speed;
+    if (res_.misses) res_.misses->sped_up = !clock_.is_virtual() && (speed == 0.0 || speed > 1.0);
+    res_.miss_events = eng.take_misses();
+  }
   return std::move(res_);
 }
 
@@ -405,6 +416,8 @@ wire::NodeResult to_node_result(SessionResult r, std::string name) {
   n.dispatch_exits_without_enter = r.dispatch.exits_without_enter;
   n.dangling_contexts_closed = r.dispatch.dangling_contexts_closed;
   n.pacing = std::move(r.pacing);
+  n.misses = std::move(r.misses);
+  n.miss_events = std::move(r.miss_events);
   return n;
 }
 

@@ -71,6 +71,25 @@ std::optional<causal::PacingStats> RunReport::pacing() const {
   return merged;
 }
 
+std::optional<stats::MissSummary> RunReport::misses() const {
+  std::optional<stats::MissSummary> merged;
+  for (const auto& n : nodes) {
+    if (!n.misses) continue;
+    if (merged)
+      merged->merge(*n.misses);
+    else
+      merged = n.misses;
+  }
+  if (merged) merged->baseline = miss_pairing;
+  return merged;
+}
+
+std::vector<stats::MissEvent> RunReport::miss_events() const {
+  std::vector<stats::MissEvent> all;
+  for (const auto& n : nodes) all.insert(all.end(), n.miss_events.begin(), n.miss_events.end());
+  return all;
+}
+
 std::vector<stats::L2FailureRecord> RunReport::l2_failures() const {
   std::vector<const std::vector<stats::L2FailureRecord>*> per_node;
   for (const auto& n : nodes) per_node.push_back(&n.l2_failures);

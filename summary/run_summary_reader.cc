@@ -50,6 +50,16 @@ OpStatsByName ops_of(const Json& j) {
   return ops;
 }
 
+// Tolerant like every reader here: a misses section that does not parse reads as absent.
+std::optional<stats::MissSummary> misses_of(const Json& j) {
+  if (!j.is_object()) return std::nullopt;
+  try {
+    return stats::MissSummary::from_json(j);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 // Tolerant like every reader here: a pacing section that does not parse reads as absent.
 std::optional<causal::PacingStats> pacing_of(const Json& j) {
   if (!j.is_object()) return std::nullopt;
@@ -280,6 +290,7 @@ RunSummary from_json(const nlohmann::json& j) {
   r.stopped_early = flag(j, "stopped_early");
   r.lateness = lateness_of(field(j, "lateness_us"));
   r.pacing = pacing_of(field(j, "pacing"));
+  r.misses = misses_of(field(j, "misses"));
   r.ops = ops_of(field(j, "ops"));
   if (const Json& e = field(j, "engine"); e.is_object()) {
     r.engine = EngineSummary{text(e, "name"), text(e, "config_digest"), field(e, "config"),

@@ -189,6 +189,7 @@ nlohmann::ordered_json to_json(const RunSummary& r) {
   j["stopped_early"] = r.stopped_early;
   j["lateness_us"] = lateness_json(r.lateness);
   if (r.pacing) j["pacing"] = r.pacing->to_json();
+  if (r.misses) j["misses"] = r.misses->to_json();  // only runs that classified misses
   j["ops"] = ops_json(r.ops);
   j["engine"] = engine_json(r.engine);
   j["digest_comparison"] = r.digest_comparison;

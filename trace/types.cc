@@ -96,6 +96,13 @@ uint64_t chunk_lifecycle_id(uint64_t model_state, std::string_view chunk_hash) {
   return h * 0xbf58476d1ce4e5b9ull;
 }
 
+uint64_t stable_key_id(const ObjectKey& k) {
+  uint64_t h = chunk_identity_hash(k.model_name, k.chunk_hash.view());
+  const int64_t ints[2] = {k.kv_rank, k.object_group_id};
+  h = fnv1a(h, std::string_view(reinterpret_cast<const char*>(ints), sizeof ints));
+  return fnv1a(h ^ 0xff, k.cache_salt);
+}
+
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const auto& d : kDTypes)
     if (d.name == name) return d.type;

@@ -51,6 +51,45 @@ std::optional<std::vector<double>> sum_partials(const stats::OpStats& s) {
   return stats::fsum_partials(blocks);  // same exact sum, fewer doubles
 }
 
+// Each miss as 18 bytes: t_wall (IEEE double) and key (u64), little-endian, then where and class.
+constexpr size_t kMissEventBytes = 18;
+
+std::vector<uint8_t> pack_miss_events(const std::vector<stats::MissEvent>& events) {
+  std::vector<uint8_t> out(events.size() * kMissEventBytes);
+  uint8_t* p = out.data();
+  for (const stats::MissEvent& e : events) {
+    std::memcpy(p, &e.record, 8);
+    std::memcpy(p + 8, &e.key, 8);
+    p[16] = static_cast<uint8_t>(e.where);
+    p[17] = static_cast<uint8_t>(e.cls);
+    p += kMissEventBytes;
+  }
+  return out;
+}
+
+std::vector<stats::MissEvent> unpack_miss_events(const nlohmann::json& j) {
+  if (!j.is_binary()) throw ProtocolError("miss_events: expected bin");
+  const auto& bytes = j.get_binary();
+  if (bytes.size() % kMissEventBytes != 0) throw ProtocolError("miss_events: not whole events");
+  const size_t n = bytes.size() / kMissEventBytes;
+  if (n > stats::MissSummary::kMaxLoggedEvents)
+    throw ProtocolError("miss_events: more than " +
+                        std::to_string(stats::MissSummary::kMaxLoggedEvents) + " events");
+  std::vector<stats::MissEvent> out(n);
+  const uint8_t* p = bytes.data();
+  for (stats::MissEvent& e : out) {
+    std::memcpy(&e.record, p, 8);
+    std::memcpy(&e.key, p + 8, 8);
+    if (p[16] >= stats::kMissWhereCount || p[17] >= stats::kMissClassCount ||
+        !std::isfinite(e.record))
+      throw ProtocolError("miss_events: an event out of range");
+    e.where = static_cast<stats::MissWhere>(p[16]);
+    e.cls = static_cast<stats::MissClass>(p[17]);
+    p += kMissEventBytes;
+  }
+  return out;
+}
+
 nlohmann::json stats_meta(const stats::StatsCollector& c) {
   nlohmann::json ops = nlohmann::json::object();
   for (const auto& [q, s] : c.ops()) {
@@ -155,6 +194,10 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   // Only when some L2 operation failed: a DONE without failures stays byte for byte as it was.
   if (!r.l2_failures.empty()) j["l2_failures"] = stats::l2_failures_json(r.l2_failures);
   if (r.pacing) j["pacing"] = r.pacing->to_json();  // likewise: only runs that tracked edges
+  if (r.misses) {                                   // only runs that classified misses
+    j["misses"] = r.misses->to_json();
+    j["miss_events"] = nlohmann::json::binary(pack_miss_events(r.miss_events));
+  }
   if (r.self_route.is_object()) j["self_route"] = r.self_route;  // only workers that routed
   if (r.l2_replay.is_object()) j["l2_replay"] = r.l2_replay;     // only L2 replays
   size_t samples = 0;
@@ -248,6 +291,10 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.records_received =
         util::json_integer_or<uint64_t>(j, "records_received", uint64_t{0}, "records_received");
     if (j.contains("pacing")) r.pacing = causal::PacingStats::from_json(j["pacing"]);
+    if (j.contains("misses")) {
+      r.misses = stats::MissSummary::from_json(j["misses"]);
+      if (j.contains("miss_events")) r.miss_events = unpack_miss_events(j["miss_events"]);
+    }
     if (j.contains("self_route") && j["self_route"].is_object()) r.self_route = j["self_route"];
     if (j.contains("l2_replay") && j["l2_replay"].is_object()) r.l2_replay = j["l2_replay"];
     check_report_fields(r);

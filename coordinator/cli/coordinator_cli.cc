@@ -75,6 +75,13 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
                  "seconds; longer gaps are idle time and are scaled")
       ->check(flags::at_least(0))
       ->capture_default_str();
+  app.add_flag("--classify-misses", o.classify_misses,
+               "Label every miss with its cause and write misses.csv (on by default at any "
+               "speed but 1x, and with --baseline): a later run's --baseline pairs with it");
+  app.add_option("--baseline", o.miss_baseline,
+                 "A run directory of the same trace and config (a 1x or --clock virtual run "
+                 "with misses.csv): pair this run's misses with its, key by key")
+      ->check(CLI::ExistingDirectory);
   flags::add_enum_flag(app, "--clock", x.clock, kClockNames,
                        "real, or virtual: a deterministic discrete-event run");
   app.add_flag("--from-zero", o.from_zero,
@@ -272,6 +279,14 @@ Status apply_replay_flags(ParsedCli& cli) {
             "as fast as it can: there is no pace to keep edges against)");
       o.pacing = causal::Pacing::Causal;
       break;
+  }
+  // A sped-up run is where misses move: label them unasked (it costs a hash entry per key).
+  o.classify_misses =
+      o.classify_misses || !o.miss_baseline.empty() || (o.speed != 1.0 && !o.virtual_clock);
+  if (!o.miss_baseline.empty()) {
+    auto baseline = session::load_miss_baseline(o.miss_baseline);
+    if (!baseline) return baseline.status();
+    o.miss_baseline_events = std::move(baseline).value();
   }
   return {};
 }

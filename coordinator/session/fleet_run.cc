@@ -330,6 +330,7 @@ void FleetRun::start_workers() {
     s.pacing = std::string(causal::pacing_name(r.pacing));
     s.schedule = r.schedule == causal::Schedule::Partial ? "partial" : "ordered";
     s.causal_horizon_s = r.causal_horizon_s;
+    s.classify_misses = r.classify_misses;
     s.t_origin = r.from_zero ? 0.0 : t_origin_;
     s.clock = util::clock_name(util::clock_kind(r.virtual_clock));
     if (o_.send_engine_config) s.engine_config_json = r.engine.lmcache_json_text();

@@ -143,6 +143,7 @@ ExitCode FleetRun::report() {
   // What T0 waited for (null: the run ended before every worker was ready).
   c["start"] = t0_ ? t0_->to_json(connected_ns_) : nlohmann::json(nullptr);
   if (!o_.route_cache_dir.empty()) c["route_plan"] = route_plan_json();
+  if (o_.replay.miss_baseline_events) pair_with_baseline(rep, *o_.replay.miss_baseline_events);
   const Result<ExitCode> outputs_status = report::write_outputs(rep, o_.replay.output);
   if (!outputs_status) return fail(outputs_status.status());  // the output dir became unwritable
   if (local_) local_->stop(unresponsive_links(links_));

@@ -211,6 +211,7 @@ ExitCode write_report(const ReplayOptions& o, trace::FrameReader& reader,
   if (g_interrupted.load()) local.reason = "stopped: interrupted";
   in.nodes.push_back(local);
   rep.accounting = report::accounting_json(rep, in);
+  if (o.miss_baseline_events) pair_with_baseline(rep, *o.miss_baseline_events);
   const Result<ExitCode> written = report::write_outputs(rep, o.output);
   if (!written) {  // the output directory became unwritable
     spdlog::error("{}", written.status().message());
@@ -256,6 +257,7 @@ ExitCode run_local(ReplayOptions o) {
   }
   o.engine.time_scale = causal::engine_time_scale(o.pacing, o.speed);
   o.engine.follow_trace_time = causal::engine_follows_trace(o.pacing, o.speed);
+  o.engine.classify_misses = o.classify_misses;
   Result<std::unique_ptr<engine::Engine>> built = storage::make_engine(o.engine, *clock);
   if (!built) {  // an invalid config, or an L2 adapter that cannot be built
     spdlog::error("engine: {}", built.status().message());

@@ -7,6 +7,7 @@
 #include "fleet/engine/fold.h"
 #include "fleet/engine/l1_manager.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/engine/miss_classifier.h"
 
 namespace fleet::storage {
 
@@ -27,6 +28,8 @@ struct PrefetchController::Request {
   std::vector<uint8_t> reserved;                // write-reserved in L1 by this request
   std::vector<uint8_t> loaded;
   std::string failure;
+  double record = 0.0;     // the record that submitted it, its t_wall (miss attribution)
+  int64_t started_ns = 0;  // when it looked L2 up
 };
 
 namespace {
@@ -51,14 +54,16 @@ uint64_t PrefetchKeyBytes::operator()(const trace::ObjectKey& key) const {
 PrefetchController::PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters,
                                        EventLoop& loop, EngineCounters& counters,
                                        int64_t max_in_flight, bool retain_policy,
-                                       bool track_busy_keys)
+                                       bool track_busy_keys, MissClassifier* misses)
     : l1_(l1),
       adapters_(std::move(adapters)),
       loop_(loop),
       counters_(counters),
       max_in_flight_(max_in_flight),
       retain_policy_(retain_policy),
-      busy_(track_busy_keys) {}
+      busy_(track_busy_keys || misses != nullptr),
+      queued_(misses != nullptr),
+      misses_(misses) {}
 
 PrefetchController::~PrefetchController() = default;
 
@@ -86,6 +91,8 @@ int64_t PrefetchController::submit(trace::PrefetchSpec spec) {
   r->prefix = spec.policy == trace::TrimPolicy::Prefix;
   r->spec = std::move(spec);
   busy_.add(r->spec.keys);
+  queued_.add(r->spec.keys);
+  if (misses_) r->record = misses_->record();
   const int64_t id = r->id;
   results_[id].id = id;
   while (results_.size() > 4096) results_.erase(results_.begin());
@@ -106,6 +113,7 @@ void PrefetchController::step() {
   while (!pending_.empty() && static_cast<int64_t>(in_flight_) < max_in_flight_) {
     std::unique_ptr<Request> r = std::move(pending_.front());
     pending_.pop_front();
+    queued_.remove(r->spec.keys);
     Request& ref = *r;
     active_[ref.id] = std::move(r);
     start(ref);
@@ -120,6 +128,7 @@ void PrefetchController::release_l1(Request& r, const std::vector<size_t>& posit
 
 void PrefetchController::start(Request& r) {
   counters_.l2_prefetch_requests_started++;
+  r.started_ns = loop_.now_ns();
   // 1. L1 lock pass over the request's keys.
   std::vector<L1Status> st = l1_.reserve_read(r.spec.keys, r.readers);
   r.l1_held.assign(r.n, 0);
@@ -321,6 +330,7 @@ void PrefetchController::finish(Request& r) {
     for (size_t i = 0; i < loaded_pos.size(); ++i) {
       if (st[i] != L1Status::Success) continue;
       admitted[loaded_pos[i]] = 1;
+      if (misses_) misses_->entered_l1(keys[i]);
       if (!r.warm) r.l1_held[loaded_pos[i]] = 1;
       counters_.l2_loaded_keys++;
     }
@@ -380,12 +390,25 @@ void PrefetchController::account(const Request& r, const std::vector<uint8_t>& a
         out.l1.add(b);
     } else if (!r.to_load.empty() && r.to_load[p] && !admitted[p]) {
       out.load_failed.add(b);
+      classify(r, p, stats::MissClass::LoadFailed);
     } else if ((!r.l1_found.empty() && r.l1_found[p]) || planned) {
       out.trimmed.add(b);
+      classify(r, p, stats::MissClass::Trimmed);
     } else {
       out.not_found.add(b);
+      classify(r, p, stats::MissClass::NotFound);
     }
   }
+}
+
+// Only LOOKUP requests' misses are the hit rate's; NotFound is refined by the key's history.
+void PrefetchController::classify(const Request& r, size_t p, stats::MissClass cls) const {
+  if (!misses_ || r.warm) return;
+  const trace::ObjectKey& k = r.spec.keys[p];
+  if (cls == stats::MissClass::NotFound)
+    misses_->not_found(r.record, k, r.started_ns);
+  else
+    misses_->prefetch_miss(r.record, k, cls);
 }
 
 void PrefetchController::stop() {
@@ -393,7 +416,10 @@ void PrefetchController::stop() {
   auto abandon = [this](const Request& r) {
     engine::PrefetchOutcome& out = r.warm ? counters_.cache.warm : counters_.cache.lookup;
     const PrefetchKeyBytes bytes_of(r.spec);
-    for (const trace::ObjectKey& k : r.spec.keys) out.abandoned.add(bytes_of(k));
+    for (size_t p = 0; p < r.spec.keys.size(); ++p) {
+      out.abandoned.add(bytes_of(r.spec.keys[p]));
+      classify(r, p, stats::MissClass::Abandoned);
+    }
   };
   for (const auto& r : pending_) abandon(*r);
   for (auto& [id, rp] : active_) {

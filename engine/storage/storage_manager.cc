@@ -77,14 +77,18 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock, std:
   attach_l2(std::move(l2));
   std::vector<L2Adapter*> raw;
   for (const auto& a : adapters_) raw.push_back(a.get());
+  if (cfg_.classify_misses) misses_ = std::make_unique<MissClassifier>();
   // Completion edges are asked for by causal runs only, which are the runs following the trace.
-  store_ = std::make_unique<StoreController>(*l1_, raw, loop_, counters_,
-                                             cfg_.l2_store_policy == "skip_l1",
-                                             cfg_.follow_trace_time ? &trace_clock_ : nullptr);
+  store_ = std::make_unique<StoreController>(
+      *l1_, raw, loop_, counters_, cfg_.l2_store_policy == "skip_l1",
+      cfg_.follow_trace_time ? &trace_clock_ : nullptr, misses_.get());
   l1_->add_listener(store_.get());
   prefetch_ = std::make_unique<PrefetchController>(
       *l1_, raw, loop_, counters_, cfg_.l2_prefetch_max_in_flight,
-      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time);
+      cfg_.l2_prefetch_policy == "retain", cfg_.follow_trace_time, misses_.get());
+  if (misses_) {
+    misses_->set_store_busy([this](const trace::ObjectKey& k) { return store_->storing({k}); });
+  }
   if (cfg_.follow_trace_time) {
     next_trace_tick_ns_ = tick_period_ns_;  // follow_trace_time runs the ticks
   } else {
@@ -163,6 +167,7 @@ void StorageManager::tick() {
       counters_.l1_evicted_keys++;
       counters_.l1_evicted_bytes += sizes[i];
       counters_.cache.evicted.add(sizes[i]);
+      if (misses_) misses_->evicted(victims[i]);
     } else if (st[i] == L1Status::KeyIsLocked) {
       counters_.l1_eviction_locked_skips++;
     }
@@ -189,6 +194,25 @@ bool StorageManager::store_pending(const KeyList& keys) const {
 int64_t StorageManager::oldest_store_trace_ns() const {
   std::lock_guard<std::mutex> g(mu_);
   return store_->oldest_in_flight_trace_ns();
+}
+
+void StorageManager::set_record(double t_wall) {
+  if (!misses_) return;
+  std::lock_guard<std::mutex> g(mu_);
+  misses_->set_record(t_wall);
+}
+
+std::optional<stats::MissSummary> StorageManager::miss_summary() const {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!misses_) return std::nullopt;
+  stats::MissSummary s = misses_->summary();
+  s.engine_follows_trace = cfg_.follow_trace_time;
+  return s;
+}
+
+std::vector<stats::MissEvent> StorageManager::take_misses() {
+  std::lock_guard<std::mutex> g(mu_);
+  return misses_ ? misses_->take_events() : std::vector<stats::MissEvent>{};
 }
 
 bool StorageManager::prefetch_pending(const KeyList& keys) const {
@@ -219,11 +243,13 @@ std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
   for (size_t i = 0; i < st.size(); ++i) {
     switch (st[i]) {
       case L1Status::Success:
+        if (misses_) misses_->write_reserved(keys[i], false);
         counters_.reserve_write_ok_keys++;
         counters_.cache.write_reserved.add(object_bytes);
         if (!existed.empty() && existed[i]) counters_.reserve_write_in_place_keys++;
         break;
       case L1Status::OutOfMemory:
+        if (misses_) misses_->write_reserved(keys[i], true);
         counters_.reserve_write_oom_keys++;
         counters_.cache.write_refused_oom.add(object_bytes);
         break;
@@ -241,8 +267,10 @@ std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
   counters_.finish_write_calls++;
   counters_.finish_write_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_write(keys);
-  for (auto s : st) {
+  for (size_t i = 0; i < st.size(); ++i) {
+    const L1Status s = st[i];
     if (s == L1Status::Success) {
+      if (misses_) misses_->entered_l1(keys[i]);
       counters_.finish_write_ok_keys++;
       counters_.cache.stored_keys++;
     } else if (s == L1Status::KeyNotExist)
@@ -326,6 +354,11 @@ engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadC
       continue;
     }
     ctx.all_good = false;
+    if (misses_) {
+      const KeyList one{keys[i]};
+      misses_->read_miss(keys[i], prefetch_->queued_for(one), prefetch_->prefetching(one),
+                         st[i] != L1Status::KeyNotExist);
+    }
     if (st[i] == L1Status::KeyNotExist)
       counters_.read_failed_not_found_keys++;
     else

@@ -95,6 +95,14 @@ void StorageManager::validate_prefetch(const trace::PrefetchSpec& spec) {
                     " is not a multiple of G*W=" + std::to_string(stride));
 }
 
+void StorageManager::classify_now(const trace::ObjectKey& k, stats::MissClass cls) {
+  if (!misses_) return;
+  if (cls == stats::MissClass::NotFound)
+    misses_->not_found(misses_->record(), k, loop_.now_ns());
+  else
+    misses_->prefetch_miss(misses_->record(), k, cls);
+}
+
 // WARM: no L1 lookup; every key goes to L2 when there is one.
 void StorageManager::submit_warm_prefetch(const trace::PrefetchSpec& spec, bool can_l2,
                                           PrefetchHandle& h) {
@@ -135,6 +143,7 @@ void StorageManager::submit_sparse_prefetch(const trace::PrefetchSpec& spec,
       out.l1.add(b);
     } else if (!to_l2) {
       out.not_found.add(b);  // the rest is decided by the prefetch controller
+      classify_now(spec.keys[i], stats::MissClass::NotFound);
     }
   }
   if (to_l2) {
@@ -184,10 +193,14 @@ void StorageManager::submit_prefix_prefetch(const trace::PrefetchSpec& spec,
     const uint64_t b = bytes_of(spec.keys[i]);
     out.requested.add(b);
     if (i < first) {
-      (f.retain[i] && present[i] ? out.l1 : out.trimmed).add(b);  // trimmed: outside the window
+      const bool kept = f.retain[i] && present[i];
+      (kept ? out.l1 : out.trimmed).add(b);  // trimmed: outside the window
+      if (!kept) classify_now(spec.keys[i], stats::MissClass::Trimmed);
     } else if (!to_l2) {
       (present[i] ? out.trimmed : out.not_found).add(b);  // present after a broken prefix
-    }                                                     // else: the prefetch controller decides
+      classify_now(spec.keys[i],
+                   present[i] ? stats::MissClass::Trimmed : stats::MissClass::NotFound);
+    }  // else: the prefetch controller decides
   }
   if (to_l2) {
     trace::PrefetchSpec sub = spec;

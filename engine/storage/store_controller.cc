@@ -6,19 +6,21 @@
 #include "fleet/engine/event_loop.h"
 #include "fleet/engine/l1_manager.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/engine/miss_classifier.h"
 
 namespace fleet::storage {
 
 StoreController::StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
                                  EngineCounters& counters, bool skip_l1,
-                                 const util::Clock* trace_clock)
+                                 const util::Clock* trace_clock, MissClassifier* misses)
     : l1_(l1),
       adapters_(std::move(adapters)),
       loop_(loop),
       counters_(counters),
       skip_l1_(skip_l1),
       trace_clock_(trace_clock),
-      busy_(trace_clock != nullptr) {}
+      misses_(misses),
+      busy_(trace_clock != nullptr || misses != nullptr) {}
 
 void StoreController::on_l1_keys_write_finished(const KeyList& keys) {
   if (stopped_ || adapters_.empty()) return;
@@ -97,6 +99,8 @@ void StoreController::on_store_completed(size_t adapter_index, const L2Completio
   if (c.success) {
     counters_.l2_store_succeeded_tasks++;
     counters_.l2_store_bytes += c.bytes;
+    if (misses_)
+      for (const auto& k : keys) misses_->store_landed(k, loop_.now_ns());
     if (skip_l1_) {
       std::vector<L1Status> del = l1_.delete_keys(keys, false);
       for (auto s : del)

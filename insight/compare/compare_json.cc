@@ -120,6 +120,7 @@ json comparison_json(const Comparison& c, const std::vector<ThresholdOutcome>& o
   out["ops"] = ops_json(c, with_interval, significant);
   out["cache"] = c.cache.empty() ? json() : group_json(c.cache);
   out["lateness_us"] = group_json(c.lateness);
+  if (!c.misses.empty()) out["misses"] = group_json(c.misses);  // only runs that classified
   out["config"] = config_json(c);
   json thresholds = json::array();
   for (const ThresholdOutcome& o : outcomes) {

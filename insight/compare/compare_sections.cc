@@ -185,10 +185,22 @@ std::string cache_section(const Json& model) {
                                          {"miss_rate", rate},
                                          {"lookup_keys", fmt_exact}},
                                         "Rate", "compare-cache-rows", "Hit rates");
+  // Runs that classified their misses: how many, whom they blame (docs/causal-pacing.md).
+  std::string misses;
+  if (const Json* m = at(model, {"misses"}); m && m->is_object()) {
+    misses = group_table(*m,
+                         {{"total", fmt_exact},
+                          {"compression", fmt_exact},
+                          {"environment", fmt_exact},
+                          {"trace", fmt_exact},
+                          {"follows", fmt_exact},
+                          {"only_this_run", fmt_exact}},
+                         "Misses", "compare-miss-rows", "Misses by blame");
+  }
   return section("cache", "Cache",
                  "Rates are fractions of the LOOKUP keys; their intervals are Newcombe's score "
                  "interval for a difference of two proportions, on the key counts.",
-                 chart + rates);
+                 chart + rates + misses);
 }
 
 std::string records_section(const Json& model) {

@@ -153,6 +153,28 @@ std::vector<NamedChange> compare_cache(const RunSummary& sa, const RunSummary& s
   return out;
 }
 
+std::vector<NamedChange> compare_misses(const RunSummary& sa, const RunSummary& sb) {
+  if (!sa.misses && !sb.misses) return {};
+  auto value = [](const std::optional<stats::MissSummary>& m, auto get) {
+    return m ? std::optional<double>(static_cast<double>(get(*m))) : std::nullopt;
+  };
+  auto change = [&](const char* name, auto get) {
+    return NamedChange{name, {value(sa.misses, get), value(sb.misses, get), std::nullopt}};
+  };
+  std::vector<NamedChange> out = {change("total", [](const auto& m) { return m.total(); })};
+  for (size_t i = 0; i < stats::kMissBlameCount; ++i) {
+    out.push_back(change(stats::miss_blame_name(static_cast<stats::MissBlame>(i)).data(),
+                         [i](const auto& m) { return m.blame()[i]; }));
+  }
+  auto only = [](const std::optional<stats::MissSummary>& m) {
+    return m && m->baseline
+               ? std::optional<double>(static_cast<double>(m->baseline->only_this_run_total()))
+               : std::nullopt;
+  };
+  out.push_back({"only_this_run", {only(sa.misses), only(sb.misses), std::nullopt}});
+  return out;
+}
+
 template <class Part, class T>
 NamedChange field_change(const char* name, const Part& a, const Part& b, T Part::*m) {
   return {name, {static_cast<double>(a.*m), static_cast<double>(b.*m), std::nullopt}};
@@ -202,6 +224,7 @@ Comparison compare_runs(const RunSnapshot& a, const RunSnapshot& b,
   c.ops = compare_ops(a, b, options);
   c.cache = compare_cache(a.summary, b.summary);
   c.lateness = compare_lateness(a.summary.lateness, b.summary.lateness);
+  c.misses = compare_misses(a.summary, b.summary);
   c.records = compare_records(a.summary, b.summary);
   c.records.push_back(
       {"records_per_s", {records_per_s(a.summary), records_per_s(b.summary), std::nullopt}});

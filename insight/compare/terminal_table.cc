@@ -77,6 +77,13 @@ std::string lateness_section(const Comparison& c) {
   return t.render();
 }
 
+std::string misses_section(const Comparison& c) {
+  if (c.misses.empty()) return "";
+  TextTable t = change_table("Misses (attribution: keys by blame)");
+  for (const NamedChange& n : c.misses) t.add_row(change_cells("  " + n.name, n.change));
+  return t.render() + "\n";
+}
+
 std::string digest8(const std::string& d) { return d.empty() ? "none" : d.substr(0, 8); }
 
 std::string config_section(const Comparison& c) {
@@ -128,7 +135,7 @@ std::string terminal_table(const Comparison& c, const std::vector<ThresholdOutco
       std::to_string(c.bootstrap.seed) +
       "), cache rates by Newcombe's score interval on the key counts\n\n";
   out += records_section(c) + "\n" + latency_section(c) + "\n" + cache_section(c) + "\n" +
-         lateness_section(c) + "\n" + config_section(c) + "\n";
+         lateness_section(c) + "\n" + misses_section(c) + config_section(c) + "\n";
   const std::string thresholds = thresholds_section(outcomes);
   if (!thresholds.empty()) out += thresholds + "\n";
   return out + summary_line(c, outcomes);

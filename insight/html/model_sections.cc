@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "fleet/insight/report/l2_failure_text.h"
+#include "fleet/insight/report/miss_text.h"
 #include "fleet/insight/report/pacing_text.h"
 #include "fleet/stats/replay_result.h"
 #include "fleet/util/json_pair.h"
@@ -182,6 +183,10 @@ json verdict_json(const RunSummary& summary, const RunFiles& f) {
     if (summary.pacing) {
       const report::PacingVerdict v = report::pacing_verdict(*summary.pacing);
       items.push_back(item(v.warn ? "warn" : "ok", v.title.c_str(), v.text));
+    }
+    if (summary.misses) {
+      if (const auto v = report::miss_verdict(*summary.misses))
+        items.push_back(item(v->warn ? "warn" : "ok", v->title.c_str(), v->text));
     }
   }
   for (const auto& n : summary.nodes)

@@ -285,6 +285,7 @@ json build_report_model(const RunFiles& f) {
   m["ops"] = ops_json(summary);
   m["lateness"] = lateness_json(summary);
   m["cache"] = cache_model_json(summary);
+  if (summary.misses) m["misses"] = summary.misses->to_json();
   m["series"] = series_json(f, nodes, top, others);
   json contention = contention_json(summary, f, nodes, top, others);
   if (!contention.is_null()) m["contention"] = std::move(contention);

@@ -74,17 +74,20 @@ ReportPageParts render_report_parts(const nlohmann::json& model) {
   std::string title = str(model, {"title"});
   if (title.empty()) title = "Fleet Replay report";
 
-  const std::vector<Part> parts = {
+  std::vector<Part> parts = {
       {"verdict", "Verdict", verdict_section(model)},
       {"run", "Run", run_section(model)},
       {"throughput", "Throughput", throughput_section(model, colours)},
       {"lateness", "Lateness", lateness_section(model, colours)},
       {"latency", "Latency", latency_section(model)},
       {"cache", "Cache", cache_section(model)},
+      {"compression", "Compression", compression_section(model)},
       {"contention", "L2 contention", contention_section(model, colours)},
       {"nodes", "Nodes", nodes_section(model, colours)},
       {"counters", "Counters", counters_section(model)},
   };
+  // Only runs that classified misses have it: other pages stay as they were, byte for byte.
+  std::erase_if(parts, [](const Part& p) { return p.id == "compression" && p.html.empty(); });
 
   const std::string model_json = json_for_script(model);
   std::string page;

@@ -10,9 +10,11 @@
 #include "fleet/insight/report/cache_summary.h"
 #include "fleet/insight/report/contention.h"
 #include "fleet/insight/report/l2_failure_text.h"
+#include "fleet/insight/report/miss_text.h"
 #include "fleet/insight/report/pacing_text.h"
 #include "fleet/insight/report/run_summary_of.h"
 #include "fleet/stats/lmcache_output.h"
+#include "fleet/stats/miss_log.h"
 #include "fleet/summary/accounting.h"
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_read_back.h"
@@ -100,6 +102,8 @@ std::string render_fleet_block(const RunReport& r) {
   if (r.lateness.count()) sections.push_back(lateness_section(r));
   if (const std::optional<causal::PacingStats> pacing = r.pacing())
     sections.push_back(pacing_section(*pacing));
+  if (const std::optional<stats::MissSummary> misses = r.misses())
+    sections.push_back(miss_section(*misses));
   const std::optional<summary::ContentionSummary> contention = contention_summary(r);
   const std::vector<stats::L2FailureRecord> l2_failures = r.l2_failures();
   if (contention || !l2_failures.empty()) {
@@ -182,6 +186,10 @@ Result<ExitCode> write_outputs(const RunReport& report, const OutputOptions& o) 
   const std::string summary_text = util::py_json_dumps_indent(summary_json, 2) + "\n";
   if (Status s = write_file(dir / "fleet_summary.json", summary_text); !s) return s;
   if (Status s = write_file(dir / "fleet_nodes.csv", render_nodes_csv(report)); !s) return s;
+  if (run_summary.misses) {  // the miss log a later run's --baseline pairs with
+    Status s = stats::write_miss_log((dir / stats::kMissLogFile).string(), report.miss_events());
+    if (!s) return s;
+  }
   if (run_summary.contention) {
     Status s = write_file(dir / "fleet_l2_windows.csv", render_l2_windows_csv(report));
     if (!s) return s;

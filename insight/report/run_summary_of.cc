@@ -77,6 +77,7 @@ summary::RunSummary run_summary_of(const RunReport& r) {
   s.contention = contention_summary(r);
   s.l2_failures = r.l2_failures();
   s.pacing = r.pacing();
+  s.misses = r.misses();
   if (auto cache = run_cache(r)) s.cache = cache_summary(*cache);
   s.latency_cdf_ms = op_latency_cdfs(r.stats);
   // Every op's merged latency histogram (ns, ≤ 0.05 % error): what `coordinator compare`

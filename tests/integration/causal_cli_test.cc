@@ -14,16 +14,8 @@
 namespace fleet::test {
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out, err;
-};
-
-Ran run(const std::string& args, const TempDir& dir) {
-  const std::string out = (dir.path() / "out").string(), err = (dir.path() / "err").string();
-  const int st = std::system((coordinator_bin() + " " + args + " >" + out + " 2>" + err).c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(out), read_file(err)};
-}
+using Ran = CliRun;
+Ran run(const std::string& args, const TempDir& dir) { return run_coordinator(args, dir); }
 
 std::string gen_trace(const TempDir& dir) {
   const std::string t = (dir.path() / "t.lct").string();

@@ -204,4 +204,15 @@ inline uint64_t vm_hwm_bytes(pid_t pid) {
   return 0;
 }
 
+// `coordinator ARGS` through the shell, stdout and stderr captured in `dir` (CLI tests).
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+inline CliRun run_coordinator(const std::string& args, const TempDir& dir) {
+  const std::string out = (dir.path() / "out").string(), err = (dir.path() / "err").string();
+  const int st = std::system((coordinator_bin() + " " + args + " >" + out + " 2>" + err).c_str());
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(out), read_file(err)};
+}
+
 }  // namespace fleet::test

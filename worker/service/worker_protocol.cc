@@ -277,6 +277,7 @@ void WorkerProtocol::on_start(const Incoming& in) {
   }
   cfg.time_scale = causal::engine_time_scale(*pacing, s.speed);
   cfg.follow_trace_time = causal::engine_follows_trace(*pacing, s.speed);
+  cfg.classify_misses = s.classify_misses;
   RunSetup setup;
   setup.node_name = options_.name;
   setup.session.speed = s.speed;

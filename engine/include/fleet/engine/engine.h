@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "fleet/engine/cache_outcome.h"
 #include "fleet/engine/counters.h"
 #include "fleet/stats/l2_failures.h"
+#include "fleet/stats/miss_summary.h"
 #include "fleet/trace/types.h"
 
 namespace fleet::storage {
@@ -83,6 +85,13 @@ class Engine {
   // submitted, INT64_MAX when none is (or the engine does not track it): the session keeps the
   // trace from running more than the causal horizon ahead of the backend.
   virtual int64_t oldest_store_trace_ns() const { return INT64_MAX; }
+  // Miss attribution (EngineConfig::classify_misses; docs/causal-pacing.md "Miss attribution"):
+  // the record about to be issued (its recorded t_wall), the misses so far by class, and the
+  // misses themselves (taken once, at the end). Engines that do not classify ignore and return
+  // nothing.
+  virtual void set_record(double /*t_wall*/) {}
+  virtual std::optional<stats::MissSummary> miss_summary() const { return std::nullopt; }
+  virtual std::vector<stats::MissEvent> take_misses() { return {}; }
   // Earliest pending internal event, or INT64_MAX when idle.
   virtual int64_t next_event_ns() const { return INT64_MAX; }
 

@@ -57,6 +57,9 @@ struct EngineConfig {
   // time_scale, which a schedule that holds records does not reach. time_scale then only scales
   // the mock adapter's transfer times. Not in the digest.
   bool follow_trace_time = false;
+  // Label each miss (MissClassifier; docs/causal-pacing.md "Miss attribution"): --classify-misses,
+  // --baseline, or any speed but 1x. Not in the digest.
+  bool classify_misses = false;
 
   // Fields of a recorded sm_config_json this struct does not model, merged back into
   // to_lmcache_json() so --config-from-trace reproduces the recorder's digest: a JSON object as

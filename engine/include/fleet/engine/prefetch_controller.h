@@ -18,6 +18,7 @@
 
 #include "fleet/engine/busy_keys.h"
 #include "fleet/engine/l1_listener.h"  // KeyList
+#include "fleet/stats/miss_attribution.h"
 #include "fleet/trace/types.h"
 
 namespace fleet::storage {
@@ -25,6 +26,7 @@ namespace fleet::storage {
 class EventLoop;
 class L1Manager;
 class L2Adapter;
+class MissClassifier;
 struct EngineCounters;
 struct L2Completion;
 
@@ -57,7 +59,7 @@ class PrefetchController {
  public:
   PrefetchController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
                      EngineCounters& counters, int64_t max_in_flight, bool retain_policy,
-                     bool track_busy_keys = false);
+                     bool track_busy_keys = false, MissClassifier* misses = nullptr);
   ~PrefetchController();
 
   // Queues the request; nothing is locked before it starts. Returns its id.
@@ -72,6 +74,8 @@ class PrefetchController {
   bool idle() const { return in_flight_ == 0 && pending_.empty() && active_.empty(); }
   // A prefetch naming one of `keys` has not finished (tracked only when asked: BusyKeys).
   bool prefetching(const KeyList& keys) const { return busy_.any(keys); }
+  // A prefetch naming one of `keys` waits behind max_in_flight (tracked with a miss classifier).
+  bool queued_for(const KeyList& keys) const { return queued_.any(keys); }
   // The last few thousand results, by id (tests and diagnostics).
   const PrefetchResult* result(int64_t id) const;
 
@@ -88,6 +92,7 @@ class PrefetchController {
   void release_l1(Request& r, const std::vector<size_t>& positions);
   void account(const Request& r, const std::vector<uint8_t>& admitted,
                const std::vector<uint8_t>& kept);
+  void classify(const Request& r, size_t p, stats::MissClass cls) const;
   void unlock_l2(Request& r, const std::vector<uint8_t>* keep_plan);
   KeyList keys_at(const Request& r, const std::vector<size_t>& positions) const;
 
@@ -104,6 +109,8 @@ class PrefetchController {
   std::deque<std::unique_ptr<Request>> pending_;
   std::unordered_map<int64_t, std::unique_ptr<Request>> active_;
   BusyKeys busy_;
+  BusyKeys queued_;         // keys of requests not started yet
+  MissClassifier* misses_;  // null unless the run classifies misses
   std::unordered_map<uint64_t, std::pair<int64_t, std::vector<size_t>>> tasks_;  // lookups/loads
   std::map<int64_t, PrefetchResult> results_;
 };

@@ -18,10 +18,11 @@
 
 #include "fleet/engine/engine.h"
 #include "fleet/engine/engine_config.h"
-#include "fleet/engine/engine_counters.h"   // EngineCounters, L2OpSample (held by value)
-#include "fleet/engine/event_loop.h"        // EventLoop, LoopClock (held by value)
-#include "fleet/engine/l1_listener.h"       // KeyList
-#include "fleet/engine/l1_status.h"         // L1Status
+#include "fleet/engine/engine_counters.h"  // EngineCounters, L2OpSample (held by value)
+#include "fleet/engine/event_loop.h"       // EventLoop, LoopClock (held by value)
+#include "fleet/engine/l1_listener.h"      // KeyList
+#include "fleet/engine/l1_status.h"        // L1Status
+#include "fleet/engine/miss_classifier.h"
 #include "fleet/engine/trace_time_clock.h"  // held by value
 #include "fleet/util/status.h"
 
@@ -85,6 +86,9 @@ class StorageManager final : public engine::Engine {
   bool store_pending(const KeyList& keys) const override;
   bool prefetch_pending(const KeyList& keys) const override;
   int64_t oldest_store_trace_ns() const override;
+  void set_record(double t_wall) override;
+  std::optional<stats::MissSummary> miss_summary() const override;
+  std::vector<stats::MissEvent> take_misses() override;
   void close(bool drain) override;
   const EngineConfig* engine_config() const override { return &cfg_; }
   std::string config_digest() const override { return digest_; }
@@ -126,6 +130,8 @@ class StorageManager final : public engine::Engine {
                               bool can_l2, PrefetchHandle& h);
   void submit_prefix_prefetch(const trace::PrefetchSpec& spec, const std::vector<uint8_t>& present,
                               bool can_l2, PrefetchHandle& h);
+  // A LOOKUP prefetch's key decided missed on the call itself (no L2 to ask), under mu_.
+  void classify_now(const trace::ObjectKey& k, stats::MissClass cls);
   void on_l2_completion(size_t adapter_index, L2Completion c);
   void count_l2_failure(size_t adapter_index, const L2Completion& c);
   void schedule_tick(int64_t at);
@@ -147,6 +153,7 @@ class StorageManager final : public engine::Engine {
   std::unique_ptr<EvictionBridge> bridge_;
   std::vector<std::unique_ptr<L2Adapter>> adapters_;
   std::vector<std::unique_ptr<L2EvictionController>> l2_eviction_;  // null: not wired
+  std::unique_ptr<MissClassifier> misses_;                          // cfg_.classify_misses only
   std::unique_ptr<StoreController> store_;
   std::unique_ptr<PrefetchController> prefetch_;
   int64_t tick_period_ns_;

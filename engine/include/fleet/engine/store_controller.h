@@ -18,6 +18,7 @@
 namespace fleet::storage {
 
 class EventLoop;
+class MissClassifier;
 class L1Manager;
 class L2Adapter;
 struct EngineCounters;
@@ -26,7 +27,8 @@ struct L2Completion;
 class StoreController final : public L1Listener {
  public:
   StoreController(L1Manager& l1, std::vector<L2Adapter*> adapters, EventLoop& loop,
-                  EngineCounters& counters, bool skip_l1, const util::Clock* trace_clock = nullptr);
+                  EngineCounters& counters, bool skip_l1, const util::Clock* trace_clock = nullptr,
+                  MissClassifier* misses = nullptr);
 
   unsigned interests() const override { return kWriteFinished; }
   void on_l1_keys_write_finished(const KeyList& keys) override;
@@ -36,8 +38,8 @@ class StoreController final : public L1Listener {
   bool idle() const { return pending_.empty() && !step_scheduled_ && in_flight_.empty(); }
   size_t in_flight() const { return in_flight_.size(); }
   // Tracked only with a trace clock (an engine following the trace, for causal pacing's
-  // completion edges): a store of one of `keys` is queued or in flight; the trace instant the
-  // oldest store in flight was submitted at (INT64_MAX: none).
+  // completion edges) or a miss classifier: a store of one of `keys` is queued or in flight; the
+  // trace instant the oldest store in flight was submitted at (INT64_MAX: none).
   bool storing(const KeyList& keys) const { return busy_.any(keys); }
   int64_t oldest_in_flight_trace_ns() const {
     return since_order_.empty() ? INT64_MAX : *since_order_.begin();
@@ -58,6 +60,7 @@ class StoreController final : public L1Listener {
   KeyList pending_;
   std::map<std::pair<size_t, uint64_t>, KeyList> in_flight_;
   const util::Clock* trace_clock_;
+  MissClassifier* misses_;  // null unless the run classifies misses
   BusyKeys busy_;
   std::map<std::pair<size_t, uint64_t>, int64_t> since_;  // task -> trace instant submitted
   std::multiset<int64_t> since_order_;                    // (adapter, task) -> locked keys

@@ -22,6 +22,7 @@
 #include "fleet/replay/record_source.h"
 #include "fleet/replay/window_sampler.h"
 #include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/miss_summary.h"
 #include "fleet/stats/stats_collector.h"
 #include "fleet/util/clock.h"
 
@@ -97,6 +98,9 @@ struct SessionResult {
   // The adapters whose L2 operations failed, times since T0.
   std::vector<stats::L2FailureRecord> l2_failures;
   std::optional<causal::PacingStats> pacing;  // when edges were tracked
+  // Miss attribution, when the engine classified misses (EngineConfig::classify_misses).
+  std::optional<stats::MissSummary> misses;
+  std::vector<stats::MissEvent> miss_events;
 };
 
 // Live numbers another thread may read while run() is going (progress line, heartbeats).

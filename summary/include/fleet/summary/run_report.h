@@ -52,6 +52,11 @@ struct RunReport {
   std::vector<stats::L2FailureRecord> l2_failures() const;
   // The nodes' pacing statistics merged; none when no node tracked edges.
   std::optional<causal::PacingStats> pacing() const;
+  // Miss attribution: --baseline's pairing (set by the run), the nodes' misses by class merged
+  // with it (none when no node classified misses), and every node's misses in node order.
+  std::optional<stats::MissPairing> miss_pairing;
+  std::optional<stats::MissSummary> misses() const;
+  std::vector<stats::MissEvent> miss_events() const;
 };
 
 // The report's trace section from a reader that has read the whole file.

@@ -16,6 +16,7 @@
 #include "fleet/causal/pacing_stats.h"
 #include "fleet/stats/l2_failures.h"
 #include "fleet/stats/log_linear_histogram.h"
+#include "fleet/stats/miss_summary.h"
 #include "fleet/stats/op_stats.h"
 
 namespace fleet::summary {
@@ -166,6 +167,8 @@ struct RunSummary {
   // Dependency edges and what the pacing did with them, merged over nodes (causal pacing, or
   // uniform faster than 1x): `pacing` after `lateness_us`, only then.
   std::optional<causal::PacingStats> pacing;
+  // Why keys missed (docs/causal-pacing.md "Miss attribution"), after `pacing`, only then.
+  std::optional<stats::MissSummary> misses;
   OpStatsByName ops;
   std::optional<EngineSummary> engine;
   std::string digest_comparison;

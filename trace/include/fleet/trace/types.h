@@ -41,6 +41,9 @@ uint64_t chunk_identity_hash_continue(uint64_t model_state, std::string_view chu
 // The same identity for in-process use only (the time router's lifecycle table): word-at-a-time
 // over the chunk hash, ~4x cheaper than FNV's byte chain; not stable across builds.
 uint64_t chunk_lifecycle_id(uint64_t model_state, std::string_view chunk_hash);
+// A key's identity over every field, stable across runs, builds and hosts (FNV-1a): how two runs'
+// miss logs name the same key (stats/miss_log.h).
+uint64_t stable_key_id(const ObjectKey& k);
 
 // torch dtypes LMCache records as `str(torch.dtype)`.
 enum class DType : uint8_t {

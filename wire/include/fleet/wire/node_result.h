@@ -16,6 +16,7 @@
 #include "fleet/causal/pacing_stats.h"
 #include "fleet/stats/l2_failures.h"
 #include "fleet/stats/lateness_stats.h"
+#include "fleet/stats/miss_summary.h"
 #include "fleet/stats/stats_collector.h"
 #include "fleet/util/huge_page_allocator.h"
 
@@ -69,6 +70,10 @@ struct NodeResult {
   // Paced runs that tracked dependency edges (causal, or uniform faster than 1x); in DONE only
   // then.
   std::optional<causal::PacingStats> pacing;
+  // Miss attribution (docs/causal-pacing.md): the node's misses by class, and each miss for the
+  // coordinator's misses.csv and --baseline pairing (at most MissSummary::kMaxLoggedEvents).
+  std::optional<stats::MissSummary> misses;
+  std::vector<stats::MissEvent> miss_events;
   // A worker that routed itself: what its scan of the trace found (the reader's counts, the
   // plan's totals and its own plan row; worker/service/self_routed_source.h). Null otherwise,
   // and then not in DONE at all.

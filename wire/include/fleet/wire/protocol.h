@@ -176,9 +176,10 @@ struct Start {
   double causal_horizon_s = 0.050;   // causal: edges keep their gaps up to this long
   SelfRouting self_routing;          // on: no batches follow; the worker reads its share
   L2Run l2;                          // on: an L2 replay (no batches; the worker reads the files)
+  bool classify_misses = false;      // label every miss; DONE carries them (causal-pacing.md)
   MSGPACK_DEFINE_MAP(v, t, speed, t_origin, clock, engine_config_json, engine_name, node_index,
                      node_count, trace_level, trace_schema, credit_window, l2_key_namespace, pacing,
-                     schedule, causal_horizon_s, self_routing, l2);
+                     schedule, causal_horizon_s, self_routing, l2, classify_misses);
 };
 
 // worker -> coordinator: the engine is built (the replay thread now waits for GO). The

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fleet/causal/pacing.h"
+#include "fleet/coordinator/session/miss_baseline.h"
 #include "fleet/engine/engine_config.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/insight/report/progress.h"
@@ -35,6 +37,12 @@ struct ReplayOptions {
   causal::Pacing pacing = causal::Pacing::Uniform;  // resolved from --pacing and --speed
   causal::Schedule schedule = causal::Schedule::Ordered;
   double causal_horizon_s = 0.050;
+  // Miss attribution (docs/causal-pacing.md): label every miss (on with --classify-misses,
+  // --baseline or any speed but 1x), and pair them with the misses.csv of the run in
+  // `miss_baseline` ("" = none).
+  bool classify_misses = false;
+  std::string miss_baseline;
+  std::shared_ptr<const MissBaseline> miss_baseline_events;  // read by the CLI, before the run
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1
   bool verbose = false;

@@ -49,6 +49,10 @@ struct Comparison {
   // when neither run kept a cache.
   std::vector<NamedChange> cache;
   std::vector<NamedChange> lateness;  // p50, p99, max (µs), late_over_1ms (records)
+  // Miss attribution (docs/causal-pacing.md): total, then by blame (compression, environment,
+  // trace, follows), then only_this_run against each run's own --baseline; empty when neither
+  // run classified its misses.
+  std::vector<NamedChange> misses;
   // total, replayed, skipped, failed, duration_s, records_per_s
   std::vector<NamedChange> records;
   bool configs_present = false;  // both runs recorded engine.config

@@ -15,6 +15,8 @@ std::string throughput_section(const Json& model, const SeriesColours& colours);
 std::string lateness_section(const Json& model, const SeriesColours& colours);
 std::string latency_section(const Json& model);
 std::string cache_section(const Json& model);
+// "" when the run did not classify misses (docs/causal-pacing.md "Miss attribution").
+std::string compression_section(const Json& model);
 // "" when the model has no "contention" (no node used L2).
 std::string contention_section(const Json& model, const SeriesColours& colours);
 std::string nodes_section(const Json& model, const SeriesColours& colours);

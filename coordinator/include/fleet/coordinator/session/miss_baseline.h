@@ -1,0 +1,25 @@
+// --baseline RUN_DIR (docs/causal-pacing.md "Miss attribution"): the misses.csv of an earlier
+// run of the same trace, read before this run starts (a missing or damaged file is an error
+// naming the flag, not a surprise at the end), paired with this run's misses once it is done.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleet/stats/miss_attribution.h"
+#include "fleet/summary/run_report.h"
+#include "fleet/util/status.h"
+
+namespace fleet::session {
+
+struct MissBaseline {
+  std::string dir;
+  std::vector<stats::MissEvent> events;
+};
+
+Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir);
+// Sets report.miss_pairing when the run classified misses (any node has a summary).
+void pair_with_baseline(report::RunReport& report, const MissBaseline& baseline);
+
+}  // namespace fleet::session

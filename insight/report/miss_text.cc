@@ -1,0 +1,117 @@
+#include "fleet/insight/report/miss_text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace fleet::report {
+
+namespace {
+
+using stats::MissBlame;
+using stats::MissClass;
+using stats::MissWhere;
+
+std::string where_text(const stats::MissSummary& m, MissWhere w) {
+  stats::MissCounts only{};
+  only[static_cast<size_t>(w)] = m.counts[static_cast<size_t>(w)];
+  return fmt::format("{} ({})", m.total(w), miss_classes_text(only, stats::kMissClassCount));
+}
+
+double share(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+}  // namespace
+
+std::string miss_classes_text(const stats::MissCounts& c, size_t max_classes) {
+  std::vector<std::pair<uint64_t, MissClass>> by_class;
+  for (size_t k = 0; k < stats::kMissClassCount; ++k) {
+    const uint64_t n = c[0][k] + c[1][k];
+    if (n) by_class.emplace_back(n, static_cast<MissClass>(k));
+  }
+  if (by_class.empty()) return "none";
+  std::stable_sort(by_class.begin(), by_class.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (size_t i = 0; i < by_class.size() && i < max_classes; ++i) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}", stats::miss_class_name(by_class[i].second), by_class[i].first);
+  }
+  if (by_class.size() > max_classes) out += ", …";
+  return out;
+}
+
+stats::MetricSection miss_section(const stats::MissSummary& m) {
+  stats::MetricSection s{"misses", "Misses (attribution)", {}};
+  s.rows.push_back({"prefetch", "Prefetch misses", where_text(m, MissWhere::Prefetch)});
+  s.rows.push_back({"read", "Read misses", where_text(m, MissWhere::Read)});
+  const auto blame = m.blame();
+  std::string b;
+  for (size_t i = 0; i < stats::kMissBlameCount; ++i)
+    b += fmt::format("{}{} {}", i ? ", " : "", stats::miss_blame_name(static_cast<MissBlame>(i)),
+                     blame[i]);
+  s.rows.push_back({"blame", "Blame", b});
+  if (m.dropped) {
+    s.rows.push_back(
+        {"dropped", "Not in misses.csv (over the cap)", static_cast<int64_t>(m.dropped)});
+  }
+  if (m.baseline) {
+    const stats::MissPairing& p = *m.baseline;
+    s.rows.push_back({"baseline", "Baseline", p.baseline});
+    s.rows.push_back({"both", "Missed in both", static_cast<int64_t>(p.both)});
+    s.rows.push_back(
+        {"only_this_run", "Only this run",
+         fmt::format("{} ({})", p.only_this_run_total(), miss_classes_text(p.only_this_run))});
+    s.rows.push_back(
+        {"only_baseline", "Only the baseline",
+         fmt::format("{} ({})", p.only_baseline_total(), miss_classes_text(p.only_baseline))});
+  }
+  return s;
+}
+
+std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m) {
+  if (m.baseline) {
+    const stats::MissPairing& p = *m.baseline;
+    const uint64_t added = p.only_this_run_total(), removed = p.only_baseline_total();
+    const uint64_t here = p.both + added;
+    // Within 1 % of this run's misses both ways is the noise two runs of one trace show.
+    const bool changed = added + removed > std::max<uint64_t>(1, here / 100);
+    if (!changed) {
+      return MissVerdict{false, "Same misses as the baseline",
+                         fmt::format("{} of {} misses are the baseline's too ({}); {} only here, "
+                                     "{} only in the baseline.",
+                                     p.both, here, p.baseline, added, removed)};
+    }
+    return MissVerdict{
+        true, "Speed-up changed the answer",
+        fmt::format("Against the baseline {}: {} misses only in this run ({:.1f} % of its {}: {}), "
+                    "{} only in the baseline ({}), {} in both.",
+                    p.baseline, added, share(added, here), here, miss_classes_text(p.only_this_run),
+                    removed, miss_classes_text(p.only_baseline), p.both)};
+  }
+  const uint64_t all = m.total();
+  const uint64_t compression = m.blame()[static_cast<size_t>(MissBlame::Compression)];
+  if (all == 0) return std::nullopt;
+  if (compression == 0) {
+    return MissVerdict{false, "Misses classified",
+                       fmt::format("None of {} misses is blamed on a speed-up (classes: {}).", all,
+                                   miss_classes_text(m.counts))};
+  }
+  stats::MissCounts blamed{};
+  for (size_t w = 0; w < stats::kMissWhereCount; ++w)
+    for (size_t k = 0; k < stats::kMissClassCount; ++k)
+      if (stats::blame_of(static_cast<MissClass>(k), m.sped_up, m.engine_follows_trace) ==
+          MissBlame::Compression)
+        blamed[w][k] = m.counts[w][k];
+  return MissVerdict{
+      true, "Speed-up changed the answer",
+      fmt::format("{} of {} misses ({:.1f} %) are blamed on the speed-up: the work they needed "
+                  "was still running or L1 was starved at this speed ({}). Name a 1x run with "
+                  "--baseline to pair the misses key by key.",
+                  compression, all, share(compression, all), miss_classes_text(blamed))};
+}
+
+}  // namespace fleet::report

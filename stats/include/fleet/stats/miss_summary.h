@@ -1,0 +1,60 @@
+// A run's misses by class, their blame, and (with --baseline) how they pair with a baseline
+// run's: in fleet_summary.json and DONE as "misses" (docs/causal-pacing.md "Miss attribution").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleet/stats/miss_attribution.h"
+
+namespace fleet::stats {
+
+// The misses of this run and of a baseline run of the same trace, paired by (record, key,
+// where) as multisets: in both, only in this run (by this run's class), only in the baseline
+// (by the baseline's class).
+struct MissPairing {
+  std::string baseline;  // the baseline run directory, as given
+  uint64_t both = 0;
+  MissCounts only_this_run{};
+  MissCounts only_baseline{};
+
+  uint64_t only_this_run_total() const;
+  uint64_t only_baseline_total() const;
+};
+
+struct MissSummary {
+  // Every event a node may keep for pairing and misses.csv; beyond it misses are still counted
+  // by class, and `dropped` says how many are missing from the log.
+  static constexpr size_t kMaxLoggedEvents = 2'000'000;
+
+  bool sped_up = false;               // the run was paced faster than recorded (S > 1 or S = 0)
+  bool engine_follows_trace = false;  // the eviction tick and TTLs ran on trace time
+  MissCounts counts{};
+  uint64_t dropped = 0;
+  std::optional<MissPairing> baseline;
+
+  void add(const MissEvent& e) {
+    ++counts[static_cast<size_t>(e.where)][static_cast<size_t>(e.cls)];
+  }
+  uint64_t total(MissWhere w) const;
+  uint64_t total() const { return total(MissWhere::Prefetch) + total(MissWhere::Read); }
+  std::array<uint64_t, kMissBlameCount> blame() const;  // every miss, by blame_of
+  // Counts and drops add; the flags are the nodes' (all nodes run alike).
+  void merge(const MissSummary& o);
+
+  nlohmann::json to_json() const;
+  // The nested readers throw std::invalid_argument naming the field (util/json_number.h): the
+  // DONE decoder turns it into a ProtocolError naming the peer, fleet_summary.json's reader
+  // into an absent section.
+  static MissSummary from_json(const nlohmann::json& j);
+};
+
+// Pairs `run` with `baseline` (each sorted by sort_misses). Both are consumed.
+MissPairing pair_misses(std::vector<MissEvent> run, std::vector<MissEvent> baseline);
+void sort_misses(std::vector<MissEvent>& events);
+
+}  // namespace fleet::stats

@@ -1,0 +1,138 @@
+#include "fleet/stats/miss_summary.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "fleet/util/json_number.h"
+
+namespace fleet::stats {
+
+namespace {
+
+uint64_t sum(const MissCounts& c) {
+  uint64_t n = 0;
+  for (const auto& where : c)
+    for (uint64_t v : where) n += v;
+  return n;
+}
+
+nlohmann::json counts_json(const MissCounts& c) {
+  nlohmann::json j = {{"total", sum(c)}};
+  for (size_t w = 0; w < kMissWhereCount; ++w) {
+    nlohmann::json by_class = nlohmann::json::object();
+    for (size_t k = 0; k < kMissClassCount; ++k)
+      if (c[w][k] != 0) by_class[miss_class_name(static_cast<MissClass>(k))] = c[w][k];
+    j[miss_where_name(static_cast<MissWhere>(w))] = by_class;
+  }
+  return j;
+}
+
+// Unknown class names are skipped: a newer Fleet's classes must not make the file unreadable.
+MissCounts counts_of(const nlohmann::json& j) {
+  MissCounts c{};
+  for (size_t w = 0; w < kMissWhereCount; ++w) {
+    const auto it = j.find(miss_where_name(static_cast<MissWhere>(w)));
+    if (it == j.end() || !it->is_object()) continue;
+    for (const auto& [name, v] : it->items())
+      if (auto cls = miss_class_from_name(name))
+        c[w][static_cast<size_t>(*cls)] = util::json_integer<uint64_t>(v, "misses." + name);
+  }
+  return c;
+}
+
+auto order(const MissEvent& e) { return std::tuple(e.record, e.key, e.where); }
+
+}  // namespace
+
+uint64_t MissPairing::only_this_run_total() const { return sum(only_this_run); }
+uint64_t MissPairing::only_baseline_total() const { return sum(only_baseline); }
+
+uint64_t MissSummary::total(MissWhere w) const {
+  uint64_t n = 0;
+  for (uint64_t v : counts[static_cast<size_t>(w)]) n += v;
+  return n;
+}
+
+std::array<uint64_t, kMissBlameCount> MissSummary::blame() const {
+  std::array<uint64_t, kMissBlameCount> b{};
+  for (const auto& where : counts)
+    for (size_t k = 0; k < kMissClassCount; ++k)
+      b[static_cast<size_t>(blame_of(static_cast<MissClass>(k), sped_up, engine_follows_trace))] +=
+          where[k];
+  return b;
+}
+
+void MissSummary::merge(const MissSummary& o) {
+  sped_up = sped_up || o.sped_up;
+  engine_follows_trace = engine_follows_trace || o.engine_follows_trace;
+  for (size_t w = 0; w < kMissWhereCount; ++w)
+    for (size_t k = 0; k < kMissClassCount; ++k) counts[w][k] += o.counts[w][k];
+  dropped += o.dropped;
+}
+
+nlohmann::json MissSummary::to_json() const {
+  nlohmann::json j = counts_json(counts);
+  j["sped_up"] = sped_up;
+  j["engine_follows_trace"] = engine_follows_trace;
+  j["dropped"] = dropped;
+  nlohmann::json b = nlohmann::json::object();
+  const auto by_blame = blame();
+  for (size_t i = 0; i < kMissBlameCount; ++i)
+    b[miss_blame_name(static_cast<MissBlame>(i))] = by_blame[i];
+  j["blame"] = b;
+  if (baseline) {
+    j["baseline"] = {{"run", baseline->baseline},
+                     {"both", baseline->both},
+                     {"only_this_run", counts_json(baseline->only_this_run)},
+                     {"only_baseline", counts_json(baseline->only_baseline)}};
+  }
+  return j;
+}
+
+MissSummary MissSummary::from_json(const nlohmann::json& j) {
+  MissSummary s;
+  s.counts = counts_of(j);
+  s.sped_up = j.value("sped_up", false);
+  s.engine_follows_trace = j.value("engine_follows_trace", false);
+  s.dropped = util::json_integer_or<uint64_t>(j, "dropped", uint64_t{0}, "misses.dropped");
+  if (const auto it = j.find("baseline"); it != j.end() && it->is_object()) {
+    MissPairing p;
+    p.baseline = it->value("run", "");
+    p.both = util::json_integer_or<uint64_t>(*it, "both", uint64_t{0}, "misses.baseline.both");
+    if (it->contains("only_this_run")) p.only_this_run = counts_of((*it)["only_this_run"]);
+    if (it->contains("only_baseline")) p.only_baseline = counts_of((*it)["only_baseline"]);
+    s.baseline = std::move(p);
+  }
+  return s;
+}
+
+void sort_misses(std::vector<MissEvent>& events) {
+  std::sort(events.begin(), events.end(),
+            [](const MissEvent& a, const MissEvent& b) { return order(a) < order(b); });
+}
+
+MissPairing pair_misses(std::vector<MissEvent> run, std::vector<MissEvent> baseline) {
+  sort_misses(run);
+  sort_misses(baseline);
+  MissPairing p;
+  auto only = [](MissCounts& c, const MissEvent& e) {
+    ++c[static_cast<size_t>(e.where)][static_cast<size_t>(e.cls)];
+  };
+  size_t i = 0, k = 0;
+  while (i < run.size() && k < baseline.size()) {
+    if (run[i].same_miss(baseline[k])) {
+      ++p.both;
+      ++i;
+      ++k;
+    } else if (order(run[i]) < order(baseline[k])) {
+      only(p.only_this_run, run[i++]);
+    } else {
+      only(p.only_baseline, baseline[k++]);
+    }
+  }
+  for (; i < run.size(); ++i) only(p.only_this_run, run[i]);
+  for (; k < baseline.size(); ++k) only(p.only_baseline, baseline[k]);
+  return p;
+}
+
+}  // namespace fleet::stats

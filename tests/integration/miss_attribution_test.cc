@@ -1,0 +1,138 @@
+// Miss attribution end to end (docs/causal-pacing.md "Miss attribution"): a run writes
+// misses.csv and its summary's classes, a later run of the same trace pairs its misses with it
+// (--baseline), embedded and across real worker processes, and the report says what changed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "process_util.h"
+
+namespace fleet::test {
+namespace {
+
+using Ran = CliRun;
+Ran run(const std::string& args, const TempDir& dir) { return run_coordinator(args, dir); }
+
+std::string gen_trace(const TempDir& dir) {
+  const std::string t = (dir.path() / "t.lct").string();
+  EXPECT_EQ(std::system((bin("tools/lct/lct") + " gen -q -o " + t +
+                         " --seed 5 --duration 3 --rate 30 --layout 2x2x2x64:bfloat16")
+                            .c_str()),
+            0);
+  return t;
+}
+
+nlohmann::json summary_of(const std::string& run_dir) {
+  return nlohmann::json::parse(read_file(run_dir + "/fleet_summary.json"));
+}
+
+size_t lines_of(const std::string& path) {
+  std::istringstream in(read_file(path));
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Small chunks in a big L1, no eviction: where each key's records replay decides nothing, so the
+// misses of an embedded run and of a key-sharded fleet run of the same trace are the same misses.
+const char* kEngine = " --l1-size-gb 4 --progress never --clock virtual";
+
+TEST(MissAttribution, ARunWritesEveryClassifiedMissAndItsClasses) {
+  TempDir dir;
+  const std::string out = (dir.path() / "base").string();
+  const Ran r = run(gen_trace(dir) + kEngine + " --classify-misses --output-dir " + out, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json m = summary_of(out)["misses"];
+  ASSERT_TRUE(m.is_object()) << r.out;
+  EXPECT_GT(m["total"].get<uint64_t>(), 0u);
+  EXPECT_GT(m["prefetch"]["cold"].get<uint64_t>(), 0u);  // every trace starts cold
+  EXPECT_FALSE(m["sped_up"].get<bool>());
+  EXPECT_EQ(m["blame"]["compression"], 0);
+  EXPECT_EQ(lines_of(out + "/misses.csv"), m["total"].get<size_t>() + 1);  // + the header
+  EXPECT_NE(r.out.find("Misses (attribution)"), std::string::npos) << r.out;
+  // Unasked at 1x: no classifier, no file.
+  const std::string plain = (dir.path() / "plain").string();
+  ASSERT_EQ(run(gen_trace(dir) + kEngine + " --output-dir " + plain, dir).code, 0);
+  EXPECT_FALSE(summary_of(plain).contains("misses"));
+  EXPECT_FALSE(std::filesystem::exists(plain + "/misses.csv"));
+}
+
+TEST(MissAttribution, AKeyShardedFleetRunPairsEveryMissWithTheEmbeddedBaseline) {
+  TempDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string base = (dir.path() / "base").string(), fleet = (dir.path() / "fleet").string();
+  ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
+  const Ran r =
+      run(trace + kEngine + " --local 2 --shard key --baseline " + base + " --output-dir " + fleet,
+          dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json m = summary_of(fleet)["misses"];
+  const nlohmann::json& p = m["baseline"];
+  ASSERT_TRUE(p.is_object()) << m.dump();
+  EXPECT_EQ(p["run"], base);
+  EXPECT_EQ(p["both"], summary_of(base)["misses"]["total"]);
+  EXPECT_EQ(p["only_this_run"]["total"], 0);
+  EXPECT_EQ(p["only_baseline"]["total"], 0);
+  const std::string page = read_file(fleet + "/report.html");
+  EXPECT_NE(page.find("id=\"compression\""), std::string::npos);
+  EXPECT_NE(page.find("Same misses as the baseline"), std::string::npos);
+}
+
+// A uniform 10x run on the real clock against its 1x baseline: every miss is paired or counted
+// on one side, and a run whose misses moved says so in the report's verdict.
+TEST(MissAttribution, ATenfoldRunAccountsForEveryMissAgainstItsBaseline) {
+  TempDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string base = (dir.path() / "base").string(), fast = (dir.path() / "fast").string();
+  ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
+  const Ran r =
+      run(trace + " --l1-size-gb 4 --progress never --speed 10 --pacing uniform --baseline " +
+              base + " --output-dir " + fast,
+          dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json m = summary_of(fast)["misses"];
+  EXPECT_TRUE(m["sped_up"].get<bool>());
+  const nlohmann::json& p = m["baseline"];
+  const uint64_t base_total = summary_of(base)["misses"]["total"];
+  EXPECT_EQ(p["both"].get<uint64_t>() + p["only_this_run"]["total"].get<uint64_t>(),
+            m["total"].get<uint64_t>());
+  EXPECT_EQ(p["both"].get<uint64_t>() + p["only_baseline"]["total"].get<uint64_t>(), base_total);
+  EXPECT_NE(r.out.find("Only this run"), std::string::npos) << r.out;
+  const std::string page = read_file(fast + "/report.html");
+  const bool same = p["only_this_run"]["total"] == 0 && p["only_baseline"]["total"] == 0;
+  EXPECT_NE(page.find(same ? "Same misses as the baseline" : "Speed-up changed the answer"),
+            std::string::npos);
+  // compare puts the two runs' misses side by side, by blame.
+  const std::string json = (dir.path() / "cmp.json").string();
+  const Ran c = run("compare " + base + " " + fast + " --no-html --json " + json, dir);
+  ASSERT_EQ(c.code, 0) << c.err;
+  const nlohmann::json cmp = nlohmann::json::parse(read_file(json));
+  EXPECT_EQ(cmp["misses"]["total"]["a"].get<uint64_t>(), base_total);
+  EXPECT_EQ(cmp["misses"]["total"]["b"], m["total"]);
+  EXPECT_EQ(cmp["misses"]["only_this_run"]["b"], p["only_this_run"]["total"]);
+  EXPECT_NE(c.out.find("Misses (attribution: keys by blame)"), std::string::npos) << c.out;
+}
+
+TEST(MissAttribution, ABaselineWithoutAMissLogIsRefusedBeforeTheRun) {
+  TempDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string plain = (dir.path() / "plain").string();
+  ASSERT_EQ(run(trace + kEngine + " --output-dir " + plain, dir).code, 0);
+  const Ran r =
+      run(trace + kEngine + " --baseline " + plain + " --output-dir " + (dir.path() / "x").string(),
+          dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--baseline " + plain +
+                       ": no misses.csv there: run the baseline with "
+                       "--classify-misses"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace fleet::test

@@ -1,0 +1,100 @@
+// misses.csv and the pairing of two runs' misses (docs/causal-pacing.md "Miss attribution").
+#include "fleet/stats/miss_log.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fleet/stats/miss_summary.h"
+
+namespace fleet::stats {
+namespace {
+
+std::string temp_path(const char* name) {
+  return (std::filesystem::temp_directory_path() /
+          (std::string(name) + "." + std::to_string(::getpid())))
+      .string();
+}
+
+MissEvent ev(double t, uint64_t key, MissWhere w, MissClass c) { return {t, key, w, c}; }
+
+TEST(MissLog, RoundTripsEveryFieldExactly) {
+  const std::string path = temp_path("fleet_misses.csv");
+  const std::vector<MissEvent> in = {
+      ev(1733500000.1234567, 0xfedcba9876543210ull, MissWhere::Prefetch, MissClass::Cold),
+      ev(0.1 + 0.2, 1, MissWhere::Read, MissClass::PrefetchQueued)};
+  ASSERT_TRUE(write_miss_log(path, in).ok());
+  const auto out = read_miss_log(path);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 2u);
+  for (size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(out.value()[i].record, in[i].record);  // bit for bit: %.17g
+    EXPECT_EQ(out.value()[i].key, in[i].key);
+    EXPECT_EQ(out.value()[i].where, in[i].where);
+    EXPECT_EQ(out.value()[i].cls, in[i].cls);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(MissLog, ABadLineIsRefusedNamingTheFileAndLine) {
+  const std::string path = temp_path("fleet_misses_bad.csv");
+  std::ofstream(path) << "t_wall,key,where,class\n1.5,00000000000000ff,prefetch,cold\n"
+                         "2.5,00000000000000ff,prefetch,sideways\n";
+  const auto out = read_miss_log(path);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), path + ":3: unknown class 'sideways'");
+  std::ofstream(path) << "offset,key\n";
+  EXPECT_NE(read_miss_log(path).status().message().find(path + ":1: not a miss log"),
+            std::string::npos);
+  std::filesystem::remove(path);
+}
+
+// Misses pair by (record, key, where) as multisets: the class may differ between the runs.
+TEST(MissPairing, SplitsMissesIntoBothOnlyThisRunAndOnlyTheBaseline) {
+  const std::vector<MissEvent> run = {
+      ev(1, 10, MissWhere::Prefetch, MissClass::Cold),
+      ev(2, 10, MissWhere::Prefetch, MissClass::StoreNotLanded),  // only here
+      ev(3, 11, MissWhere::Read, MissClass::LoadRunning),         // only here (baseline: prefetch)
+      ev(4, 12, MissWhere::Prefetch, MissClass::Evicted),
+      ev(4, 12, MissWhere::Prefetch, MissClass::Evicted)};  // twice here, once in the baseline
+  const std::vector<MissEvent> baseline = {ev(4, 12, MissWhere::Prefetch, MissClass::Cold),
+                                           ev(3, 11, MissWhere::Prefetch, MissClass::Cold),
+                                           ev(1, 10, MissWhere::Prefetch, MissClass::Cold)};
+  const MissPairing p = pair_misses(run, baseline);
+  EXPECT_EQ(p.both, 2u);
+  EXPECT_EQ(p.only_this_run_total(), 3u);
+  EXPECT_EQ(p.only_baseline_total(), 1u);
+  const auto at = [](const MissCounts& c, MissWhere w, MissClass k) {
+    return c[static_cast<size_t>(w)][static_cast<size_t>(k)];
+  };
+  EXPECT_EQ(at(p.only_this_run, MissWhere::Prefetch, MissClass::StoreNotLanded), 1u);
+  EXPECT_EQ(at(p.only_this_run, MissWhere::Read, MissClass::LoadRunning), 1u);
+  EXPECT_EQ(at(p.only_this_run, MissWhere::Prefetch, MissClass::Evicted), 1u);
+  EXPECT_EQ(at(p.only_baseline, MissWhere::Prefetch, MissClass::Cold), 1u);
+}
+
+TEST(MissSummary, BlamesTimingOnTheSpeedUpOnlyWhenSpedUpAndRoundTripsThroughJson) {
+  MissSummary s;
+  s.add(ev(1, 1, MissWhere::Read, MissClass::LoadRunning));
+  s.add(ev(2, 2, MissWhere::Prefetch, MissClass::Cold));
+  s.add(ev(3, 3, MissWhere::Prefetch, MissClass::WriteRefused));
+  const auto idx = [](MissBlame b) { return static_cast<size_t>(b); };
+  EXPECT_EQ(s.blame()[idx(MissBlame::Environment)], 2u);  // at 1x: the backend, the config
+  s.sped_up = true;
+  EXPECT_EQ(s.blame()[idx(MissBlame::Compression)], 2u);  // uniform: the tick did not speed up
+  s.engine_follows_trace = true;
+  EXPECT_EQ(s.blame()[idx(MissBlame::Compression)], 1u);  // causal: L1 kept its ticks
+  EXPECT_EQ(s.blame()[idx(MissBlame::Trace)], 1u);
+  s.baseline = MissPairing{"runs/1x", 7, {}, {}};
+  const MissSummary back = MissSummary::from_json(s.to_json());
+  EXPECT_EQ(back.counts, s.counts);
+  EXPECT_TRUE(back.sped_up && back.engine_follows_trace);
+  ASSERT_TRUE(back.baseline.has_value());
+  EXPECT_EQ(back.baseline->baseline, "runs/1x");
+  EXPECT_EQ(back.baseline->both, 7u);
+}
+
+}  // namespace
+}  // namespace fleet::stats
