@@ -76,12 +76,23 @@ std::vector<std::vector<trace::ObjectKey>> key_batches(size_t n_keys, size_t bat
   return batches;
 }
 
+// The engine a bench config builds; a refused one ends the bench, saying why.
+std::unique_ptr<StorageManager> open_engine(const EngineConfig& cfg, util::Clock& clock) {
+  Result<std::unique_ptr<StorageManager>> sm = StorageManager::open(cfg, clock);
+  if (!sm) {
+    std::fprintf(stderr, "engine: %s\n", sm.status().message().c_str());
+    std::exit(2);
+  }
+  return std::move(sm).value();
+}
+
 void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
   util::VirtualClock clock;
   // 4 KiB objects, L1 of 64 Ki objects: eviction ticks keep it below the watermark.
   EngineConfig cfg = base_config(256ull << 20);
   if (!with_l2) cfg.l2_adapters.clear();
-  StorageManager sm(cfg, clock);
+  auto opened = open_engine(cfg, clock);
+  StorageManager& sm = *opened;
   const trace::MemoryLayout lay = layout_bytes(4096);
   const auto batches = key_batches(n_keys, batch);
   auto t0 = Clk::now();
@@ -111,7 +122,8 @@ void bench_reserve_finish(size_t n_keys, size_t batch, bool with_l2) {
 
 void bench_prefetch_hits(size_t n_keys, size_t batch, bool from_l2) {
   util::VirtualClock clock;
-  StorageManager sm(base_config(1ull << 30), clock);
+  auto opened = open_engine(base_config(1ull << 30), clock);
+  StorageManager& sm = *opened;
   const trace::MemoryLayout lay = layout_bytes(4096);
   const auto batches = key_batches(n_keys, batch);
   for (auto& b : batches) {
@@ -194,7 +206,8 @@ void bench_resp(size_t ops, size_t payload) {
   const trace::MemoryLayout lay = layout_bytes(static_cast<int64_t>(payload));
   const size_t batch = 16;
   {
-    StorageManager sm(cfg, util::RealClock::instance());
+    auto opened = open_engine(cfg, util::RealClock::instance());
+    StorageManager& sm = *opened;
     auto t0 = Clk::now();
     for (size_t i = 0; i < ops; i += batch) {
       std::vector<trace::ObjectKey> b;
@@ -214,7 +227,8 @@ void bench_resp(size_t ops, size_t payload) {
   }
   {
     cfg.l2_prefetch_max_in_flight = 8;
-    StorageManager sm(cfg, util::RealClock::instance());
+    auto opened = open_engine(cfg, util::RealClock::instance());
+    StorageManager& sm = *opened;
     trace::PrefetchSpec spec;
     spec.group_layouts[0] = lay;
     auto t0 = Clk::now();

@@ -14,13 +14,10 @@ Result<std::unique_ptr<L2Target>> L2Target::create(const storage::EngineConfig& 
     return Status::error("L2 replay requires exactly one target adapter (--l2-adapter; " +
                          std::to_string(config.l2_adapters.size()) + " given)");
   }
-  std::unique_ptr<storage::L2Adapter> adapter;
-  try {  // the engine's adapter builders throw naming the field or what they met (ENGINE_BUILD)
-    adapter = storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
-  } catch (const std::exception& e) {
-    return Status::error(e.what());
-  }
-  return std::unique_ptr<L2Target>(new L2Target(std::move(adapter), config, clock));
+  Result<std::unique_ptr<storage::L2Adapter>> adapter =
+      storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
+  if (!adapter) return adapter.status();
+  return std::unique_ptr<L2Target>(new L2Target(std::move(adapter).value(), config, clock));
 }
 
 L2Target::L2Target(std::unique_ptr<storage::L2Adapter> adapter, const storage::EngineConfig& config,

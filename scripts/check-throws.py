@@ -23,12 +23,6 @@ THROW = re.compile(r"\bthrow\s+std::(invalid_argument|runtime_error|out_of_range
 
 DONE_DECODER = ("a decoder of a peer's DONE payload: thrown per nested field and caught once by "
                 "decode_node_result, which makes it a wire::ProtocolError naming the peer")
-ENGINE_JSON = ("the engine config's JSON readers: thrown per nested field, turned into a Status "
-               "by load_engine_config_file, parse_l2_adapter_spec and the worker's START")
-ENGINE_BUILD = ("building the engine meets the outside world (a directory, a Redis that refuses "
-                "the password, an adapter spec's fields): the throw unwinds the half-built "
-                "StorageManager and is caught where the engine is built (the worker's START "
-                "becomes an ABORT naming the adapter; the embedded run exits 2)")
 CHECKED_BY_CALLER = ("a constructor or factory handed what its caller validated first "
                      "(EngineConfig::validate, the flags' checks): an invariant, not input")
 
@@ -42,18 +36,8 @@ ALLOWED = {
     "stats/log_linear_histogram.cc": (1, DONE_DECODER),
     "wire/l2_windows_shape.cc": (2, DONE_DECODER),
     "wire/node_result_shape.cc": (1, DONE_DECODER),
-    "util/include/fleet/util/json_number.h": (2, DONE_DECODER + ", and the engine config's "
-                                              "JSON readers' numbers"),
-    "engine/storage/engine_config.cc": (1, ENGINE_JSON),
-    "engine/storage/json_options.cc": (1, ENGINE_JSON + " (an adapter spec's fields)"),
-    "engine/storage/l2_adapter_factory.cc": (4, ENGINE_JSON + " (an adapter spec's type)"),
-    "engine/storage/l2_eviction.cc": (1, ENGINE_JSON + " (an adapter's eviction object)"),
-    "engine/storage/mock_l2_adapter.cc": (3, ENGINE_BUILD),
-    "engine/storage/fault_inject_l2_adapter.cc": (6, ENGINE_BUILD),
-    "engine/storage/fs_l2_adapter.cc": (1, ENGINE_BUILD),
-    "engine/storage/resp_l2_adapter.cc": (3, ENGINE_BUILD),
-    "engine/storage/storage_manager.cc": (1, CHECKED_BY_CALLER),
-    "engine/storage/engine_factory.cc": (1, CHECKED_BY_CALLER),
+    "util/include/fleet/util/json_number.h": (2, DONE_DECODER + "; the engine config's JSON "
+                                              "readers catch it per field and return a Result"),
     "engine/storage/eviction_policy.cc": (1, CHECKED_BY_CALLER),
     "plan/shard_router.cc": (2, CHECKED_BY_CALLER),
     "trace/synthetic_trace.cc": (1, CHECKED_BY_CALLER + " (validate_synthetic_options)"),

@@ -247,9 +247,10 @@ Result<storage::EngineConfig> config_from_trace(const std::string& path) {
     if (text.empty()) {
       return Status::error(path + ": --config-from-trace: the header has no sm_config_json");
     }
-    return storage::engine_config_from_lmcache_json(
-        storage::parse_engine_config_json(text, path + ": sm_config_json"));
-  } catch (const std::exception& e) {  // an unreadable trace, or a header config that is not one
+    Result<nlohmann::json> j = storage::parse_engine_config_json(text, path + ": sm_config_json");
+    if (!j) return j.status();
+    return storage::engine_config_from_lmcache_json(j.value());
+  } catch (const std::exception& e) {  // a trace whose header cannot be read
     return Status::error(e.what());
   }
 }

@@ -255,16 +255,15 @@ ExitCode run_local(ReplayOptions o) {
     vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
     clock = vclock.get();
   }
-  std::unique_ptr<engine::Engine> engine;
   o.engine.time_scale = causal::engine_time_scale(o.pacing, o.speed);
   o.engine.follow_trace_time = causal::engine_follows_trace(o.pacing, o.speed);
   o.engine.classify_misses = o.classify_misses;
-  try {
-    engine = storage::make_engine(o.engine, *clock);
-  } catch (const std::exception& e) {  // an invalid config or an unreachable L2
-    spdlog::error("engine: {}", e.what());
-    return ExitCode::kBadInput;
+  Result<std::unique_ptr<engine::Engine>> built = storage::make_engine(o.engine, *clock);
+  if (!built) {  // an invalid config, or an L2 adapter that cannot be built
+    spdlog::error("engine: {}", built.status().message());
+    return built.status().code();
   }
+  std::unique_ptr<engine::Engine> engine = std::move(built).value();
   replay::SessionOptions so;
   so.speed = o.speed;
   so.pacing = o.pacing;

@@ -5,7 +5,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include "fleet/engine/engine_config_json.h"
 #include "fleet/engine/l2_adapter_factory.h"
@@ -17,41 +16,58 @@
 namespace fleet::storage {
 
 namespace {
-constexpr double kGiB = 1073741824.0;
 using json = nlohmann::json;
-
-// Inside the JSON readers an error unwinds through nested fields to the public function, which
-// turns it into a Status; the readers are a small decoder, not a path a run takes per record.
-[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
 Status invalid(std::string what) { return Status::error(std::move(what)); }
 
-// A size given in GiB, which must fit in 64 bits of bytes (no wrap, no negative).
-uint64_t gib_to_bytes(double gib) {
-  const double bytes = gib * kGiB;
-  if (!(bytes >= 0) || bytes >= 18446744073709551616.0)
-    bad("a size of " + std::to_string(gib) + " GiB is out of range");
-  return static_cast<uint64_t>(bytes);
-}
-
-const json& field(const json& obj, const char* name, const char* where) {
-  if (!obj.is_object() || !obj.contains(name))
-    bad(std::string("sm_config_json: missing '") + where + name + "'");
-  return obj.at(name);
-}
-
-template <class T>
-T get_as(const json& v, const std::string& where) {
-  try {
-    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>)
-      return v.get<T>();
-    else if constexpr (std::is_integral_v<T>)
-      return util::json_integer<T>(v, "value");
-    else
-      return util::json_real(v, "value");
-  } catch (const std::exception& e) {
-    bad("sm_config_json: bad value for '" + where + "': " + e.what());
+// Reads the fields of LMCache's StorageManagerConfig dict. The first failure is kept, naming the
+// field, and every read after it is skipped (a missing object reads as null), so the reader
+// below states one field per line and asks status() once, as JsonOptions does for an adapter.
+class SmConfigFields {
+ public:
+  // obj[name], or null (and a failure) when obj has no such field.
+  const json& required(const json& obj, const char* name, const char* where) {
+    if (!obj.is_object() || !obj.contains(name)) {
+      fail(std::string("sm_config_json: missing '") + where + name + "'");
+      return null_;
+    }
+    return obj.at(name);
   }
+  // v as a T; nlohmann's type check and util::json_number's range check name the problem.
+  template <class T>
+  void read(const json& v, const std::string& where, T& out) {
+    if (!ok()) return;
+    try {
+      if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>)
+        out = v.get<T>();
+      else if constexpr (std::is_integral_v<T>)
+        out = util::json_integer<T>(v, "value");
+      else
+        out = util::json_real(v, "value");
+    } catch (const std::exception& e) {  // json::type_error, or json_number's invalid_argument
+      fail("sm_config_json: bad value for '" + where + "': " + e.what());
+    }
+  }
+  // obj[name] when present (obj may be the null of a failed read).
+  template <class T>
+  void optional(const json& obj, const char* name, T& out) {
+    if (obj.is_object() && obj.contains(name)) read(obj.at(name), name, out);
+  }
+  void fail(std::string what) {
+    if (ok()) status_ = invalid(std::move(what));
+  }
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+
+ private:
+  const json null_;
+  Status status_;
+};
+
+// A string field kept only when it is one (LMCache's own defaults otherwise).
+void optional_text(const json& obj, const char* name, std::string& out) {
+  if (obj.is_object() && obj.contains(name) && obj.at(name).is_string())
+    out = obj.at(name).get<std::string>();
 }
 
 // Adds keys of `extra` missing in `base`, recursively (base wins on conflicts).
@@ -88,144 +104,79 @@ Result<std::string> read_file(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
-}  // namespace
 
-json parse_engine_config_json(const std::string& text, const std::string& what) {
-  Result<json> j = util::parse_json_bounded(text, what);
-  if (!j) bad(j.status().message());
-  return std::move(j).value();
+void read_l1(SmConfigFields& f, const json& j, EngineConfig& c) {
+  const json& l1 = f.required(j, "l1_manager_config", "");
+  const json& mem = f.required(l1, "memory_config", "l1_manager_config.");
+  f.read(f.required(mem, "size_in_bytes", "memory_config."), "memory_config.size_in_bytes",
+         c.l1_size_in_bytes);
+  f.optional(mem, "use_lazy", c.l1_use_lazy);
+  f.optional(mem, "init_size_in_bytes", c.l1_init_size_in_bytes);
+  f.optional(mem, "align_bytes", c.l1_align_bytes);
+  optional_text(mem, "shm_name", c.l1_shm_name);
+  f.optional(mem, "use_hugepages", c.l1_use_hugepages);
+  f.optional(l1, "write_ttl_seconds", c.l1_write_ttl_seconds);
+  f.optional(l1, "read_ttl_seconds", c.l1_read_ttl_seconds);
+  optional_text(l1, "tag", c.l1_tag);
 }
 
-EngineConfig engine_config_from_lmcache_json(const json& j) {
-  if (!j.is_object()) bad("sm_config_json: expected a JSON object");
-  EngineConfig c;
-  const json& l1 = field(j, "l1_manager_config", "");
-  const json& mem = field(l1, "memory_config", "l1_manager_config.");
-  c.l1_size_in_bytes = get_as<uint64_t>(field(mem, "size_in_bytes", "memory_config."),
-                                        "memory_config.size_in_bytes");
-  if (mem.contains("use_lazy")) c.l1_use_lazy = get_as<bool>(mem["use_lazy"], "use_lazy");
-  if (mem.contains("init_size_in_bytes"))
-    c.l1_init_size_in_bytes = get_as<uint64_t>(mem["init_size_in_bytes"], "init_size_in_bytes");
-  if (mem.contains("align_bytes"))
-    c.l1_align_bytes = get_as<uint64_t>(mem["align_bytes"], "align_bytes");
-  if (mem.contains("shm_name") && mem["shm_name"].is_string())
-    c.l1_shm_name = mem["shm_name"].get<std::string>();
-  if (mem.contains("use_hugepages"))
-    c.l1_use_hugepages = get_as<bool>(mem["use_hugepages"], "use_hugepages");
-  if (l1.contains("write_ttl_seconds"))
-    c.l1_write_ttl_seconds = get_as<int64_t>(l1["write_ttl_seconds"], "write_ttl_seconds");
-  if (l1.contains("read_ttl_seconds"))
-    c.l1_read_ttl_seconds = get_as<int64_t>(l1["read_ttl_seconds"], "read_ttl_seconds");
-  if (l1.contains("tag") && l1["tag"].is_string()) c.l1_tag = l1["tag"].get<std::string>();
-
-  const json& ev = field(j, "eviction_config", "");
-  c.eviction_policy =
-      get_as<std::string>(field(ev, "eviction_policy", "eviction_config."), "eviction_policy");
-  if (ev.contains("trigger_watermark"))
-    c.eviction_trigger_watermark = get_as<double>(ev["trigger_watermark"], "trigger_watermark");
-  if (ev.contains("eviction_ratio"))
-    c.eviction_ratio = get_as<double>(ev["eviction_ratio"], "eviction_ratio");
-
+void read_eviction_and_l2(SmConfigFields& f, const json& j, EngineConfig& c) {
+  const json& ev = f.required(j, "eviction_config", "");
+  f.read(f.required(ev, "eviction_policy", "eviction_config."), "eviction_policy",
+         c.eviction_policy);
+  f.optional(ev, "trigger_watermark", c.eviction_trigger_watermark);
+  f.optional(ev, "eviction_ratio", c.eviction_ratio);
   if (j.contains("l2_adapter_config")) {
     const json& l2 = j["l2_adapter_config"];
     if (l2.is_object() && l2.contains("adapters")) {
-      if (!l2["adapters"].is_array()) bad("sm_config_json: l2_adapter_config.adapters not a list");
+      if (!l2["adapters"].is_array())
+        return f.fail("sm_config_json: l2_adapter_config.adapters not a list");
       for (const auto& a : l2["adapters"]) add_l2_adapter(c, a);
     }
   }
-  if (j.contains("store_policy"))
-    c.l2_store_policy = get_as<std::string>(j["store_policy"], "store_policy");
-  if (j.contains("prefetch_policy"))
-    c.l2_prefetch_policy = get_as<std::string>(j["prefetch_policy"], "prefetch_policy");
-  if (j.contains("prefetch_max_in_flight"))
-    c.l2_prefetch_max_in_flight =
-        get_as<int64_t>(j["prefetch_max_in_flight"], "prefetch_max_in_flight");
+  f.optional(j, "store_policy", c.l2_store_policy);
+  f.optional(j, "prefetch_policy", c.l2_prefetch_policy);
+  f.optional(j, "prefetch_max_in_flight", c.l2_prefetch_max_in_flight);
+}
+}  // namespace
 
+Result<json> parse_engine_config_json(const std::string& text, const std::string& what) {
+  return util::parse_json_bounded(text, what);
+}
+
+Result<EngineConfig> engine_config_from_lmcache_json(const json& j) {
+  if (!j.is_object()) return invalid("sm_config_json: expected a JSON object");
+  SmConfigFields f;
+  EngineConfig c;
+  read_l1(f, j, c);
+  read_eviction_and_l2(f, j, c);
+  if (!f.ok()) return f.status();
   // Keep what we do not model, and any adapter spelling, so the digest round-trips.
   c.lmcache_passthrough = unknown_part(j, to_lmcache_json(c)).dump();
   return c;
 }
 
-void apply_flag_json(EngineConfig& cfg, const json& j) {
-  if (!j.is_object()) bad("--config-file: expected a JSON object");
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    std::string k = it.key();
-    for (auto& ch : k)
-      if (ch == '_') ch = '-';
-    const json& v = it.value();
-    const std::string flag = "--config-file: '" + it.key() + "'";
-    try {
-      if (k == "engine")
-        cfg.engine_name = v.get<std::string>();
-      else if (k == "l1-size-gb")
-        cfg.l1_size_in_bytes = gib_to_bytes(util::json_real(v, "GiB"));
-      else if (k == "l1-use-lazy")
-        cfg.l1_use_lazy = v.get<bool>();
-      else if (k == "l1-init-size-gb")
-        cfg.l1_init_size_in_bytes = gib_to_bytes(util::json_integer<uint32_t>(v, "GiB"));
-      else if (k == "l1-align-bytes")
-        cfg.l1_align_bytes = util::json_integer<uint64_t>(v, "bytes");
-      else if (k == "l1-write-ttl-seconds")
-        cfg.l1_write_ttl_seconds = util::json_integer<int64_t>(v, "seconds");
-      else if (k == "l1-read-ttl-seconds")
-        cfg.l1_read_ttl_seconds = util::json_integer<int64_t>(v, "seconds");
-      else if (k == "eviction-policy")
-        cfg.eviction_policy = v.get<std::string>();
-      else if (k == "eviction-trigger-watermark")
-        cfg.eviction_trigger_watermark = util::json_real(v, "ratio");
-      else if (k == "eviction-ratio")
-        cfg.eviction_ratio = util::json_real(v, "ratio");
-      else if (k == "l2-adapter" || k == "l2-adapters") {
-        cfg.l2_adapters.clear();
-        for (const auto& a : v)
-          add_l2_adapter(
-              cfg, normalize_l2_adapter_json(
-                       a.is_string() ? parse_engine_config_json(a.get<std::string>(), "spec") : a));
-      } else if (k == "l2-store-policy")
-        cfg.l2_store_policy = v.get<std::string>();
-      else if (k == "l2-prefetch-policy")
-        cfg.l2_prefetch_policy = v.get<std::string>();
-      else if (k == "l2-prefetch-max-in-flight")
-        cfg.l2_prefetch_max_in_flight = util::json_integer<int64_t>(v, "count");
-      else if (k == "eviction-tick-ms")
-        cfg.eviction_tick_ms = util::json_integer<int64_t>(v, "ms");
-      else if (k == "no-drain")
-        cfg.drain_on_close = !v.get<bool>();
-      else if (k == "drain")
-        cfg.drain_on_close = v.get<bool>();
-      else
-        bad(flag + " is not an engine flag");
-    } catch (const json::exception& e) {
-      bad(flag + ": " + e.what());
-    } catch (const std::invalid_argument& e) {
-      bad(flag + ": " + e.what());
-    }
-  }
-}
-
-EngineConfig engine_config_from_config_file_json(const json& j) {
+Result<EngineConfig> engine_config_from_config_file_json(const json& j) {
   if (j.is_object() && j.contains("l1_manager_config")) return engine_config_from_lmcache_json(j);
   EngineConfig c;
-  apply_flag_json(c, j);
+  if (Status s = apply_flag_json(c, j); !s) return s;
   return c;
 }
 
 Result<EngineConfig> load_engine_config_file(const std::string& path) {
-  auto text = read_file(path);
+  Result<std::string> text = read_file(path);
   if (!text) return text.status();
-  try {
-    return engine_config_from_config_file_json(parse_engine_config_json(text.value(), path));
-  } catch (const std::invalid_argument& e) {
-    return Status::error(e.what());
-  }
+  Result<json> j = parse_engine_config_json(text.value(), path);
+  if (!j) return j.status();
+  return engine_config_from_config_file_json(j.value());
 }
 
 Result<std::string> parse_l2_adapter_spec(const std::string& text) {
-  try {
-    return normalize_l2_adapter_json(parse_engine_config_json(text, "JSON")).dump();
-  } catch (const std::exception& e) {  // not JSON, or not an adapter (json::exception included)
-    return Status::error(e.what());
-  }
+  Result<json> j = parse_engine_config_json(text, "JSON");
+  if (!j) return j.status();
+  Result<json> spec = normalize_l2_adapter_json(j.value());
+  if (!spec) return spec.status();
+  return spec->dump();
 }
 
 void add_l2_adapter(EngineConfig& cfg, const json& spec) { cfg.l2_adapters.push_back(spec.dump()); }
@@ -270,13 +221,8 @@ Status EngineConfig::validate() const {
     }
   }
   for (size_t i = 0; i < l2_adapters.size(); ++i) {
-    try {
-      normalize_l2_adapter_json(l2_adapter_json(*this, i));
-    } catch (const json::exception& e) {
-      return invalid("--l2-adapter #" + std::to_string(i) + ": " + e.what());
-    } catch (const std::invalid_argument& e) {
-      return invalid("--l2-adapter #" + std::to_string(i) + ": " + e.what());
-    }
+    if (Result<json> spec = normalize_l2_adapter_json(l2_adapter_json(*this, i)); !spec)
+      return invalid("--l2-adapter #" + std::to_string(i) + ": " + spec.status().message());
   }
   return Status();
 }

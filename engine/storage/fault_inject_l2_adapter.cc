@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <set>
-#include <stdexcept>
 
 #include "fleet/engine/blake2b.h"
 #include "fleet/engine/json_options.h"
@@ -15,35 +14,43 @@ namespace {
 std::string hex(std::string_view bytes) { return trace::to_hex(bytes); }
 }  // namespace
 
-FaultInjectConfig FaultInjectConfig::from_json(const nlohmann::json& j) {
+namespace {
+// The list at j[field] (absent: none), each element checked by `fits` and converted by `as`.
+template <class T, class Fits>
+void read_list(const nlohmann::json& j, const char* field, JsonOptions& o, const char* what,
+               Fits fits, std::vector<T>& out) {
+  if (!o.ok() || !j.contains(field)) return;
+  const auto& g = j[field];
+  if (!g.is_array()) return o.fail(field, "must be a list");
+  for (const auto& v : g) {
+    if (!fits(v)) return o.fail(field, what);
+    out.push_back(v.get<T>());
+  }
+}
+}  // namespace
+
+Result<FaultInjectConfig> FaultInjectConfig::from_json(const nlohmann::json& j) {
   FaultInjectConfig c;
-  if (!j.contains("inner") || !j["inner"].is_object())
-    throw std::invalid_argument("fault_inject: 'inner' must be an adapter spec object");
-  if (!j["inner"].contains("type") || !j["inner"]["type"].is_string())
-    throw std::invalid_argument("fault_inject: 'inner' adapter spec must include a string 'type'");
-  c.inner = j["inner"];
   JsonOptions o(j, "fault_inject");
+  if (!j.contains("inner") || !j["inner"].is_object())
+    o.fail("inner", "must be an adapter spec object");
+  else if (!j["inner"].contains("type") || !j["inner"]["type"].is_string())
+    o.fail("inner", "adapter spec must include a string 'type'");
+  else
+    c.inner = j["inner"];
   o.optional_number("rate", c.rate, 0.0, 1.0);
   o.optional_int("seed", c.seed, INT64_MIN);
-  if (j.contains("gap_indices")) {
-    const auto& g = j["gap_indices"];
-    if (!g.is_array()) throw std::invalid_argument("fault_inject: 'gap_indices' must be a list");
-    for (const auto& v : g) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0)
-        throw std::invalid_argument("fault_inject: 'gap_indices' must be non-negative integers");
-      c.gap_indices.push_back(v.get<int64_t>());
-    }
-  }
-  if (j.contains("gap_tail_ratios")) {
-    const auto& g = j["gap_tail_ratios"];
-    if (!g.is_array())
-      throw std::invalid_argument("fault_inject: 'gap_tail_ratios' must be a list");
-    for (const auto& v : g) {
-      if (!v.is_number() || v.is_boolean() || v.get<double>() < 0 || v.get<double>() > 1)
-        throw std::invalid_argument("fault_inject: 'gap_tail_ratios' must be floats in [0, 1]");
-      c.gap_tail_ratios.push_back(v.get<double>());
-    }
-  }
+  read_list(
+      j, "gap_indices", o, "must be non-negative integers",
+      [](const nlohmann::json& v) { return v.is_number_integer() && v.get<int64_t>() >= 0; },
+      c.gap_indices);
+  read_list(
+      j, "gap_tail_ratios", o, "must be floats in [0, 1]",
+      [](const nlohmann::json& v) {
+        return v.is_number() && !v.is_boolean() && v.get<double>() >= 0 && v.get<double>() <= 1;
+      },
+      c.gap_tail_ratios);
+  if (!o.ok()) return o.status();
   return c;
 }
 

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <stdexcept>
 #include <system_error>
 
 #include "fleet/engine/json_options.h"
@@ -54,7 +53,7 @@ std::string write_object(const fs::path& tmp, const fs::path& final_path, const 
 }
 }  // namespace
 
-FsL2Config FsL2Config::from_json(const nlohmann::json& j) {
+Result<FsL2Config> FsL2Config::from_json(const nlohmann::json& j) {
   JsonOptions o(j, "fs adapter");
   FsL2Config c;
   c.base_path = o.required_string("base_path", /*non_empty=*/true);
@@ -65,6 +64,7 @@ FsL2Config FsL2Config::from_json(const nlohmann::json& j) {
   o.optional_bool("use_odirect", c.use_odirect);
   o.optional_number("max_capacity_gb", c.max_capacity_gb, 0);
   o.optional_bool("recover_on_start", c.recover_on_start);
+  if (!o.ok()) return o.status();
   return c;
 }
 
@@ -98,16 +98,20 @@ std::string fs_temp_file_name(const trace::ObjectKey& k) {
   return n.substr(0, n.size() - 5) + ".tmp";
 }
 
+Result<std::unique_ptr<FsL2Adapter>> FsL2Adapter::open(const FsL2Config& cfg, size_t io_threads) {
+  std::error_code ec;
+  fs::create_directories(cfg.base_path, ec);
+  if (!fs::is_directory(cfg.base_path))  // every store would fail: say so before the replay
+    return Status::error("fs adapter: base_path '" + cfg.base_path + "' is not a usable directory" +
+                         (ec ? " (" + ec.message() + ")" : std::string()));
+  return std::unique_ptr<FsL2Adapter>(new FsL2Adapter(cfg, io_threads));
+}
+
 FsL2Adapter::FsL2Adapter(const FsL2Config& cfg, size_t io_threads)
     : cfg_(cfg),
       capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)),
       io_threads_(io_threads) {
   std::error_code ec;
-  fs::create_directories(cfg_.base_path, ec);
-  if (!fs::is_directory(cfg_.base_path))  // every store would fail: say so before the replay
-    throw std::runtime_error("fs adapter: base_path '" + cfg_.base_path +
-                             "' is not a usable directory" +
-                             (ec ? " (" + ec.message() + ")" : std::string()));
   if (cfg_.relative_tmp_dir)
     fs::create_directories(fs::path(cfg_.base_path) / *cfg_.relative_tmp_dir, ec);
   if (capacity_ > 0 && cfg_.recover_on_start) {

@@ -1,27 +1,26 @@
 #include "fleet/engine/l2_eviction.h"
 
-#include <stdexcept>
-
 #include "fleet/engine/json_options.h"
 
 namespace fleet::storage {
 
-std::optional<L2EvictionConfig> L2EvictionConfig::from_adapter_json(const nlohmann::json& spec) {
+Result<std::optional<L2EvictionConfig>> L2EvictionConfig::from_adapter_json(
+    const nlohmann::json& spec) {
   if (!spec.is_object() || !spec.contains("eviction") || spec["eviction"].is_null())
-    return std::nullopt;
+    return std::optional<L2EvictionConfig>();
   const auto& block = spec["eviction"];
-  if (!block.is_object())
-    throw std::invalid_argument("adapter 'eviction' must be a JSON object or null");
+  if (!block.is_object()) return Status::error("adapter 'eviction' must be a JSON object or null");
   JsonOptions o(block, "adapter 'eviction'");
   L2EvictionConfig c;
   o.optional_string("eviction_policy", c.eviction_policy);
-  if (c.eviction_policy != "LRU" && c.eviction_policy != "IsolatedLRU" &&
+  if (o.ok() && c.eviction_policy != "LRU" && c.eviction_policy != "IsolatedLRU" &&
       c.eviction_policy != "ARC" && c.eviction_policy != "noop")
     o.fail("eviction_policy",
            "must be LRU, IsolatedLRU, ARC or noop, not '" + c.eviction_policy + "'");
   o.optional_number("trigger_watermark", c.trigger_watermark, 0.0, 1.0);
   o.optional_number("eviction_ratio", c.eviction_ratio, 0.0, 1.0);
-  return c;
+  if (!o.ok()) return o.status();
+  return std::optional<L2EvictionConfig>(c);
 }
 
 bool l2_eviction_wired(const L2EvictionConfig& cfg, const L2Adapter& adapter) {

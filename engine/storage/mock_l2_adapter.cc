@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+
+#include "fleet/engine/json_options.h"
 
 namespace fleet::storage {
 
@@ -19,23 +20,30 @@ std::string_view l2_op_kind_name(L2OpKind k) {
 }
 
 namespace {
-double positive_number(const nlohmann::json& j, const char* field) {
-  if (!j.contains(field))
-    throw std::invalid_argument(std::string("mock adapter: '") + field + "' is required");
+// A required number > 0 (null is not absent here: it is not a number).
+double positive_number(const nlohmann::json& j, const char* field, JsonOptions& o) {
+  if (!o.ok()) return 0;
+  if (!j.contains(field)) {
+    o.fail(field, "is required");
+    return 0;
+  }
   const auto& v = j.at(field);
-  if (!v.is_number())
-    throw std::invalid_argument(std::string("mock adapter: '") + field + "' must be a number");
-  double d = v.get<double>();
-  if (!(d > 0))
-    throw std::invalid_argument(std::string("mock adapter: '") + field + "' must be > 0");
+  if (!v.is_number()) {
+    o.fail(field, "must be a number");
+    return 0;
+  }
+  const double d = v.get<double>();
+  if (!(d > 0)) o.fail(field, "must be > 0");
   return d;
 }
 }  // namespace
 
-MockL2Config MockL2Config::from_json(const nlohmann::json& j) {
+Result<MockL2Config> MockL2Config::from_json(const nlohmann::json& j) {
+  JsonOptions o(j, "mock adapter");
   MockL2Config c;
-  c.max_size_gb = positive_number(j, "max_size_gb");
-  c.mock_bandwidth_gb = positive_number(j, "mock_bandwidth_gb");
+  c.max_size_gb = positive_number(j, "max_size_gb", o);
+  c.mock_bandwidth_gb = positive_number(j, "mock_bandwidth_gb", o);
+  if (!o.ok()) return o.status();
   return c;
 }
 

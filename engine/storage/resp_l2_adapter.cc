@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string_view>
 
 #include "fleet/engine/json_options.h"
@@ -77,7 +76,7 @@ struct RespL2Adapter::Conn {
   }
 };
 
-RespL2Config RespL2Config::from_json(const nlohmann::json& j) {
+Result<RespL2Config> RespL2Config::from_json(const nlohmann::json& j) {
   JsonOptions o(j, "resp adapter");
   RespL2Config c;
   c.host = o.required_string("host");
@@ -99,6 +98,7 @@ RespL2Config RespL2Config::from_json(const nlohmann::json& j) {
   if (const char* e = std::getenv("LMCACHE_RESP_PASSWORD")) c.password = e;
   if (c.port <= 0 || c.port > 65535)
     o.fail("port", "(or LMCACHE_RESP_PORT) must be in [1, 65535], got " + std::to_string(c.port));
+  if (!o.ok()) return o.status();
   return c;
 }
 
@@ -114,45 +114,54 @@ std::string resp_key_name(const trace::ObjectKey& k) {
   return s;
 }
 
-RespL2Adapter::RespL2Adapter(const RespL2Config& cfg)
-    : cfg_(cfg), capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)) {
-  for (int i = 0; i < cfg_.num_workers; ++i) conns_.push_back(std::make_unique<Conn>());
-  check_credentials();
-}
-
-std::string RespL2Adapter::endpoint() const {
-  const bool v6 = cfg_.host.find(':') != std::string::npos;
-  return (v6 ? "[" + cfg_.host + "]" : cfg_.host) + ":" + std::to_string(cfg_.port);
+namespace {
+// host:port, [v6]:port
+std::string endpoint_of(const RespL2Config& cfg) {
+  const bool v6 = cfg.host.find(':') != std::string::npos;
+  return (v6 ? "[" + cfg.host + "]" : cfg.host) + ":" + std::to_string(cfg.port);
 }
 
 // Once, before any replay: an engine whose every L2 call Redis would refuse for its credentials
 // is a config error, said at once instead of counted as failed tasks. A Redis that is down or
 // drops the connection is not: the run goes on and counts it, as it does when Redis dies
 // mid-run. The probe's connection is closed; the workers connect on first use as before.
-void RespL2Adapter::check_credentials() const {
+Status check_credentials(const RespL2Config& cfg) {
   timeval tv{5, 0};
   std::unique_ptr<redisContext, ContextDeleter> c(
-      redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv));
-  if (!c || c->err) return;
+      redisConnectWithTimeout(cfg.host.c_str(), cfg.port, tv));
+  if (!c || c->err) return Status();
   redisSetTimeout(c.get(), tv);
-  const std::string where = "resp adapter " + endpoint();
-  if (!cfg_.password.empty()) {
-    Reply r = send_auth(c.get(), cfg_);
-    if (!r) return;
+  const std::string where = "resp adapter " + endpoint_of(cfg);
+  if (!cfg.password.empty()) {
+    Reply r = send_auth(c.get(), cfg);
+    if (!r) return Status();
     if (r->type == REDIS_REPLY_ERROR)  // any refused AUTH: wrong password, none configured
-      throw std::invalid_argument(
-          where + ": Redis refused authentication: " + error_text(*r, cfg_.password));
+      return Status::error(where +
+                           ": Redis refused authentication: " + error_text(*r, cfg.password));
   }
   Reply r(static_cast<redisReply*>(redisCommand(c.get(), "PING")));
-  if (!r || r->type != REDIS_REPLY_ERROR) return;
-  const std::string e = error_text(*r, cfg_.password);
-  if (!is_auth_error(e)) return;  // e.g. LOADING, or an ACL user without PING: not ours to judge
+  if (!r || r->type != REDIS_REPLY_ERROR) return Status();
+  const std::string e = error_text(*r, cfg.password);
+  if (!is_auth_error(e)) return Status();  // e.g. LOADING, or an ACL user without PING: not ours
   if (e.starts_with("NOAUTH"))
-    throw std::invalid_argument(where +
-                                ": Redis requires a password (NOAUTH); give the worker "
-                                "--l2-secret-file (or set LMCACHE_RESP_PASSWORD)");
-  throw std::invalid_argument(where + ": Redis refused authentication: " + e);
+    return Status::error(where +
+                         ": Redis requires a password (NOAUTH); give the worker "
+                         "--l2-secret-file (or set LMCACHE_RESP_PASSWORD)");
+  return Status::error(where + ": Redis refused authentication: " + e);
 }
+}  // namespace
+
+Result<std::unique_ptr<RespL2Adapter>> RespL2Adapter::open(const RespL2Config& cfg) {
+  if (Status s = check_credentials(cfg); !s) return s;
+  return std::unique_ptr<RespL2Adapter>(new RespL2Adapter(cfg));
+}
+
+RespL2Adapter::RespL2Adapter(const RespL2Config& cfg)
+    : cfg_(cfg), capacity_(static_cast<uint64_t>(cfg.max_capacity_gb * 1073741824.0)) {
+  for (int i = 0; i < cfg_.num_workers; ++i) conns_.push_back(std::make_unique<Conn>());
+}
+
+std::string RespL2Adapter::endpoint() const { return endpoint_of(cfg_); }
 
 RespL2Adapter::~RespL2Adapter() { close(); }
 

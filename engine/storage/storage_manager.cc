@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <unordered_set>
 
 #include "fleet/engine/eviction_policy.h"
@@ -43,13 +42,31 @@ L1Config l1_config(const EngineConfig& c) {
 }
 }  // namespace
 
-StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
+struct StorageManager::BuiltL2 {
+  std::unique_ptr<L2Adapter> adapter;
+  std::optional<L2EvictionConfig> eviction;
+};
+
+Result<std::unique_ptr<StorageManager>> StorageManager::open(const EngineConfig& cfg,
+                                                             util::Clock& clock) {
+  if (Status s = cfg.validate(); !s) return s;
+  std::vector<BuiltL2> l2;
+  for (size_t i = 0; i < cfg.l2_adapters.size(); ++i) {
+    const nlohmann::json spec = nlohmann::json::parse(cfg.l2_adapters[i]);
+    Result<std::unique_ptr<L2Adapter>> adapter = make_l2_adapter(spec);
+    if (!adapter) return adapter.status();
+    Result<std::optional<L2EvictionConfig>> eviction = L2EvictionConfig::from_adapter_json(spec);
+    if (!eviction) return eviction.status();
+    l2.push_back(BuiltL2{std::move(adapter).value(), eviction.value()});
+  }
+  return std::unique_ptr<StorageManager>(new StorageManager(cfg, clock, std::move(l2)));
+}
+
+StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock, std::vector<BuiltL2> l2)
     : cfg_(cfg),
       clock_(clock),
       loop_(clock),
       tick_period_ns_(scaled_ms(cfg.eviction_tick_ms, timer_scale(cfg)) * 1'000'000) {
-  // make_engine's callers validate first (a Status for the user); here it is an invariant.
-  if (Status s = cfg_.validate(); !s) throw std::invalid_argument(s.message());
   digest_ = cfg_.digest();
   l1_ = std::make_unique<L1Manager>(l1_config(cfg_), cfg_.follow_trace_time
                                                          ? static_cast<util::Clock&>(trace_clock_)
@@ -57,33 +74,9 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
   policy_ = make_eviction_policy(cfg_.eviction_policy);
   bridge_ = std::make_unique<EvictionBridge>(*policy_, cfg_.bridge_reserved_write_creates);
   l1_->add_listener(bridge_.get());
+  attach_l2(std::move(l2));
   std::vector<L2Adapter*> raw;
-  for (size_t i = 0; i < cfg_.l2_adapters.size(); ++i) {
-    const nlohmann::json spec = nlohmann::json::parse(cfg_.l2_adapters[i]);
-    adapters_.push_back(make_l2_adapter(spec));
-    std::optional<L2EvictionConfig> ev = L2EvictionConfig::from_adapter_json(spec);
-    const bool wired = ev && l2_eviction_wired(*ev, *adapters_.back());
-    l2_eviction_.push_back(wired ? std::make_unique<L2EvictionController>(*adapters_.back(), *ev)
-                                 : nullptr);
-    L2AdapterContext ctx;
-    ctx.clock = &loop_clock_;
-    ctx.synchronous = clock_.is_virtual();
-    ctx.key_namespace = cfg_.l2_key_namespace;
-    ctx.time_scale = cfg_.time_scale;
-    ctx.report_keys = wired;
-    ctx.deliver = [this, i](int64_t at, L2Completion c) {
-      loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });
-    };
-    adapters_.back()->attach(std::move(ctx));
-    L2AdapterCounters ac;
-    ac.type = std::string(adapters_.back()->type());
-    ac.eviction_enabled = wired;
-    counters_.adapters.push_back(ac);
-    l2_failures_.emplace_back();
-    l2_failures_.back().adapter = static_cast<int>(i);
-    l2_failures_.back().type = ac.type;
-    raw.push_back(adapters_.back().get());
-  }
+  for (const auto& a : adapters_) raw.push_back(a.get());
   if (cfg_.classify_misses) misses_ = std::make_unique<MissClassifier>();
   // Completion edges are asked for by causal runs only, which are the runs following the trace.
   store_ = std::make_unique<StoreController>(
@@ -104,6 +97,34 @@ StorageManager::StorageManager(const EngineConfig& cfg, util::Clock& clock)
   if (!clock_.is_virtual()) {
     loop_.set_wakeup([this] { wake(); });
     driver_ = std::thread([this] { driver_loop(); });
+  }
+}
+
+// Each adapter attached to the event loop, with its eviction controller when LMCache wires one.
+void StorageManager::attach_l2(std::vector<BuiltL2> l2) {
+  for (size_t i = 0; i < l2.size(); ++i) {
+    adapters_.push_back(std::move(l2[i].adapter));
+    const std::optional<L2EvictionConfig>& ev = l2[i].eviction;
+    const bool wired = ev && l2_eviction_wired(*ev, *adapters_.back());
+    l2_eviction_.push_back(wired ? std::make_unique<L2EvictionController>(*adapters_.back(), *ev)
+                                 : nullptr);
+    L2AdapterContext ctx;
+    ctx.clock = &loop_clock_;
+    ctx.synchronous = clock_.is_virtual();
+    ctx.key_namespace = cfg_.l2_key_namespace;
+    ctx.time_scale = cfg_.time_scale;
+    ctx.report_keys = wired;
+    ctx.deliver = [this, i](int64_t at, L2Completion c) {
+      loop_.post(at, [this, i, c = std::move(c)]() mutable { on_l2_completion(i, std::move(c)); });
+    };
+    adapters_.back()->attach(std::move(ctx));
+    L2AdapterCounters ac;
+    ac.type = std::string(adapters_.back()->type());
+    ac.eviction_enabled = wired;
+    counters_.adapters.push_back(ac);
+    l2_failures_.emplace_back();
+    l2_failures_.back().adapter = static_cast<int>(i);
+    l2_failures_.back().type = ac.type;
   }
 }
 

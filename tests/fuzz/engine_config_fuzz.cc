@@ -3,16 +3,14 @@
 // validate and digest as a run does), a START's engine_config_json on a worker (the same, then
 // the host policy's check_run_config), and a trace header's sm_config_json
 // (engine_config_from_lmcache_json), each text parsed by parse_engine_config_json.
-// std::invalid_argument is the documented error (and the only one --config-file's callback
-// catches); any crash, sanitizer report, other exception (a stray nlohmann::json::exception
-// included), leak, hang or out-of-memory is a bug.
+// A refusal is a Status (every door returns a Result); any crash, sanitizer report, exception
+// (a stray nlohmann::json::exception included), leak, hang or out-of-memory is a bug.
 #include <spdlog/spdlog.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 
 #include "fleet/engine/engine_config.h"
@@ -47,15 +45,6 @@ void use(const EngineConfig& cfg) {
   (void)policy().check_run_config(cfg);
 }
 
-// The documented error of every door: the CLI's --config-file callback catches this alone.
-template <class F>
-void door(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument&) {
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -66,22 +55,19 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace fleet::storage;
-  json j;
-  try {  // every door parses the text this way
-    j = parse_engine_config_json(std::string(reinterpret_cast<const char*>(data), size), "input");
-  } catch (const std::invalid_argument&) {
-    return 0;
-  }
-  door([&] {  // --l2-adapter JSON (flags/engine_flags.cc)
+  // Every door parses the text this way.
+  const fleet::Result<json> parsed =
+      parse_engine_config_json(std::string(reinterpret_cast<const char*>(data), size), "input");
+  if (!parsed) return 0;
+  const json& j = parsed.value();
+  if (fleet::Result<json> spec = normalize_l2_adapter_json(j)) {  // --l2-adapter JSON
     EngineConfig cfg;
-    add_l2_adapter(cfg, normalize_l2_adapter_json(j));
+    add_l2_adapter(cfg, spec.value());
     use(cfg);
-  });
-  door([&] {  // --config-file PATH, and a worker's START.engine_config_json
-    use(engine_config_from_config_file_json(j));
-  });
-  door([&] {  // a trace header's sm_config_json (--config-from-trace)
-    use(engine_config_from_lmcache_json(j));
-  });
+  }
+  // --config-file PATH, and a worker's START.engine_config_json
+  if (fleet::Result<EngineConfig> c = engine_config_from_config_file_json(j)) use(c.value());
+  // a trace header's sm_config_json (--config-from-trace)
+  if (fleet::Result<EngineConfig> c = engine_config_from_lmcache_json(j)) use(c.value());
   return 0;
 }

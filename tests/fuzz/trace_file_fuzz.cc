@@ -41,11 +41,10 @@ void replay_pass(const std::string& path) {
   ro.read_ahead_block_bytes = 512;
   FrameReader reader(path, ro);
   if (!reader.header().sm_config_json.empty()) {
-    try {  // --config-from-trace (coordinator/main.cc)
-      fleet::storage::engine_config_from_lmcache_json(fleet::storage::parse_engine_config_json(
-          reader.header().sm_config_json, "sm_config_json"));
-    } catch (const std::invalid_argument&) {
-    }
+    // --config-from-trace (coordinator_cli.cc): a refusal is a Result, never an exception.
+    const auto j =
+        fleet::storage::parse_engine_config_json(reader.header().sm_config_json, "sm_config_json");
+    if (j) (void)fleet::storage::engine_config_from_lmcache_json(j.value());
   }
   RecordView rec;
   Op op;

@@ -312,11 +312,29 @@ TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
                        R"({"type": "fs", "base_path": "/proc/fleet-cannot-create-this"})"},
                       dir / "run", 20s);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("base_path"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("engine: fs adapter: base_path '/proc/fleet-cannot-create-this' is not a "
+                       "usable directory"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("refused the engine config"), std::string::npos) << r.err;
   ASSERT_TRUE(r.summary.is_object()) << "the partial report is still written";
   EXPECT_TRUE(r.summary["stopped_early"].get<bool>());
   EXPECT_TRUE(w0.proc().running() && w1.proc().running()) << "workers stay up for the next run";
+}
+
+// The embedded run meets the same adapter before its replay: exit 2, the adapter named.
+TEST(ConfigRefusal, EmbeddedRunThatCannotBuildItsEngineExitsTwo) {
+  TempDir dir;
+  const std::string path = synthetic_trace("cfg_refusal_embedded", 50);
+  RunResult r =
+      run_coordinator({path, "-q", "--l1-size-gb", "1", "--l2-adapter",
+                       R"({"type": "fs", "base_path": "/proc/fleet-cannot-create-this"})"},
+                      dir / "run", 20s);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("engine: fs adapter: base_path '/proc/fleet-cannot-create-this' is not a "
+                       "usable directory"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -132,19 +132,18 @@ class AdapterCheck {
     const std::string type = spec["type"].get<std::string>();
     const std::string where = field + " (" + type + ")";
     // The engine's own parsers: what passes here is what the engine builds.
-    try {
-      if (type == "mock") {
-        mock_gb += storage::MockL2Config::from_json(spec).max_size_gb;
-        return {};
-      }
-      if (type == "fs") return fs_adapter(spec, field, where);
-      if (type == "resp") return resp_adapter(spec, where);
-      if (type == "fault_inject") {
-        const storage::FaultInjectConfig c = storage::FaultInjectConfig::from_json(spec);
-        return adapter(c.inner, field + ".inner", depth + 1);
-      }
-    } catch (const std::invalid_argument& e) {  // the adapter's parser names the field
-      return refuse(where + ": " + e.what());
+    if (type == "mock") {
+      const Result<storage::MockL2Config> c = storage::MockL2Config::from_json(spec);
+      if (!c) return refuse(where + ": " + c.status().message());
+      mock_gb += c->max_size_gb;
+      return {};
+    }
+    if (type == "fs") return fs_adapter(spec, field, where);
+    if (type == "resp") return resp_adapter(spec, where);
+    if (type == "fault_inject") {
+      const Result<storage::FaultInjectConfig> c = storage::FaultInjectConfig::from_json(spec);
+      if (!c) return refuse(where + ": " + c.status().message());
+      return adapter(c->inner, field + ".inner", depth + 1);
     }
     return refuse(field + ": unknown adapter type " + quoted(type) +
                   " (known: mock, fs, resp, fault_inject)");
@@ -159,7 +158,9 @@ class AdapterCheck {
       return refuse(field +
                     " (fs): a run may not introduce an fs adapter on this worker (start it "
                     "with --fs-root DIR)");
-    const storage::FsL2Config c = storage::FsL2Config::from_json(spec);
+    const Result<storage::FsL2Config> parsed = storage::FsL2Config::from_json(spec);
+    if (!parsed) return refuse(where + ": " + parsed.status().message());
+    const storage::FsL2Config& c = parsed.value();
     if (Status s = fs_path(where, "base_path", c.base_path); !s) return s;
     if (!c.relative_tmp_dir) return {};
     const std::string& tmp = *c.relative_tmp_dir;
@@ -209,7 +210,9 @@ class AdapterCheck {
                       ": L2 credentials come from the worker (--l2-secret-file), never from a "
                       "run");
     // With LMCACHE_RESP_HOST / _PORT applied, as the adapter will connect.
-    const storage::RespL2Config c = storage::RespL2Config::from_json(spec);
+    const Result<storage::RespL2Config> parsed = storage::RespL2Config::from_json(spec);
+    if (!parsed) return refuse(where + ": " + parsed.status().message());
+    const storage::RespL2Config& c = parsed.value();
     const std::string host = lower(c.host);
     for (const auto& [h, p] : allowed_)
       if (h == "*" || (h == host && p == c.port)) return {};

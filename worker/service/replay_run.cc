@@ -37,13 +37,13 @@ void ReplayRun::run_thread() {
     outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + s.message();
     return;
   }
-  try {
-    engine_ = storage::make_engine(setup_.engine, clock);
-  } catch (const std::exception& e) {  // an L2 that cannot be reached or built: the run's end
+  Result<std::unique_ptr<engine::Engine>> built = storage::make_engine(setup_.engine, clock);
+  if (!built) {  // an L2 that cannot be built (a directory, refused credentials): the run's end
     std::lock_guard<std::mutex> lock(mu_);
-    outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + e.what();
+    outcome_.engine_error = "worker " + setup_.node_name + ": engine: " + built.status().message();
     return;
   }
+  engine_ = std::move(built).value();
   engine_build_ns_.store(setup_.real_clock->now_ns() - began_ns);
   queue_.wake_network();  // READY goes now, not at the next poll timeout
   wait_for_go();          // or a stop: the session below is then stopped before it starts

@@ -39,6 +39,13 @@ std::string default_engine_digest(const storage::EngineConfig& cfg) {
 
 std::string hex_id(const std::string& id) { return trace::to_hex(id); }
 
+// A START's engine_config_json: a config file's JSON, or why it is not one.
+Result<storage::EngineConfig> run_engine_config(const std::string& text) {
+  Result<nlohmann::json> j = storage::parse_engine_config_json(text, "engine_config_json");
+  if (!j) return j.status();
+  return storage::engine_config_from_config_file_json(j.value());
+}
+
 }  // namespace
 
 std::string_view worker_state_name(WorkerProtocol::State s) {
@@ -232,24 +239,23 @@ void WorkerProtocol::on_start(const Incoming& in) {
   if (run_) throw wire::ProtocolError("start while a run is active");
   storage::EngineConfig cfg = options_.engine;
   const bool from_run = !s.engine_config_json.empty();
-  try {
-    if (from_run) {
-      storage::EngineConfig over = storage::engine_config_from_config_file_json(
-          storage::parse_engine_config_json(s.engine_config_json, "engine_config_json"));
-      over.eviction_tick_ms = cfg.eviction_tick_ms;
-      over.engine_name = cfg.engine_name;  // the name travels separately (engine_name)
-      over.drain_on_close = cfg.drain_on_close;
-      over.l2_key_namespace = cfg.l2_key_namespace;  // the operator's, unless START names one
-      cfg = over;
+  if (from_run) {
+    Result<storage::EngineConfig> over = run_engine_config(s.engine_config_json);
+    if (!over) {
+      abort_run(wire::AbortKind::Config,
+                "worker " + options_.name +
+                    ": engine config from the coordinator: " + over.status().message(),
+                "engine config rejected");
+      return;
     }
-    if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
-    if (!s.l2_key_namespace.empty()) cfg.l2_key_namespace = s.l2_key_namespace;
-  } catch (const std::exception& e) {
-    abort_run(wire::AbortKind::Config,
-              "worker " + options_.name + ": engine config from the coordinator: " + e.what(),
-              "engine config rejected");
-    return;
+    over->eviction_tick_ms = cfg.eviction_tick_ms;
+    over->engine_name = cfg.engine_name;  // the name travels separately (engine_name)
+    over->drain_on_close = cfg.drain_on_close;
+    over->l2_key_namespace = cfg.l2_key_namespace;  // the operator's, unless START names one
+    cfg = over.value();
   }
+  if (!s.engine_name.empty()) cfg.engine_name = s.engine_name;
+  if (!s.l2_key_namespace.empty()) cfg.l2_key_namespace = s.l2_key_namespace;
   // Before any engine memory, file or connection: what the run brought must be within what
   // this worker's operator allows. The worker's own defaults are the operator's already.
   if (Status p = from_run ? options_.policy.check_run_config(cfg) : Status(); !p) {

@@ -76,7 +76,8 @@ TEST(Arc, DrivesTheL1EvictionLoop) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16384, 0.5);
   cfg.eviction_policy = "ARC";
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "B", "C", "D"}));  // L1 full: usage 1.0
   sm.eviction_tick_now();
   EXPECT_EQ(sm.l1().num_objects(), 2u);

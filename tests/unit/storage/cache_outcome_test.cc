@@ -58,7 +58,8 @@ TEST(CacheOutcome, PrefixFoldsWithoutL2) {
   };
   for (const Case& c : cases) {
     util::VirtualClock clock;
-    StorageManager sm(ExampleConfig(1 << 20), clock);
+    auto opened = Open(ExampleConfig(1 << 20), clock);
+    StorageManager& sm = *opened;
     KeyList keys = GridKeys(c.chunks, c.groups, c.world);
     PutAt(sm, keys, c.present);
     sm.submit_prefetch_task(Spec(keys, TrimPolicy::Prefix, 1, c.windows, c.world));
@@ -71,7 +72,8 @@ TEST(CacheOutcome, SparseMissesGoToTheController) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
   Put(sm, {k[0], k[2], k[5]});
   sm.submit_prefetch_task(Spec(k, TrimPolicy::Sparse, 2));
@@ -130,7 +132,8 @@ TEST(CacheOutcome, WarmIsItsOwnBucket) {
 // Writes: reserved and refused (L1 full) keys with their bytes, stored on finish_write.
 TEST(CacheOutcome, WritesAndRefusals) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(2 * 4096), clock);
+  auto opened = Open(ExampleConfig(2 * 4096), clock);
+  StorageManager& sm = *opened;
   sm.reserve_write_keys(Keys({"a", "b"}), Layout4000(), trace::WriteMode::New);
   sm.reserve_write_keys(Keys({"c"}), Layout4000(), trace::WriteMode::New);  // L1 is full
   sm.finish_write_keys(Keys({"a", "b"}));

@@ -33,7 +33,7 @@ TEST(Digest, SpecTestVector) {
 }
 
 TEST(Digest, RecordedHeaderRoundTrips) {
-  EngineConfig c = engine_config_from_lmcache_json(nlohmann::json::parse(kRecorded));
+  EngineConfig c = engine_config_from_lmcache_json(nlohmann::json::parse(kRecorded)).value();
   EXPECT_EQ(c.l1_size_in_bytes, 8589934592u);
   EXPECT_FALSE(c.l1_use_lazy);
   EXPECT_EQ(c.l2_adapters.size(), 1u);
@@ -88,7 +88,7 @@ TEST(Digest, NonAsciiIsEscapedAndUnknownFieldsArePreserved) {
   j["l1_manager_config"]["tag"] = "gr\xC3\xBC\xC3\x9F";  // "grüß"
   j["periodic_notifier_interval_ms"] = 5;
   j["eviction_config"]["extra_logging_interval"] = 10.0;
-  EngineConfig c = engine_config_from_lmcache_json(j);
+  EngineConfig c = engine_config_from_lmcache_json(j).value();
   EXPECT_EQ(c.lmcache_json_text(), util::py_json_dumps(j));
   EXPECT_NE(c.lmcache_json_text().find(R"("tag": "gr\u00fc\u00df")"), std::string::npos);
 }
@@ -149,8 +149,9 @@ TEST(Flags, ParseEveryFlag) {
   EXPECT_TRUE(c.validate().ok());
   // The lazy heap: 0.5 GiB rounds up to a 64 MiB multiple (already one).
   util::VirtualClock clock;
-  StorageManager sm(c, clock);
-  EXPECT_EQ(sm.l1().memory_usage().second, 512u << 20);
+  auto sm = StorageManager::open(c, clock);
+  ASSERT_TRUE(sm) << sm.status().message();
+  EXPECT_EQ(sm.value()->l1().memory_usage().second, 512u << 20);
 }
 
 TEST(Flags, ConfigFileThenOverrides) {
@@ -229,12 +230,15 @@ TEST(Factory, NativeAndNoop) {
   EngineConfig c;
   c.l1_size_in_bytes = 1 << 20;
   c.l1_use_lazy = false;
-  auto native = make_engine(c, clock);
+  auto native = std::move(make_engine(c, clock)).value();
   EXPECT_EQ(native->name(), "native");
   EXPECT_EQ(native->config_digest(), c.digest());
   c.engine_name = "noop";
-  auto noop = make_engine(c, clock);
+  auto noop = std::move(make_engine(c, clock)).value();
   EXPECT_EQ(noop->name(), "noop");
+  c.engine_name = "fast";
+  EXPECT_EQ(make_engine(c, clock).status().message(),
+            "--engine: unknown engine 'fast' (choices: native, noop)");
   EXPECT_EQ(noop->config_digest(), c.digest());
   engine::ReadContext ctx;
   EXPECT_FALSE(noop->read_enter({}, ctx).failed);
@@ -251,12 +255,10 @@ namespace {
 // (before: a wrong-typed resp username escaped as a JSON library type_error).
 TEST(AdapterOptions, BadValuesNameAdapterAndField) {
   auto expect = [](nlohmann::json spec, const std::string& needle) {
-    try {
-      normalize_l2_adapter_json(spec);
-      ADD_FAILURE() << "accepted " << spec.dump();
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    const Result<nlohmann::json> normalized = normalize_l2_adapter_json(spec);
+    ASSERT_FALSE(normalized) << "accepted " << spec.dump();
+    EXPECT_NE(normalized.status().message().find(needle), std::string::npos)
+        << normalized.status().message();
   };
   expect({{"type", "fs"}}, "fs adapter: 'base_path'");
   expect({{"type", "fs"}, {"base_path", "/tmp/x"}, {"use_odirect", "yes"}},
@@ -275,10 +277,10 @@ TEST(AdapterOptions, BadValuesNameAdapterAndField) {
           {"rate", 2}},
          "fault_inject: 'rate' must be a number in [0");
   // Valid ones pass, and null means "not given".
-  EXPECT_NO_THROW(normalize_l2_adapter_json({{"type", "fs"},
-                                             {"base_path", "/tmp/x"},
-                                             {"relative_tmp_dir", nullptr},
-                                             {"use_odirect", false}}));
+  EXPECT_TRUE(normalize_l2_adapter_json({{"type", "fs"},
+                                         {"base_path", "/tmp/x"},
+                                         {"relative_tmp_dir", nullptr},
+                                         {"use_odirect", false}}));
 }
 
 // Fuzzing (engine_config_fuzz): nlohmann copies and dumps a value recursively, so a config
@@ -290,17 +292,20 @@ TEST(EngineConfigJson, DeepNestingIsRefusedWhenParsed) {
   const std::string lmcache =
       recorded.substr(0, recorded.size() - 1) + R"(, "extra": )" + deep + "}";
   const std::string quoted = std::string(200000, '[');  // inside a string: parsed later
+  auto from_text = [](const std::string& text) -> Result<EngineConfig> {
+    Result<nlohmann::json> j = parse_engine_config_json(text, "START");
+    if (!j) return j.status();
+    return engine_config_from_config_file_json(j.value());
+  };
   for (const std::string& text : {deep, lmcache, R"({"l2-adapter": [")" + quoted + R"("]})"}) {
-    try {
-      engine_config_from_config_file_json(parse_engine_config_json(text, "START"));
-      ADD_FAILURE() << "accepted";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("nested deeper"), std::string::npos) << e.what();
-    }
+    const Result<EngineConfig> c = from_text(text);
+    ASSERT_FALSE(c) << "accepted";
+    EXPECT_NE(c.status().message().find("nested deeper"), std::string::npos)
+        << c.status().message();
   }
   // What a config nests is well within the bound.
-  EXPECT_EQ(engine_config_from_lmcache_json(parse_engine_config_json(recorded, "header")).digest(),
-            engine_config_from_lmcache_json(nlohmann::json::parse(recorded)).digest());
+  EXPECT_EQ(from_text(recorded)->digest(),
+            engine_config_from_lmcache_json(nlohmann::json::parse(recorded))->digest());
 }
 
 }  // namespace

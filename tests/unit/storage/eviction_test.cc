@@ -30,7 +30,8 @@ TEST(Lru, ReverseBatchInsertionTouchAndRemove) {
 
 TEST(EvictionLoop, OomBetweenTicksThenTickFreesRoom) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "B", "C", "D"}));
   EXPECT_EQ(sm.reserve_write_keys({K("E")}, Layout4000(), trace::WriteMode::New),
             std::vector<S>({S::OutOfMemory}));
@@ -50,7 +51,8 @@ TEST(EvictionLoop, TickPeriodIsConfigurable) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
   cfg.eviction_tick_ms = 250;
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Advance(sm, clock, 2 * kSec);
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 8);
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks_skipped"], 8);
@@ -63,7 +65,8 @@ TEST(EvictionLoop, AnEngineFollowingTheTraceTicksPerTraceSecond) {
   EngineConfig cfg = ExampleConfig();
   cfg.follow_trace_time = true;
   cfg.time_scale = 10;
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Advance(sm, clock, 5 * kSec);  // the wall moves: no tick
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["eviction_ticks"], 0);
   sm.follow_trace_time(kSec - 1);
@@ -82,7 +85,8 @@ TEST(EvictionLoop, AnEngineFollowingTheTraceExpiresLocksInTraceTime) {
   EngineConfig cfg = ExampleConfig(16384, 1.0);
   cfg.follow_trace_time = true;
   cfg.time_scale = 10;
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   KeyList keys = Keys({"A", "B", "C", "D"});
   Put(sm, keys);
   EXPECT_TRUE(sm.submit_prefetch(Spec(keys, trace::TrimPolicy::SegmentedPrefix), "", false).failed);
@@ -95,7 +99,8 @@ TEST(EvictionLoop, AnEngineFollowingTheTraceExpiresLocksInTraceTime) {
 
 TEST(EvictionLoop, WatermarkAndRatioCountTrackedKeysOnly) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(10 * 4096, 0.5), clock);
+  auto opened = Open(ExampleConfig(10 * 4096, 0.5), clock);
+  StorageManager& sm = *opened;
   KeyList keys;
   for (int i = 0; i < 9; ++i) keys.push_back(K("k" + std::to_string(i)));
   Put(sm, keys);  // LRU end: k8, k7, ...
@@ -115,7 +120,8 @@ TEST(EvictionLoop, BelowWatermarkSkips) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(10 * 4096, 0.5);
   cfg.eviction_trigger_watermark = 0.95;
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   KeyList keys;
   for (int i = 0; i < 9; ++i) keys.push_back(K("k" + std::to_string(i)));
   Put(sm, keys);  // usage 0.9 < 0.95
@@ -128,7 +134,8 @@ TEST(EvictionLoop, NoopPolicyNeverEvicts) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
   cfg.eviction_policy = "noop";
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "B", "C", "D"}));
   Advance(sm, clock, 3 * kSec);
   EXPECT_EQ(sm.l1().num_objects(), 4u);
@@ -137,7 +144,8 @@ TEST(EvictionLoop, NoopPolicyNeverEvicts) {
 
 TEST(EvictionLoop, LeakedSegmentedPrefixLockExpiresThenEvicts) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(16384, 1.0), clock);
+  auto opened = Open(ExampleConfig(16384, 1.0), clock);
+  StorageManager& sm = *opened;
   KeyList keys = Keys({"A", "B", "C", "D"});
   Put(sm, keys);
   auto r = sm.submit_prefetch(Spec(keys, trace::TrimPolicy::SegmentedPrefix), "", false);
@@ -155,7 +163,8 @@ TEST(EvictionLoop, LeakedSegmentedPrefixLockExpiresThenEvicts) {
 TEST(EvictionLoop, VirtualRunIsDeterministic) {
   auto run = [] {
     util::VirtualClock clock;
-    StorageManager sm(ExampleConfig(8 * 4096, 0.3), clock);
+    auto opened = Open(ExampleConfig(8 * 4096, 0.3), clock);
+    StorageManager& sm = *opened;
     for (int i = 0; i < 50; ++i) {
       Put(sm, {K("x" + std::to_string(i)), K("y" + std::to_string(i))});
       Advance(sm, clock, kSec / 3);

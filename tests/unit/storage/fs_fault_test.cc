@@ -57,7 +57,8 @@ TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
                   K(std::string("\x03\x04", 2), 0, 0, "org/model")};
   {
     util::VirtualClock clock;
-    StorageManager sm(FsConfig(dir.path), clock);
+    auto opened = Open(FsConfig(dir.path), clock);
+    StorageManager& sm = *opened;
     Put(sm, keys);
     sm.close(true);
     EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 8000);
@@ -70,7 +71,8 @@ TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
   std::ofstream(dir.path / "org-SEP-model@0x00000000@0@0506.data") << std::string(4000, '\0');
   keys.push_back(K(std::string("\x05\x06", 2), 0, 0, "org/model"));
   util::VirtualClock clock;
-  StorageManager sm(FsConfig(dir.path), clock);
+  auto opened = Open(FsConfig(dir.path), clock);
+  StorageManager& sm = *opened;
   sm.submit_prefetch_task(Spec(keys));
   sm.run_until(clock.now_ns());
   const PrefetchResult* r = sm.prefetch_result(0);
@@ -79,12 +81,28 @@ TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_load_bytes"], 12000);
 }
 
+// A base_path that cannot be made is refused before any replay, naming the adapter and the path
+// (every store would fail), and nothing of the engine is built.
+TEST(FsAdapter, UnusableBasePathIsRefusedWhenTheEngineIsOpened) {
+  util::VirtualClock clock;
+  const Result<std::unique_ptr<StorageManager>> sm =
+      StorageManager::open(FsConfig("/proc/fleet-cannot-create-this"), clock);
+  ASSERT_FALSE(sm);
+  EXPECT_EQ(
+      sm.status().message().rfind(
+          "fs adapter: base_path '/proc/fleet-cannot-create-this' is not a usable directory", 0),
+      0u)
+      << sm.status().message();
+  EXPECT_EQ(sm.status().code(), ExitCode::kBadInput);
+}
+
 TEST(FsAdapter, ExistingFileIsSkippedAndShortFileIsAMiss) {
   TempDir dir;
   auto k = K("\x07", 0, 0, "m");
   std::ofstream(dir.path / "m@0x00000000@0@07.data") << std::string(10, 'x');  // short
   util::VirtualClock clock;
-  StorageManager sm(FsConfig(dir.path), clock);
+  auto opened = Open(FsConfig(dir.path), clock);
+  StorageManager& sm = *opened;
   Put(sm, {k});
   sm.run_until(clock.now_ns());
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 0);  // exists-skip
@@ -100,7 +118,8 @@ TEST(FsAdapter, HostileNamesStayInsideBasePath) {
   TempDir dir;
   fs::create_directories(dir.path / "base");
   util::VirtualClock clock;
-  StorageManager sm(FsConfig(dir.path / "base"), clock);
+  auto opened = Open(FsConfig(dir.path / "base"), clock);
+  StorageManager& sm = *opened;
   auto evil = K("\x01", 0, 0, "../../escape");
   trace::ObjectKey salted = K("\x02");
   salted.cache_salt = "../x";  // a salt with '/' is refused, not written anywhere
@@ -122,7 +141,8 @@ TEST(FsAdapter, RealThreadsAndRelativeTmpDir) {
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c,
                  {{"type", "fs"}, {"base_path", dir.path.string()}, {"relative_tmp_dir", "tmp"}});
-  StorageManager sm(c, util::RealClock::instance());
+  auto opened = Open(c, util::RealClock::instance());
+  StorageManager& sm = *opened;
   sm.enable_l2_op_samples(true);
   Put(sm, Keys({"a", "b", "c"}));
   sm.close(true);
@@ -155,9 +175,10 @@ TEST(Blake2b, MatchesPythonHashlib) {
 std::unique_ptr<FaultInjectL2Adapter> MakeFault(nlohmann::json extra) {
   nlohmann::json j = {{"type", "fault_inject"}, {"inner", MockJson(1.0, 1.0)}};
   j.update(extra);
-  FaultInjectConfig c = FaultInjectConfig::from_json(j);
+  Result<FaultInjectConfig> c = FaultInjectConfig::from_json(j);
+  if (!c) return nullptr;
   return std::make_unique<FaultInjectL2Adapter>(
-      c, std::make_unique<MockL2Adapter>(MockL2Config::from_json(c.inner)));
+      c.value(), std::make_unique<MockL2Adapter>(MockL2Config::from_json(c->inner).value()));
 }
 
 TEST(FaultInject, GapPositions) {
@@ -185,8 +206,9 @@ TEST(FaultInject, GapPositions) {
   EXPECT_LT(dropped, 250u);
   EXPECT_EQ(half->drop_positions(n_keys(400)),
             MakeFault({{"rate", 0.5}, {"seed", 3}})->drop_positions(n_keys(400)));
-  EXPECT_THROW(FaultInjectConfig::from_json({{"type", "fault_inject"}}), std::invalid_argument);
-  EXPECT_THROW(MakeFault({{"rate", 2.0}}), std::invalid_argument);
+  EXPECT_EQ(FaultInjectConfig::from_json({{"type", "fault_inject"}}).status().message(),
+            "fault_inject: 'inner' must be an adapter spec object");
+  EXPECT_EQ(MakeFault({{"rate", 2.0}}), nullptr);
 }
 
 TEST(FaultInject, GappedLoadEndToEnd) {
@@ -194,7 +216,8 @@ TEST(FaultInject, GappedLoadEndToEnd) {
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(
       c, {{"type", "fault_inject"}, {"inner", MockJson(1.0, 1.0)}, {"gap_tail_ratios", {0.5}}});
-  StorageManager sm(c, clock);
+  auto opened = Open(c, clock);
+  StorageManager& sm = *opened;
   KeyList k = Keys({"k0", "k1", "k2", "k3"});
   Put(sm, k);
   Advance(sm, clock, 1'000'000);

@@ -13,7 +13,8 @@ std::vector<S> V(std::initializer_list<S> v) { return v; }
 
 TEST(Era3Example81, ReserveWriteModesOomAndLruOrder) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto A = K("A"), B = K("B"), C = K("C"), D = K("D"), E = K("E");
   EXPECT_EQ(sm.reserve_write_keys({A, B, C}, Layout4000(), WriteMode::New),
             V({S::Success, S::Success, S::Success}));
@@ -60,7 +61,8 @@ void FillExample81(StorageManager& sm) {
 
 TEST(Era3Example81, RatioHalfEvictsDThenC) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(16384, 0.5), clock);
+  auto opened = Open(ExampleConfig(16384, 0.5), clock);
+  StorageManager& sm = *opened;
   FillExample81(sm);
   sm.eviction_tick_now();
   EXPECT_FALSE(sm.l1().contains(K("D")));
@@ -70,7 +72,8 @@ TEST(Era3Example81, RatioHalfEvictsDThenC) {
 
 TEST(Era3Example81, ReadLockedCIsSkipped) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(16384, 0.5), clock);
+  auto opened = Open(ExampleConfig(16384, 0.5), clock);
+  StorageManager& sm = *opened;
   FillExample81(sm);
   sm.l1().reserve_read({K("C")}, 1);
   sm.eviction_tick_now();
@@ -82,7 +85,8 @@ TEST(Era3Example81, ReadLockedCIsSkipped) {
 
 TEST(Era3Example82, FragmentationOom) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   KeyList k = Keys({"K1", "K2", "K3", "K4"});
   Put(sm, k);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sm.l1().find(k[i])->address, 4096u * i);
@@ -116,7 +120,8 @@ TEST(AddressAllocator, FreesCoalesce) {
 
 TEST(Era3Example86, TwoReadersAccounting) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto A = K("A"), B = K("B");
   Put(sm, {A, B});
   PrefetchHandle h = sm.submit_prefetch_task(Spec({A, B}, trace::TrimPolicy::Prefix, 2));
@@ -134,7 +139,8 @@ TEST(Era3Example86, TwoReadersAccounting) {
 
 TEST(Era3Example87, TtlTimeline) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto k = K("K");
   Put(sm, {k});
   L1Manager& l1 = sm.l1();
@@ -161,7 +167,8 @@ TEST(Era3Example87, TtlTimeline) {
 
 TEST(L1Rules, ReadLocksClampTo128AndWriteLockedFinishReadIsWrongState) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto k = K("K");
   Put(sm, {k});
   sm.l1().reserve_read({k}, 1000);
@@ -177,7 +184,8 @@ TEST(L1Rules, ReadLocksClampTo128AndWriteLockedFinishReadIsWrongState) {
 
 TEST(L1Rules, ExpiredWriteLockBecomesReadableAndFinishWriteIsWrongState) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto w = K("W");
   sm.reserve_write_keys({w}, Layout4000(), WriteMode::New);
   EXPECT_FALSE(sm.l1().is_key_evictable(w));
@@ -189,7 +197,8 @@ TEST(L1Rules, ExpiredWriteLockBecomesReadableAndFinishWriteIsWrongState) {
 
 TEST(L1Rules, DuplicateAbsentKeyLeaksFirstBuffer) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto a = K("A");
   EXPECT_EQ(sm.reserve_write_keys({a, a}, Layout4000(), WriteMode::New),
             V({S::Success, S::Success}));
@@ -200,7 +209,8 @@ TEST(L1Rules, DuplicateAbsentKeyLeaksFirstBuffer) {
 
 TEST(L1Rules, DeleteRefusesLockedKeysUnlessForced) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto a = K("A");
   Put(sm, {a});
   sm.l1().reserve_read({a}, 1);
@@ -211,7 +221,8 @@ TEST(L1Rules, DeleteRefusesLockedKeysUnlessForced) {
 
 TEST(L1Rules, TemporaryObjectFreedOnLastFinishRead) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   auto t = K("T");
   L1Manager& l1 = sm.l1();
   l1.reserve_write({t}, true, Layout4000(), WriteMode::New);
@@ -230,7 +241,8 @@ TEST(L1Rules, TemporaryObjectFreedOnLastFinishRead) {
 
 TEST(L1Rules, FinishWriteNotifiesOnlyNonTemporary) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   sm.l1().reserve_write({K("T")}, true, Layout4000(), WriteMode::New);
   EXPECT_EQ(sm.l1().finish_write({K("T")}), V({S::Success}));
   EXPECT_TRUE(sm.eviction_policy().order().empty());

@@ -3,6 +3,7 @@
 // watermark; without a block (or without a capacity) nothing is ever deleted from L2.
 #include "fleet/engine/l2_eviction.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -31,7 +32,8 @@ TEST(L2Eviction, LruTrimsTheAdapterAtTheWatermark) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
   add_l2_adapter(cfg, EvictingMock(0.5));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
   ASSERT_EQ(mock.capacity_bytes(), 5u << 20);
 
@@ -77,7 +79,8 @@ TEST(L2Eviction, WithoutABlockL2IsNeverTrimmed) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
   add_l2_adapter(cfg, MockJson(5.0 / 1024, 1000.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
   Put(sm, Keys({"A", "B", "C", "D", "E"}), kMiB);
   Advance(sm, clock, 3 * kSecond);
@@ -95,7 +98,8 @@ TEST(L2Eviction, NoopPolicyTracksNothingAndNeverEvicts) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
   add_l2_adapter(cfg, EvictingMock(1.0, "noop"));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "B", "C", "D", "E"}), kMiB);
   Advance(sm, clock, 2 * kSecond);
   auto a = fleet::engine::to_json(sm.counters())["l2_adapters"][0];
@@ -105,7 +109,7 @@ TEST(L2Eviction, NoopPolicyTracksNothingAndNeverEvicts) {
 
 TEST(L2Eviction, LoadsTouchAndOnlyStoredKeysAreCreated) {
   util::VirtualClock clock;
-  MockL2Adapter mock(MockL2Config::from_json(MockJson(2.0 / 1024, 1000.0)));  // 2 MiB
+  MockL2Adapter mock(MockL2Config::from_json(MockJson(2.0 / 1024, 1000.0)).value());  // 2 MiB
   L2AdapterContext ctx;
   ctx.clock = &clock;
   ctx.synchronous = true;
@@ -140,28 +144,26 @@ TEST(L2Eviction, BlockValidationNamesTheField) {
   auto expect_error = [](nlohmann::json block, const std::string& needle) {
     nlohmann::json spec = MockJson(1.0, 1.0);
     spec["eviction"] = std::move(block);
-    try {
-      L2EvictionConfig::from_adapter_json(spec);
-      FAIL() << "expected an error for " << spec.dump();
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+    const Result<std::optional<L2EvictionConfig>> c = L2EvictionConfig::from_adapter_json(spec);
+    ASSERT_FALSE(c) << "expected an error for " << spec.dump();
+    EXPECT_THAT(c.status().message(), ::testing::HasSubstr(needle));
   };
   expect_error({{"eviction_policy", "ARC2"}}, "eviction_policy");
   expect_error({{"trigger_watermark", 1.5}}, "trigger_watermark");
   expect_error({{"eviction_ratio", "half"}}, "eviction_ratio");
   expect_error(nlohmann::json::array(), "JSON object");
   nlohmann::json none = MockJson(1.0, 1.0);
-  EXPECT_FALSE(L2EvictionConfig::from_adapter_json(none).has_value());
+  EXPECT_FALSE(L2EvictionConfig::from_adapter_json(none).value().has_value());
   none["eviction"] = nullptr;
-  EXPECT_FALSE(L2EvictionConfig::from_adapter_json(none).has_value());
+  EXPECT_FALSE(L2EvictionConfig::from_adapter_json(none).value().has_value());
   // The engine refuses a bad block at construction, before any replay.
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
   nlohmann::json bad = MockJson(1.0, 1.0);
   bad["eviction"] = {{"eviction_ratio", -1}};
   add_l2_adapter(cfg, bad);
-  EXPECT_THROW(StorageManager(cfg, clock), std::invalid_argument);
+  EXPECT_EQ(StorageManager::open(cfg, clock).status().message(),
+            "--l2-adapter #0: adapter 'eviction': 'eviction_ratio' must be a number in [0.0, 1.0]");
 }
 
 TEST(L2Eviction, AdapterWithoutCapacityIsNotWired) {
@@ -171,7 +173,8 @@ TEST(L2Eviction, AdapterWithoutCapacityIsNotWired) {
   nlohmann::json fs = {
       {"type", "fs"}, {"base_path", dir}, {"eviction", {{"eviction_policy", "LRU"}}}};
   add_l2_adapter(cfg, fs);
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_adapters"][0]["eviction_enabled"], false);
 }
 

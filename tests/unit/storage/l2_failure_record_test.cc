@@ -36,7 +36,8 @@ TEST(L2FailureRecords, AnUnreachableRedisFailsEveryOpWithTheConnectError) {
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c, MockJson(1.0, 1.0));  // adapter 0 works
   add_l2_adapter(c, {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", port}});
-  StorageManager sm(c, clock);
+  auto opened = Open(c, clock);
+  StorageManager& sm = *opened;
   std::vector<uint64_t> told;
   sm.set_l2_failure_listener([&](const stats::L2FailureRecord& r) { told.push_back(r.failed); });
   Put(sm, Keys({"a"}));
@@ -65,7 +66,8 @@ TEST(L2FailureRecords, AnFsStoreThatCannotBeWrittenSaysWhy) {
   util::VirtualClock clock;
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c, {{"type", "fs"}, {"base_path", dir.string()}});
-  StorageManager sm(c, clock);
+  auto opened = Open(c, clock);
+  StorageManager& sm = *opened;
   Put(sm, {K("x", 0, 0, std::string(300, 'm'))});  // no file name fits 255 bytes
   sm.close(true);
   const auto f = sm.l2_failures();

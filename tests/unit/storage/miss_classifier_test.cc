@@ -32,7 +32,8 @@ bool Prefetch(StorageManager& sm, const KeyList& keys) {
 
 TEST(MissClassifier, AKeyNeverWrittenIsColdAndNamesItsRecordAndKey) {
   util::VirtualClock clock;
-  StorageManager sm(Classifying(), clock);
+  auto opened = Open(Classifying(), clock);
+  StorageManager& sm = *opened;
   sm.set_record(1234.5);
   ASSERT_TRUE(Prefetch(sm, Keys({"A"})));
   const stats::MissEvent e = OnlyEvent(sm);
@@ -45,7 +46,8 @@ TEST(MissClassifier, AKeyNeverWrittenIsColdAndNamesItsRecordAndKey) {
 
 TEST(MissClassifier, AWriteRefusedForAFullL1IsBlamedOnTheRefusal) {
   util::VirtualClock clock;
-  StorageManager sm(Classifying(), clock);  // 16 KiB: four 4 KiB objects
+  auto opened = Open(Classifying(), clock);  // 16 KiB: four 4 KiB objects
+  StorageManager& sm = *opened;
   Put(sm, Keys({"w", "x", "y", "z"}));
   ASSERT_EQ(sm.reserve_write_keys(Keys({"B"}), Layout4000(), trace::WriteMode::New),
             std::vector<L1Status>({L1Status::OutOfMemory}));
@@ -55,7 +57,8 @@ TEST(MissClassifier, AWriteRefusedForAFullL1IsBlamedOnTheRefusal) {
 
 TEST(MissClassifier, AnEvictedKeyWithoutAnL2CopyIsEvictedOnPrefetchAndOnRead) {
   util::VirtualClock clock;
-  StorageManager sm(Classifying(16384, 1.0), clock);
+  auto opened = Open(Classifying(16384, 1.0), clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "x", "y", "z"}));
   sm.eviction_tick_now();  // full and every key evictable: ratio 1.0 evicts them all
   ASSERT_EQ(sm.l1().num_objects(), 0u);
@@ -76,7 +79,8 @@ TEST(MissClassifier, ReadsRacingTheirPrefetchOrAWriteAreNamedForIt) {
   EngineConfig cfg = Classifying(16 << 20);
   cfg.l2_prefetch_max_in_flight = 1;
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   const trace::MemoryLayout mib = Layout(262144);
   Put(sm, Keys({"X"}), mib);
   Advance(sm, clock, 10'000'000);  // stored in L2
@@ -126,7 +130,8 @@ TEST(MissClassifier, AStoreStillRunningOrLandingAfterTheLookupIsNotLanded) {
 
 TEST(MissClassifier, AnEngineNotAskedKeepsNothing) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   ASSERT_TRUE(Prefetch(sm, Keys({"A"})));
   EXPECT_FALSE(sm.miss_summary().has_value());
   EXPECT_TRUE(sm.take_misses().empty());

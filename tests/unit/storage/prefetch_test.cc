@@ -40,7 +40,8 @@ TEST_P(Era3Example83, PrefixFold) {
     util::VirtualClock clock;
     EngineConfig cfg = ExampleConfig(1 << 20);
     if (with_adapter) add_l2_adapter(cfg, MockJson(1.0, 1.0));
-    StorageManager sm(cfg, clock);
+    auto opened = Open(cfg, clock);
+    StorageManager& sm = *opened;
     KeyList keys = GridKeys(fc.chunks, fc.groups, fc.world);
     KeyList sel;
     for (size_t p : fc.present) sel.push_back(keys[p]);
@@ -93,7 +94,8 @@ TEST(Era3Example84, SparseLeaseReleasedAtClose) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   KeyList k = Keys({"k0", "k1", "k2", "k3", "k4", "k5"});
   PutAt(sm, k, {0, 2, 5});
   PrefetchHandle h = sm.submit_prefetch_task(Spec(k, TrimPolicy::Sparse, 2));
@@ -112,7 +114,7 @@ TEST(Policies, PrefixVsSparseVsWarm) {
   auto make = [&](util::VirtualClock& clock) {
     EngineConfig cfg = ExampleConfig(1 << 20);
     add_l2_adapter(cfg, MockJson(1.0, 1.0));
-    auto sm = std::make_unique<StorageManager>(cfg, clock);
+    auto sm = Open(cfg, clock);
     PutAt(*sm, k, {0, 2});
     Advance(*sm, clock, 1'000'000);  // their L2 stores complete (store locks released)
     return sm;
@@ -165,7 +167,8 @@ TEST(Policies, PrefixVsSparseVsWarm) {
 
 TEST(SubmitPrefetch, InvalidArgumentsFail) {
   util::VirtualClock clock;
-  StorageManager sm(ExampleConfig(), clock);
+  auto opened = Open(ExampleConfig(), clock);
+  StorageManager& sm = *opened;
   engine::Engine& e = sm;
   KeyList k = Keys({"a", "b"});
   auto spec = [&] { return Spec(k); };
@@ -297,7 +300,8 @@ TEST(PrefetchController, MaxInFlightQueuesFifo) {
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 0.001));  // slow: loads take a while
   cfg.l2_prefetch_max_in_flight = 1;
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a", "b"}));
   Advance(sm, clock, 100'000'000);  // stores complete
   sm.delete_l1_keys(Keys({"a", "b"}));
@@ -321,7 +325,8 @@ TEST(PrefetchController, WarmLoadsArePermanentAndStoredAgain) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a", "b"}));
   Advance(sm, clock, 1'000'000);
   sm.delete_l1_keys(Keys({"a", "b"}));
@@ -344,7 +349,8 @@ TEST(PrefetchController, RetainPolicyAdmitsPermanentObjects) {
   EngineConfig cfg = ExampleConfig(1 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
   cfg.l2_prefetch_policy = "retain";
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a"}));
   Advance(sm, clock, 1'000'000);
   sm.delete_l1_keys(Keys({"a"}));

@@ -118,7 +118,8 @@ TEST_F(RespTest, StoreLookupLoadVirtualClock) {
   KeyList keys = Keys({"a", "b", "c"});
   {
     util::VirtualClock clock;
-    StorageManager sm(Config(), clock);
+    auto opened = Open(Config(), clock);
+    StorageManager& sm = *opened;
     Put(sm, keys);
     sm.close(true);
     auto c = fleet::engine::to_json(sm.counters());
@@ -135,7 +136,8 @@ TEST_F(RespTest, StoreLookupLoadVirtualClock) {
   redisFree(rc);
   // A fresh engine finds and loads them (plus one miss).
   util::VirtualClock clock;
-  StorageManager sm(Config(), clock);
+  auto opened = Open(Config(), clock);
+  StorageManager& sm = *opened;
   keys.push_back(K("d"));
   sm.submit_prefetch_task(Spec(keys));
   sm.run_until(clock.now_ns());
@@ -149,7 +151,8 @@ TEST_F(RespTest, StoreLookupLoadVirtualClock) {
 }
 
 TEST_F(RespTest, RealClockWorkerPool) {
-  StorageManager sm(Config(4), util::RealClock::instance());
+  auto opened = Open(Config(4), util::RealClock::instance());
+  StorageManager& sm = *opened;
   sm.enable_l2_op_samples(true);
   for (int i = 0; i < 20; ++i) Put(sm, {K("r" + std::to_string(i))});
   sm.close(true);
@@ -174,7 +177,8 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
                        {"host", "127.0.0.1"},
                        {"port", secured.port()},
                        {"password", "s3cret"}});
-    StorageManager sm(c, clock);
+    auto opened = Open(c, clock);
+    StorageManager& sm = *opened;
     Put(sm, Keys({"a"}));
     sm.close(true);
     EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_succeeded_tasks"], 1);
@@ -185,10 +189,10 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
     add_l2_adapter(c, {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", secured.port()}});
     // No password for a Redis that requires one: the engine is not built (a config error the
     // worker reports as ABORT kind config), instead of every L2 call failing.
-    EXPECT_THAT([&] { StorageManager sm(c, clock); },
-                ThrowsMessage<std::invalid_argument>(HasSubstr(
-                    "resp adapter 127.0.0.1:" + std::to_string(secured.port()) +
-                    ": Redis requires a password (NOAUTH); give the worker --l2-secret-file")));
+    EXPECT_THAT(
+        StorageManager::open(c, clock).status().message(),
+        HasSubstr("resp adapter 127.0.0.1:" + std::to_string(secured.port()) +
+                  ": Redis requires a password (NOAUTH); give the worker --l2-secret-file"));
   }
   {
     util::VirtualClock clock;  // a wrong password: refused, and never quoted
@@ -197,11 +201,10 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
                        {"host", "127.0.0.1"},
                        {"port", secured.port()},
                        {"password", "not-it-42"}});
-    EXPECT_THAT([&] { StorageManager sm(c, clock); },
-                ThrowsMessage<std::invalid_argument>(
-                    AllOf(HasSubstr("resp adapter 127.0.0.1:" + std::to_string(secured.port()) +
-                                    ": Redis refused authentication: WRONGPASS"),
-                          Not(HasSubstr("not-it-42")))));
+    EXPECT_THAT(StorageManager::open(c, clock).status().message(),
+                AllOf(HasSubstr("resp adapter 127.0.0.1:" + std::to_string(secured.port()) +
+                                ": Redis refused authentication: WRONGPASS"),
+                      Not(HasSubstr("not-it-42"))));
   }
   {
     util::VirtualClock clock;  // a password for a Redis that has none is refused too
@@ -210,15 +213,15 @@ TEST_F(RespTest, AuthAndUnreachableServer) {
                        {"host", "127.0.0.1"},
                        {"port", server_.port()},
                        {"password", "not-it-42"}});
-    EXPECT_THAT([&] { StorageManager sm(c, clock); },
-                ThrowsMessage<std::invalid_argument>(AllOf(
-                    HasSubstr("Redis refused authentication: ERR"), Not(HasSubstr("not-it-42")))));
+    EXPECT_THAT(StorageManager::open(c, clock).status().message(),
+                AllOf(HasSubstr("Redis refused authentication: ERR"), Not(HasSubstr("not-it-42"))));
   }
   {
     util::VirtualClock clock;
     EngineConfig c = ExampleConfig(1 << 20);
     add_l2_adapter(c, {{"type", "resp"}, {"host", "127.0.0.1"}, {"port", FreePort()}});
-    StorageManager sm(c, clock);
+    auto opened = Open(c, clock);
+    StorageManager& sm = *opened;
     Put(sm, Keys({"a"}));
     sm.close(true);
     EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_failed_tasks"], 1);
@@ -243,7 +246,8 @@ TEST_F(RespTest, L2EvictionDeletesFromRedis) {
                        {"num_workers", 1},
                        {"max_capacity_gb", 20000.0 / (1 << 30)},  // exactly 20000 bytes
                        {"eviction", {{"eviction_ratio", 0.5}}}});
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A", "B", "C", "D"}));  // 4 x 4000 bytes = 0.8 of capacity
   sm.run_until(clock.now_ns());
   EXPECT_DOUBLE_EQ(sm.adapter(0).usage().usage_fraction(), 0.8);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ inline trace::MemoryLayout Layout(int64_t n) {
 }
 inline trace::MemoryLayout Layout4000() { return Layout(1000); }  // footprint 4096
 inline trace::MemoryLayout Layout4096() { return Layout(1024); }
+
+// The engine a test's config builds. A refused config is the test's own mistake: it fails the
+// test here, saying why.
+inline std::unique_ptr<StorageManager> Open(const EngineConfig& cfg, util::Clock& clock) {
+  Result<std::unique_ptr<StorageManager>> sm = StorageManager::open(cfg, clock);
+  if (!sm) throw std::runtime_error("StorageManager::open: " + sm.status().message());
+  return std::move(sm).value();
+}
 
 inline EngineConfig ExampleConfig(uint64_t l1_bytes = 16384, double ratio = 0.2) {
   EngineConfig c;
@@ -118,7 +127,7 @@ struct Example85 {
   explicit Example85(uint64_t l1_bytes = 65536) {
     EngineConfig cfg = ExampleConfig(l1_bytes);
     add_l2_adapter(cfg, MockJson(1.0, 1.0));
-    sm = std::make_unique<StorageManager>(cfg, clock);
+    sm = Open(cfg, clock);
     // k2..k4 go to the mock through the store controller, then leave L1.
     Put(*sm, {k[2], k[3], k[4]}, Layout4096());
     Advance(*sm, clock, 100'000);

@@ -14,7 +14,8 @@ TEST(Era3Example88, MockCapacityAndTiming) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16 << 20);
   add_l2_adapter(cfg, MockJson(0.0025, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   sm.enable_l2_op_samples(true);
   auto& mock = static_cast<MockL2Adapter&>(sm.adapter(0));
   EXPECT_EQ(mock.capacity_bytes(), 2684354u);
@@ -60,7 +61,8 @@ TEST(CompletionEdges, StoreAndPrefetchPendingUntilTheMockLands) {
   EngineConfig cfg = ExampleConfig(16 << 20);
   cfg.follow_trace_time = true;
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   const trace::MemoryLayout mib = Layout(262144);  // 1 MiB: 1/1024 s at 1 GB/s
   KeyList a = Keys({"A"});
   EXPECT_EQ(sm.oldest_store_trace_ns(), INT64_MAX);
@@ -91,7 +93,8 @@ TEST(CompletionEdges, UntrackedWithoutFollowingTheTrace) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig(16 << 20);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"A"}), Layout(262144));
   EXPECT_FALSE(sm.store_pending(Keys({"A"})));
 }
@@ -101,7 +104,8 @@ TEST(Era3Example810, StoreLocksKeepKeyUnevictableUntilBothStoresComplete) {
   EngineConfig cfg = ExampleConfig(16384, 1.0);
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   auto k = K("K");
   Put(sm, {k, K("x"), K("y"), K("z")});  // L1 full: eviction wants to run
   sm.run_until(clock.now_ns());
@@ -124,7 +128,8 @@ TEST(Era3Example810, OverReleaseMakesSecondStoreReleaseWrongState) {
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   auto k = K("K");
   Put(sm, {k});
   sm.run_until(clock.now_ns());
@@ -141,7 +146,8 @@ TEST(StoreController, SkipL1DeletesAfterStoreAndLookupPrefetchDoesNotStore) {
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
   cfg.l2_store_policy = "skip_l1";
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a", "b"}));
   Advance(sm, clock, 1'000'000);
   EXPECT_EQ(sm.l1().num_objects(), 0u);
@@ -157,7 +163,8 @@ TEST(StoreController, InPlaceUpdateQueuesASecondStore) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a"}));
   Advance(sm, clock, 1'000'000);
   sm.reserve_write_keys(Keys({"a"}), Layout4000(), trace::WriteMode::Update);
@@ -172,7 +179,8 @@ TEST(Close, DrainCompletesInFlightStores) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 0.001));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a"}));
   sm.run_until(clock.now_ns());
   sm.close(true);
@@ -187,7 +195,8 @@ TEST(Close, NoDrainAbandonsAndReleasesStoreLocks) {
   util::VirtualClock clock;
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 0.001));
-  StorageManager sm(cfg, clock);
+  auto opened = Open(cfg, clock);
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a"}));
   sm.run_until(clock.now_ns());
   EXPECT_EQ(ReadCount(sm, K("a")), 1);
@@ -205,7 +214,8 @@ TEST(Close, NoDrainAbandonsAndReleasesStoreLocks) {
 TEST(RealClock, MockCompletesOnTheDriverThread) {
   EngineConfig cfg = ExampleConfig();
   add_l2_adapter(cfg, MockJson(1.0, 1.0));
-  StorageManager sm(cfg, util::RealClock::instance());
+  auto opened = Open(cfg, util::RealClock::instance());
+  StorageManager& sm = *opened;
   Put(sm, Keys({"a"}));
   for (int i = 0; i < 2000 && !sm.stores_idle(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

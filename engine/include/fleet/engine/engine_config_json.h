@@ -15,24 +15,25 @@ namespace fleet::storage {
 // Engine config JSON text from outside (--config-file, --l2-adapter, a START's
 // engine_config_json, a trace header's sm_config_json), nesting bounded as
 // util::parse_json_bounded bounds it: nlohmann recurses per level when it copies or dumps a
-// value, so a deeply nested text would overflow the stack. Throws std::invalid_argument naming
-// `what` when the text is not JSON or nests too deep.
-nlohmann::json parse_engine_config_json(const std::string& text, const std::string& what);
+// value, so a deeply nested text would overflow the stack. Refused, naming `what`, when the
+// text is not JSON or nests too deep.
+Result<nlohmann::json> parse_engine_config_json(const std::string& text, const std::string& what);
 
-// Rebuild from a header's sm_config_json (the StorageManagerConfig dict). Throws
-// std::invalid_argument naming the field on malformed input.
-EngineConfig engine_config_from_lmcache_json(const nlohmann::json& j);
+// Each reader below refuses malformed input with its first problem, naming the field.
+// Rebuilt from a header's sm_config_json (the StorageManagerConfig dict).
+Result<EngineConfig> engine_config_from_lmcache_json(const nlohmann::json& j);
 // A Fleet config file: either that dict, or an object keyed by flag names
 // ({"l1-size-gb": 8, "l2-adapter": [{...}], "eviction-tick-ms": 1000, ...}).
-EngineConfig engine_config_from_config_file_json(const nlohmann::json& j);
+Result<EngineConfig> engine_config_from_config_file_json(const nlohmann::json& j);
 // --config-file PATH: the file read and converted as above; the error names the flag or the
 // file (cannot open, not JSON, a key that is not an engine flag, a bad value).
 Result<EngineConfig> load_engine_config_file(const std::string& path);
 // --l2-adapter JSON: the spec validated and normalised (compact JSON text, as EngineConfig keeps
 // it), or why it is not an adapter.
 Result<std::string> parse_l2_adapter_spec(const std::string& text);
-// Applies {"flag-name": value, ...} on top of `cfg`.
-void apply_flag_json(EngineConfig& cfg, const nlohmann::json& j);
+// Applies {"flag-name": value, ...} on top of `cfg` (engine_config_flags.cc), stopping at the
+// first key that is not an engine flag or whose value is not one.
+Status apply_flag_json(EngineConfig& cfg, const nlohmann::json& j);
 
 // LMCache's StorageManagerConfig as `safe_storage_config_dict` produces it (what
 // EngineConfig::lmcache_json_text() dumps and digest() hashes).

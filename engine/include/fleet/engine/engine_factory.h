@@ -6,10 +6,12 @@
 #include "fleet/engine/engine.h"
 #include "fleet/engine/engine_config.h"
 #include "fleet/util/clock.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
-// Throws std::invalid_argument (naming the flag) for an invalid config.
-std::unique_ptr<engine::Engine> make_engine(const EngineConfig& cfg, util::Clock& clock);
+// The engine, or why it cannot be built: a config that names an unknown engine or that
+// validate() refuses (naming the flag), an L2 adapter that cannot be built (naming it).
+Result<std::unique_ptr<engine::Engine>> make_engine(const EngineConfig& cfg, util::Clock& clock);
 
 }  // namespace fleet::storage

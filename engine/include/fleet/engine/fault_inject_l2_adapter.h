@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -21,7 +22,8 @@ struct FaultInjectConfig {
   int64_t seed = 0;
   std::vector<int64_t> gap_indices;
   std::vector<double> gap_tail_ratios;
-  static FaultInjectConfig from_json(const nlohmann::json& j);  // throws std::invalid_argument
+  // The decorator's options and its inner spec (not yet checked), or which field is wrong.
+  static Result<FaultInjectConfig> from_json(const nlohmann::json& j);
 };
 
 class FaultInjectL2Adapter final : public L2Adapter {

@@ -14,6 +14,7 @@
 
 #include "fleet/engine/io_worker_pool.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -24,7 +25,7 @@ struct FsL2Config {
   bool use_odirect = false;
   double max_capacity_gb = 0;
   bool recover_on_start = true;
-  static FsL2Config from_json(const nlohmann::json& j);  // throws std::invalid_argument
+  static Result<FsL2Config> from_json(const nlohmann::json& j);  // or which field is wrong
 };
 
 // `<model with "/" -> "-SEP-">@0x<rank %08x>@<group hex>@<hash hex>[@<salt>].data`, or "" when
@@ -35,7 +36,9 @@ std::string fs_temp_file_name(const trace::ObjectKey& key);
 
 class FsL2Adapter final : public L2Adapter {
  public:
-  explicit FsL2Adapter(const FsL2Config& cfg, size_t io_threads = 4);
+  // Makes base_path (and the tmp dir) and counts what a bounded adapter recovers; refused when
+  // base_path is not a usable directory (every store would fail: said before the replay).
+  static Result<std::unique_ptr<FsL2Adapter>> open(const FsL2Config& cfg, size_t io_threads = 4);
   ~FsL2Adapter() override;
   std::string_view type() const override { return "fs"; }
   void attach(L2AdapterContext ctx) override;
@@ -52,6 +55,7 @@ class FsL2Adapter final : public L2Adapter {
   uint64_t refused_keys() const;
 
  private:
+  FsL2Adapter(const FsL2Config& cfg, size_t io_threads);
   void run(std::function<void()> fn);
   L2Completion do_store(uint64_t id, const std::vector<trace::ObjectKey>& keys,
                         const std::vector<uint64_t>& sizes);

@@ -12,6 +12,7 @@
 #include "fleet/engine/engine_counters.h"
 #include "fleet/engine/eviction_policy.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -19,9 +20,9 @@ struct L2EvictionConfig {
   std::string eviction_policy = "LRU";  // LRU, IsolatedLRU or noop
   double trigger_watermark = 0.8;
   double eviction_ratio = 0.2;
-  // The adapter's `eviction` block, or nullopt when it has none (or null). Throws
-  // std::invalid_argument naming the field for a malformed block.
-  static std::optional<L2EvictionConfig> from_adapter_json(const nlohmann::json& spec);
+  // The adapter's `eviction` block, or nullopt when it has none (or null); a malformed block
+  // is refused naming the field.
+  static Result<std::optional<L2EvictionConfig>> from_adapter_json(const nlohmann::json& spec);
 };
 
 class L2EvictionController {

@@ -8,13 +8,15 @@
 
 #include "fleet/engine/key_table.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
 struct MockL2Config {
   double max_size_gb = 0;
   double mock_bandwidth_gb = 0;
-  static MockL2Config from_json(const nlohmann::json& j);  // throws std::invalid_argument
+  // The spec's sizes, or which field is missing or not a number > 0.
+  static Result<MockL2Config> from_json(const nlohmann::json& j);
 };
 
 class MockL2Adapter final : public L2Adapter {

@@ -14,6 +14,7 @@
 
 #include "fleet/engine/io_worker_pool.h"
 #include "fleet/engine/l2_adapter.h"
+#include "fleet/util/status.h"
 
 struct redisContext;
 
@@ -28,8 +29,8 @@ struct RespL2Config {
   std::string username;
   std::string password;
   double max_capacity_gb = 0;
-  // Applies LMCACHE_RESP_HOST/PORT/USERNAME/PASSWORD. Throws std::invalid_argument.
-  static RespL2Config from_json(const nlohmann::json& j);
+  // Applies LMCACHE_RESP_HOST/PORT/USERNAME/PASSWORD; or which field is wrong.
+  static Result<RespL2Config> from_json(const nlohmann::json& j);
 };
 
 // `<model_name>@<kv_rank %08x>@<group hex>@<chunk_hash hex>[@<cache_salt>]`; with a key
@@ -38,10 +39,10 @@ std::string resp_key_name(const trace::ObjectKey& key);
 
 class RespL2Adapter final : public L2Adapter {
  public:
-  // Connects once to check the credentials: throws std::invalid_argument naming the endpoint when
-  // Redis refuses them (a wrong password, or none given to a Redis that requires one). An
-  // unreachable Redis is not an error here (its calls fail and are counted).
-  explicit RespL2Adapter(const RespL2Config& cfg);
+  // Connects once to check the credentials: refused, naming the endpoint, when Redis refuses
+  // them (a wrong password, or none given to a Redis that requires one). An unreachable Redis
+  // is not an error here (its calls fail and are counted).
+  static Result<std::unique_ptr<RespL2Adapter>> open(const RespL2Config& cfg);
   ~RespL2Adapter() override;
   std::string_view type() const override { return "resp"; }
   void attach(L2AdapterContext ctx) override;
@@ -60,8 +61,8 @@ class RespL2Adapter final : public L2Adapter {
 
  private:
   struct Conn;
+  explicit RespL2Adapter(const RespL2Config& cfg);
   std::string endpoint() const;  // host:port, [v6]:port
-  void check_credentials() const;
   Conn& conn(size_t worker);
   // "" once `c` is connected (reconnecting when needed), else why it is not.
   std::string connect(Conn& c);

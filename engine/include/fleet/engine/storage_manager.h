@@ -24,6 +24,7 @@
 #include "fleet/engine/l1_status.h"        // L1Status
 #include "fleet/engine/miss_classifier.h"
 #include "fleet/engine/trace_time_clock.h"  // held by value
+#include "fleet/util/status.h"
 
 namespace fleet::storage {
 
@@ -49,8 +50,9 @@ struct PrefetchHandle {
 
 class StorageManager final : public engine::Engine {
  public:
-  // Throws std::invalid_argument for an invalid config (validate()).
-  StorageManager(const EngineConfig& cfg, util::Clock& clock);
+  // The engine `cfg` describes, its L2 adapters built and attached; or why not: a config that
+  // validate() refuses, an adapter that cannot be built (make_l2_adapter names it).
+  static Result<std::unique_ptr<StorageManager>> open(const EngineConfig& cfg, util::Clock& clock);
   ~StorageManager() override;
   StorageManager(const StorageManager&) = delete;
   StorageManager& operator=(const StorageManager&) = delete;
@@ -117,6 +119,9 @@ class StorageManager final : public engine::Engine {
   void set_l2_op_observer(std::function<void(const L2OpSample&)> fn);
 
  private:
+  struct BuiltL2;  // an adapter open() built, with its spec's eviction block
+  StorageManager(const EngineConfig& cfg, util::Clock& clock, std::vector<BuiltL2> l2);
+  void attach_l2(std::vector<BuiltL2> l2);
   // submit_prefetch_task's phases (storage_manager_prefetch.cc), under mu_.
   [[noreturn]] void reject_prefetch(const std::string& why);  // counted, then thrown
   void validate_prefetch(const trace::PrefetchSpec& spec);
