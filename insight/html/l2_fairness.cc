@@ -42,8 +42,10 @@ Json kind_fairness(const summary::L2RunStats& run, const std::string& kind) {
       worst = k->latency_p99_ms;
       slowest = n.name;
     }
-    per_node.push_back({{"node", n.name}, {"p50_ms", k->latency_p50_ms},
-                        {"p99_ms", k->latency_p99_ms}, {"completed", k->completed}});
+    per_node.push_back({{"node", n.name},
+                        {"p50_ms", k->latency_p50_ms},
+                        {"p99_ms", k->latency_p99_ms},
+                        {"completed", k->completed}});
   }
   const summary::L2KindStats* merged = run.kind(kind);
   return {{"kind", kind},
@@ -87,16 +89,16 @@ std::string l2_fairness_section(const Json& model) {
   }
   std::vector<std::vector<Cell>> kinds;
   for (const Json& k : arr(f, {"kinds"})) {
-    kinds.push_back({Cell::text(str(k, {"kind"})),
-                     Cell::number(fmt_ratio(num(k, {"p50_jain"}))),
+    kinds.push_back({Cell::text(str(k, {"kind"})), Cell::number(fmt_ratio(num(k, {"p50_jain"}))),
                      Cell::number(fmt_ratio(num(k, {"p99_jain"}))),
                      Cell::number(fmt_ms(num(k, {"merged_p99_ms"}))),
                      Cell::text(str(k, {"slowest_node"})),
                      Cell::number(fmt_ms(num(k, {"slowest_p99_ms"})))});
   }
-  std::string body = "<div class=\"tiles\"><div class=\"tile\"><div class=\"tile-label\">Jain's "
-                     "index, operations</div><div class=\"tile-value\">" +
-                     fmt_ratio(num(f, {"operations_jain"})) + "</div></div></div>";
+  std::string body =
+      "<div class=\"tiles\"><div class=\"tile\"><div class=\"tile-label\">Jain's "
+      "index, operations</div><div class=\"tile-value\">" +
+      fmt_ratio(num(f, {"operations_jain"})) + "</div></div></div>";
   body += "<div class=\"table-grid\">" +
           table({{"Node"}, {"Operations", true}, {"Share", true}}, shares,
                 {"l2-fair-nodes", "compact", "Operations per node"}) +
