@@ -43,8 +43,10 @@ void PacingStats::merge(const PacingStats& o) {
   for (size_t i = 0; i < kEdgeKindCount; ++i) {
     edges.found[i] += o.edges.found[i];
     edges.ttl_kept[i] += o.edges.ttl_kept[i];
+    edges.cut[i] += o.edges.cut[i];
     raced[i] += o.raced[i];
   }
+  cut_counted = cut_counted || o.cut_counted;
   held_records += o.held_records;
   overtakes += o.overtakes;
   l2_awaits += o.l2_awaits;
@@ -63,26 +65,33 @@ nlohmann::json PacingStats::to_json() const {
                                                {"found", edges.found[i]},
                                                {"ttl_kept", edges.ttl_kept[i]},
                                                {"raced", raced[i]}};
+    if (cut_counted) by_kind[std::string(edge_kind_name(k))]["cut"] = edges.cut[i];
   }
-  return {{"mode", pacing_name(pacing)},
-          {"speed", speed},
-          {"engine_time_scale", engine_time_scale},
-          {"engine_time", engine_follows_trace ? "trace" : "wall"},
-          {"edges", by_kind},
-          {"gap_edges", edges.gap_edges()},
-          {"held_records", held_records},
-          {"hold_s", static_cast<double>(hold_ns) / 1e9},
-          {"hold_ns", hold_ns},
-          {"edge_lateness", edge_lateness.to_json()},
-          {"edges_late_over_50us", edges_late_over_slack},
-          {"edges_early", edge_lateness.early_count()},
-          {"raced_total", raced_total()},
-          {"schedule", partial ? "partial" : "ordered"},
-          {"overtakes", overtakes},
-          {"l2_awaits", l2_awaits},
-          {"l2_await_s", static_cast<double>(l2_await_ns) / 1e9},
-          {"l2_await_ns", l2_await_ns},
-          {"l2_await_timeouts", l2_await_timeouts}};
+  nlohmann::json j = {{"mode", pacing_name(pacing)},
+                      {"speed", speed},
+                      {"engine_time_scale", engine_time_scale},
+                      {"engine_time", engine_follows_trace ? "trace" : "wall"},
+                      {"edges", by_kind},
+                      {"gap_edges", edges.gap_edges()},
+                      {"held_records", held_records},
+                      {"hold_s", static_cast<double>(hold_ns) / 1e9},
+                      {"hold_ns", hold_ns},
+                      {"edge_lateness", edge_lateness.to_json()},
+                      {"edges_late_over_50us", edges_late_over_slack},
+                      {"edges_early", edge_lateness.early_count()},
+                      {"raced_total", raced_total()},
+                      {"schedule", partial ? "partial" : "ordered"},
+                      {"overtakes", overtakes},
+                      {"l2_awaits", l2_awaits},
+                      {"l2_await_s", static_cast<double>(l2_await_ns) / 1e9},
+                      {"l2_await_ns", l2_await_ns},
+                      {"l2_await_timeouts", l2_await_timeouts}};
+  if (cut_counted) {
+    uint64_t cut = 0;
+    for (uint64_t n : edges.cut) cut += n;
+    j["edges_cut"] = cut;
+  }
+  return j;
 }
 
 PacingStats PacingStats::from_json(const nlohmann::json& j) {
@@ -102,7 +111,9 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
     p.edges.ttl_kept[i] =
         util::json_integer_or<uint64_t>(e, "ttl_kept", 0, "pacing.edges.ttl_kept");
     p.raced[i] = util::json_integer_or<uint64_t>(e, "raced", 0, "pacing.edges.raced");
+    p.edges.cut[i] = util::json_integer_or<uint64_t>(e, "cut", 0, "pacing.edges.cut");
   }
+  p.cut_counted = j.contains("edges_cut");
   p.partial = j.value("schedule", std::string()) == "partial";
   p.overtakes = util::json_integer_or<uint64_t>(j, "overtakes", 0, "pacing.overtakes");
   p.l2_awaits = util::json_integer_or<uint64_t>(j, "l2_awaits", 0, "pacing.l2_awaits");

@@ -121,7 +121,7 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
   const SessionOptions& o = s_.options_;
   const storage::EngineConfig* cfg = s_.engine_.engine_config();
   classify_misses_ = cfg && cfg->classify_misses;
-  if (o.speed > 0.0 && (o.pacing == causal::Pacing::Causal || o.speed > 1.0)) {
+  if (causal::tracks_edges(o.pacing, o.speed)) {
     edges_ = std::make_unique<causal::EdgeFinder>(o.edge_ttl);
     pacing_.pacing = o.pacing;
     pacing_.speed = o.speed;

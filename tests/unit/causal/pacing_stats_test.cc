@@ -56,6 +56,26 @@ TEST(PacingStats, JsonRoundTripAndMerge) {
   EXPECT_EQ(m.edge_lateness.count(), 2u);
 }
 
+// The edges a time sharding cut: absent unless counted, per kind and in total when counted, and
+// summed over the nodes.
+TEST(PacingStats, CutEdgesAppearOnlyWhenCountedAndMergeBySum) {
+  PacingStats a;
+  EXPECT_FALSE(a.to_json().contains("edges_cut"));
+  EXPECT_FALSE(a.to_json()["edges"]["read_after_write"].contains("cut"));
+  a.cut_counted = true;
+  a.edges.cut[static_cast<size_t>(EdgeKind::ReadAfterWrite)] = 5;
+  EXPECT_EQ(a.to_json()["edges_cut"], 5);
+  EXPECT_EQ(a.to_json()["edges"]["read_after_write"]["cut"], 5);
+  const PacingStats b = PacingStats::from_json(a.to_json());
+  EXPECT_TRUE(b.cut_counted);
+  EXPECT_EQ(b.to_json(), a.to_json());
+  PacingStats m;  // a node that counted none merged with one that did
+  m.merge(b);
+  m.merge(b);
+  EXPECT_TRUE(m.cut_counted);
+  EXPECT_EQ(m.to_json()["edges_cut"], 10);
+}
+
 TEST(PacingStats, FromJsonNamesTheBadField) {
   nlohmann::json j = PacingStats().to_json();
   j["mode"] = "sideways";

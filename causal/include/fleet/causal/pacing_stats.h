@@ -30,6 +30,9 @@ struct PacingStats {
   double engine_time_scale = 1.0;
   bool engine_follows_trace = false;
   EdgeCounts edges;
+  // A time-sharded fleet run counted the edges its window boundaries cut (edges.cut, per node
+  // the ones whose child it replays; cut_edge_counter.h). Key and none shards cut none.
+  bool cut_counted = false;
   uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
   int64_t hold_ns = 0;        // by how much, summed
   stats::LatenessStats edge_lateness;
