@@ -1,5 +1,6 @@
 #include "fleet/causal/pacing_stats.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,8 @@ std::optional<Pacing> pacing_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns) {
+void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns,
+                              int64_t issue_ns) {
   if (!hold.held()) return;
   if (pacing == Pacing::Causal && hold.not_before_ns > scaled_target_ns) {
     ++held_records;
@@ -24,7 +26,14 @@ void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_
   const int64_t late = issue_ns - hold.not_before_ns;
   edge_lateness.record(late);
   if (late < 0) ++raced[static_cast<size_t>(hold.binding)];
-  if (late > kEdgeSlackNs) ++edges_late_over_slack;
+  if (pacing != Pacing::Causal) {
+    if (late > kEdgeSlackNs) ++edges_late_over_slack;
+    return;
+  }
+  // Late is measured from the record's causal instant: the edge's, unless the schedule placed
+  // the record later on purpose (then the gap was stretched, and counted as such).
+  if (causal_ns - hold.not_before_ns > kEdgeSlackNs) ++edges_stretched;
+  if (issue_ns - std::max(causal_ns, hold.not_before_ns) > kEdgeSlackNs) ++edges_late_over_slack;
 }
 
 void PacingStats::count_l2_await(int64_t waited_ns, bool gave_up) {
@@ -55,6 +64,7 @@ void PacingStats::merge(const PacingStats& o) {
   hold_ns += o.hold_ns;
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
+  edges_stretched += o.edges_stretched;
 }
 
 nlohmann::json PacingStats::to_json() const {
@@ -78,6 +88,7 @@ nlohmann::json PacingStats::to_json() const {
                       {"hold_ns", hold_ns},
                       {"edge_lateness", edge_lateness.to_json()},
                       {"edges_late_over_50us", edges_late_over_slack},
+                      {"edges_stretched", edges_stretched},
                       {"edges_early", edge_lateness.early_count()},
                       {"raced_total", raced_total()},
                       {"schedule", partial ? "partial" : "ordered"},
@@ -125,6 +136,8 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));
   p.edges_late_over_slack =
       util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");
+  p.edges_stretched =
+      util::json_integer_or<uint64_t>(j, "edges_stretched", 0, "pacing.edges_stretched");
   return p;
 }
 

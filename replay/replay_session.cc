@@ -265,7 +265,7 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   const int64_t end = clock_.now_ns();
   if (edges_) [[unlikely]] {
     edges_->after_issue(op, start);
-    pacing_.count_issue(hold, scaled, start);
+    pacing_.count_issue(hold, scaled, target, start);
   }
   if (res_.first_dispatch_ns == 0) res_.first_dispatch_ns = start;
   if (pacer_.paced()) count_lateness(start - target, fed_late);

@@ -54,6 +54,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
         {"edges_late_50us", "Edges > 50 us late", static_cast<int64_t>(p.edges_late_over_slack)});
     s.rows.push_back(
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
+    s.rows.push_back({"edges_stretched", "Edges stretched by the schedule",
+                      static_cast<int64_t>(p.edges_stretched)});
     if (p.engine_follows_trace) {
       s.rows.push_back(
           {"l2_awaits", "Records waiting for L2 to land", static_cast<int64_t>(p.l2_awaits)});
@@ -87,9 +89,10 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
   const uint64_t early = p.edge_lateness.early_count();
   std::string text = fmt::format(
       "At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
-      "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
-      p.speed, binding, early, p.edges_late_over_slack, us(p.edge_lateness.p99_ns()),
-      p.held_records, static_cast<double>(p.hold_ns) / 1e9);
+      "50 us late, {} stretched by the schedule behind a held record or an L2 wait, p99 {:.1f} "
+      "us); {} records were held {:.3f} s in total.",
+      p.speed, binding, early, p.edges_late_over_slack, p.edges_stretched,
+      us(p.edge_lateness.p99_ns()), p.held_records, static_cast<double>(p.hold_ns) / 1e9);
   if (cut_total(p) > 0)
     text += fmt::format(
         " The time windows cut {} edges: their parent ran on another node, so the child kept "
