@@ -380,7 +380,10 @@ SessionResult ReplaySession::Run::finish() {
   if (classify_misses_) {
     res_.misses = eng.miss_summary();
     const double speed = s_.options_.speed;
-    if (res_.misses) res_.misses->sped_up = !clock_.is_virtual() && (speed == 0.0 || speed > 1.0);
+    if (res_.misses) {
+      res_.misses->sped_up = !clock_.is_virtual() && (speed == 0.0 || speed > 1.0);
+      res_.misses->partial_schedule = partial_ != nullptr;
+    }
     res_.miss_events = eng.take_misses();
   }
   return std::move(res_);
