@@ -171,10 +171,19 @@ class Reading {
     }
   };
   // While the keys are still in cache from the decode.
+  // A request's lookup, store, load and unlock name the same keys in the same order, one record
+  // after the other: a key equal to the one at its position in the previous record takes that
+  // id without a table probe (a compare instead of a hash and a likely cache miss).
   void intern_keys(const std::vector<trace::ObjectKey>& keys, L2PlanOp& op) {
     ids_.clear();
-    for (const trace::ObjectKey& k : keys) ids_.push_back(interned_.try_emplace(k).first);
+    for (size_t j = 0; j < keys.size(); ++j) {
+      const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
+      ids_.push_back(same ? prev_ids_[j] : interned_.try_emplace(keys[j]).first);
+    }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
+    if (keys.empty()) return;
+    prev_keys_ = keys;
+    prev_ids_.swap(ids_);
   }
 
   L2Plan& plan_;
@@ -183,6 +192,8 @@ class Reading {
   TaskIndex tasks_;
   storage::KeyTable<uint8_t> interned_;  // never erased: slots are dense ids in first-seen order
   std::vector<uint32_t> ids_;            // one record's, reused
+  std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
+  std::vector<uint32_t> prev_ids_;
 };
 
 }  // namespace

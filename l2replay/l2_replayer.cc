@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "fleet/l2replay/l2_timeline.h"
+#include "fleet/l2replay/ready_queue.h"
 
 namespace fleet::l2replay {
 
@@ -137,13 +138,15 @@ class Replay {
   // Scaled targets; everything without dependencies is ready at once.
   void schedule() {
     const double origin = std::isnan(o_.origin_t_mono) ? plan_.origin_t_mono() : o_.origin_t_mono;
+    std::vector<detail::ReadyQueue::Entry> initial;
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
       OpState& s = state_[i];
       const double offset = o_.speed > 0 ? (plan_.ops[i].t_mono - origin) / o_.speed : 0.0;
       s.target = start_ + static_cast<int64_t>(std::llround(offset * kNsPerS));
       s.deps_done_at = s.target;
-      if (s.pending_deps == 0) ready_.emplace(s.target, i);
+      if (s.pending_deps == 0) initial.emplace_back(s.target, i);
     }
+    ready_.set_initial(std::move(initial));
   }
 
   // At most kBatch per pass, so completions (and what they unblock) are taken between batches.
@@ -256,7 +259,7 @@ class Replay {
     for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k) {
       OpState& d = state_[dependents_[k]];
       d.deps_done_at = std::max(d.deps_done_at, now);
-      if (--d.pending_deps == 0) ready_.emplace(std::max(d.target, now), dependents_[k]);
+      if (--d.pending_deps == 0) ready_.push(std::max(d.target, now), dependents_[k]);
     }
   }
 
@@ -300,8 +303,7 @@ class Replay {
   std::vector<OpState> state_;
   std::vector<uint32_t> offsets_;
   std::vector<uint32_t> dependents_;
-  using Ready = std::pair<int64_t, uint32_t>;  // (earliest dispatch, op): file order on ties
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready_;
+  detail::ReadyQueue ready_;
   InFlight in_flight_;
   std::vector<storage::L2Completion> done_;
   uint64_t dispatched_ = 0;
