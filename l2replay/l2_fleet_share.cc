@@ -31,8 +31,8 @@ class KeyOwners {
   std::vector<int> of(const L2Plan& plan) const {
     std::unordered_map<int64_t, int> request_owner;  // the first lookup decides
     for (const L2PlanOp& op : plan.ops) {
-      if (op.op == L2Op::LookupTask && op.request_id >= 0 && !op.key_ids.empty())
-        request_owner.try_emplace(op.request_id, owner_of_key(plan.keys[op.key_ids.front()]));
+      if (op.op == L2Op::LookupTask && op.request_id >= 0 && op.keys.n > 0)
+        request_owner.try_emplace(op.request_id, owner_of_key(plan.keys[plan.key_ids(op)[0]]));
     }
     std::vector<int> owners(plan.ops.size());
     for (size_t i = 0; i < plan.ops.size(); ++i) {
@@ -52,7 +52,7 @@ class KeyOwners {
     return router_->owner_of(trace::chunk_identity_hash(k.model_name, k.chunk_hash));
   }
   int first_key_owner(const L2Plan& plan, const L2PlanOp& op) const {
-    if (!op.key_ids.empty()) return owner_of_key(plan.keys[op.key_ids.front()]);
+    if (op.keys.n > 0) return owner_of_key(plan.keys[plan.key_ids(op)[0]]);
     return static_cast<int>(op.sequence % static_cast<uint64_t>(router_->workers()));
   }
   std::optional<plan::ShardRouter> router_;
@@ -145,9 +145,9 @@ Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size
   std::set<std::pair<size_t, int64_t>> requests;
   for (const auto& [f, i] : order) {
     if (new_index[f][i] == kNowhere) continue;
-    L2PlanOp op = std::move(plans[f].ops[i]);
+    L2PlanOp op = plans[f].ops[i];
     std::vector<uint32_t> deps;
-    for (uint32_t d : op.deps) {
+    for (uint32_t d : plans[f].deps(op)) {
       const std::string kind = edge_kind(op, plans[f].ops[d]);
       if (new_index[f][d] == kNowhere) {
         ++fig.cut_edges[kind];
@@ -156,11 +156,9 @@ Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size
         ++fig.kept_edges[kind];
       }
     }
-    op.deps = std::move(deps);
-    for (uint32_t& id : op.key_ids) id += key_offset[f];
     op.t_mono += shift[f];
     if (op.request_id >= 0) requests.emplace(f, op.request_id);
-    out.ops.push_back(std::move(op));
+    out.adopt(plans[f], op, key_offset[f], deps);
   }
   fig.operations_kept = out.ops.size();
   fig.requests_kept = requests.size();

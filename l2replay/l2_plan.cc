@@ -48,7 +48,7 @@ uint64_t count_submissions(const std::string& path, uint32_t max_frame) {
   return n;
 }
 
-L2PlanOp op_of(const L2Record& r) {
+L2PlanOp op_of(const L2Record& r, L2Plan& plan) {
   L2PlanOp op;
   op.op = r.op();
   op.sequence = r.sequence;
@@ -56,17 +56,24 @@ L2PlanOp op_of(const L2Record& r) {
   op.adapter_index = r.adapter_index;
   op.task_id = r.task_id.value_or(0);
   op.request_id = r.request_id.value_or(-1);
-  op.sizes.assign(r.object_sizes.begin(), r.object_sizes.end());
-  for (const auto& [gid, layout] : r.group_layouts)
-    op.group_sizes.emplace_back(gid, layout.object_bytes());
+  op.sizes = L2Plan::append(plan.size_pool, r.object_sizes);
+  if (!r.group_layouts.empty()) {
+    op.group_sizes.at = static_cast<uint32_t>(plan.group_size_pool.size());
+    for (const auto& [gid, layout] : r.group_layouts) {
+      const std::pair<int64_t, uint64_t> g{gid, layout.object_bytes()};
+      op.group_sizes.n += L2Plan::append(plan.group_size_pool, std::span(&g, 1)).n;
+    }
+  }
   return op;
 }
 
-void set_outcome(L2PlanOp& op, const L2Record& r) {
+// The completion's indices go to the end of the index pool; a later duplicate appends again
+// and the op points at the newest (the older run stays unused).
+void set_outcome(L2PlanOp& op, const L2Record& r, L2Plan& plan) {
   op.source_completed = true;
   op.completion_sequence = r.sequence;
   op.source_succeeded = r.succeeded_count > 0;
-  op.source_indices = r.indices;
+  op.source_indices = L2Plan::append(plan.index_pool, r.indices);
 }
 
 // Store / lookup / load tasks by L2TaskKey -> op index. Task ids are small counters in practice
@@ -126,12 +133,12 @@ class Reading {
     }
     if (trace::is_l2_submission(r.kind)) {
       if (plan_.source_operations_total++ >= cut_) return;
-      plan_.ops.push_back(op_of(r));
+      plan_.ops.push_back(op_of(r, plan_));
       intern_keys(r.keys, plan_.ops.back());
       if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete)
         tasks_.put(r.task_key(), static_cast<uint32_t>(plan_.ops.size() - 1));
     } else if (trace::is_l2_completion(r.kind)) {
-      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r);
+      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r, plan_);
     }
   }
 
@@ -164,9 +171,19 @@ class Reading {
     }
   };
   // While the keys are still in cache from the decode.
+  // A request's lookup, store, load and unlock name the same keys in the same order, one record
+  // after the other: a key equal to the one at its position in the previous record takes that
+  // id without a table probe (a compare instead of a hash and a likely cache miss).
   void intern_keys(const std::vector<trace::ObjectKey>& keys, L2PlanOp& op) {
-    op.key_ids.reserve(keys.size());
-    for (const trace::ObjectKey& k : keys) op.key_ids.push_back(interned_.try_emplace(k).first);
+    ids_.clear();
+    for (size_t j = 0; j < keys.size(); ++j) {
+      const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
+      ids_.push_back(same ? prev_ids_[j] : interned_.try_emplace(keys[j]).first);
+    }
+    op.keys = L2Plan::append(plan_.key_id_pool, ids_);
+    if (keys.empty()) return;
+    prev_keys_ = keys;
+    prev_ids_.swap(ids_);
   }
 
   L2Plan& plan_;
@@ -174,14 +191,29 @@ class Reading {
   Completeness summary_;
   TaskIndex tasks_;
   storage::KeyTable<uint8_t> interned_;  // never erased: slots are dense ids in first-seen order
+  std::vector<uint32_t> ids_;            // one record's, reused
+  std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
+  std::vector<uint32_t> prev_ids_;
 };
 
 }  // namespace
 
-uint64_t L2PlanOp::bytes() const {
+uint64_t L2Plan::bytes(const L2PlanOp& op) const {
   uint64_t b = 0;
-  for (uint64_t s : sizes) b += s;
+  for (uint64_t s : sizes(op)) b += s;
   return b;
+}
+
+void L2Plan::adopt(const L2Plan& from, L2PlanOp op, uint32_t key_offset,
+                   std::span<const uint32_t> op_deps) {
+  const size_t keys_at = key_id_pool.size();
+  op.keys = append(key_id_pool, from.key_ids(op));
+  for (size_t k = keys_at; k < key_id_pool.size(); ++k) key_id_pool[k] += key_offset;
+  op.sizes = append(size_pool, from.sizes(op));
+  op.group_sizes = append(group_size_pool, from.group_sizes(op));
+  op.source_indices = append(index_pool, from.source_indices(op));
+  op.deps = append(dep_pool, op_deps);
+  ops.push_back(op);
 }
 
 double L2Plan::trace_submission_window_seconds() const {
@@ -196,8 +228,8 @@ uint64_t L2Plan::prepare_bytes() const {
 
 std::vector<trace::ObjectKey> L2Plan::keys_of(const L2PlanOp& op) const {
   std::vector<trace::ObjectKey> out;
-  out.reserve(op.key_ids.size());
-  for (uint32_t id : op.key_ids) out.push_back(keys[id]);
+  out.reserve(op.keys.n);
+  for (uint32_t id : key_ids(op)) out.push_back(keys[id]);
   return out;
 }
 

@@ -70,7 +70,7 @@ std::string edge_list_json(const L2Plan& plan) {
     const Item dependent = op.op == L2Op::Unlock
                                ? Item{std::string("unlock"), static_cast<int64_t>(op.sequence)}
                                : task_item(op);
-    for (uint32_t d : op.deps) items.push_back({dependent, task_item(plan.ops[d])});
+    for (uint32_t d : plan.deps(op)) items.push_back({dependent, task_item(plan.ops[d])});
   }
   return dumps_sorted(std::move(items));
 }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "fleet/l2replay/l2_timeline.h"
+#include "fleet/l2replay/ready_queue.h"
 
 namespace fleet::l2replay {
 
@@ -29,7 +30,7 @@ struct OpState {
 };
 
 // Whether the set positions of `bitmap`, in order, are exactly `indices` (no list built).
-bool same_indices(const std::vector<uint8_t>& bitmap, const std::vector<int64_t>& indices) {
+bool same_indices(const std::vector<uint8_t>& bitmap, std::span<const int64_t> indices) {
   size_t next = 0;
   for (size_t i = 0; i < bitmap.size(); ++i) {
     if (!bitmap[i]) continue;
@@ -124,26 +125,28 @@ class Replay {
   void link_dependents() {
     offsets_.assign(plan_.ops.size() + 1, 0);
     for (const L2PlanOp& op : plan_.ops)
-      for (uint32_t d : op.deps) ++offsets_[d + 1];
+      for (uint32_t d : plan_.deps(op)) ++offsets_[d + 1];
     for (size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
     dependents_.resize(offsets_.back());
     std::vector<uint32_t> fill(offsets_.begin(), offsets_.end() - 1);
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
-      state_[i].pending_deps = static_cast<uint32_t>(plan_.ops[i].deps.size());
-      for (uint32_t d : plan_.ops[i].deps) dependents_[fill[d]++] = i;
+      state_[i].pending_deps = plan_.ops[i].deps.n;
+      for (uint32_t d : plan_.deps(plan_.ops[i])) dependents_[fill[d]++] = i;
     }
   }
 
   // Scaled targets; everything without dependencies is ready at once.
   void schedule() {
     const double origin = std::isnan(o_.origin_t_mono) ? plan_.origin_t_mono() : o_.origin_t_mono;
+    std::vector<detail::ReadyQueue::Entry> initial;
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
       OpState& s = state_[i];
       const double offset = o_.speed > 0 ? (plan_.ops[i].t_mono - origin) / o_.speed : 0.0;
       s.target = start_ + static_cast<int64_t>(std::llround(offset * kNsPerS));
       s.deps_done_at = s.target;
-      if (s.pending_deps == 0) ready_.emplace(s.target, i);
+      if (s.pending_deps == 0) initial.emplace_back(s.target, i);
     }
+    ready_.set_initial(std::move(initial));
   }
 
   // At most kBatch per pass, so completions (and what they unblock) are taken between batches.
@@ -165,7 +168,7 @@ class Replay {
     OpState& s = state_[i];
     const L2PlanOp& op = plan_.ops[i];
     L2OpResult& r = result_.of(op.op);
-    for (uint32_t d : op.deps) result_.dependency_violations += state_[d].completed < 0;
+    for (uint32_t d : plan_.deps(op)) result_.dependency_violations += state_[d].completed < 0;
     const int64_t ready_at = std::max(s.target, s.deps_done_at);
     r.schedule_lag.add(static_cast<double>(std::max<int64_t>(0, now - s.target)) / kNsPerS);
     r.dependency_wait.add(static_cast<double>(ready_at - s.target) / kNsPerS);
@@ -179,19 +182,19 @@ class Replay {
 
   void dispatch(uint32_t i, int64_t now) {
     account_dispatch(i, now);
-    L2PlanOp& op = plan_.ops[i];
+    const L2PlanOp& op = plan_.ops[i];
     L2OpResult& r = result_.of(op.op);
     switch (op.op) {
       case L2Op::Store:
-        r.bytes_submitted += op.bytes();
-        in_flight_.put(adapter_.submit_store(plan_.keys_of(op), std::move(op.sizes)), i);
+        r.bytes_submitted += plan_.bytes(op);
+        in_flight_.put(adapter_.submit_store(plan_.keys_of(op), sizes_of(op)), i);
         break;
       case L2Op::LookupTask:
         in_flight_.put(adapter_.submit_lookup_and_lock(plan_.keys_of(op)), i);
         break;
       case L2Op::LoadTask:
-        r.bytes_submitted += op.bytes();
-        in_flight_.put(adapter_.submit_load(plan_.keys_of(op), std::move(op.sizes)), i);
+        r.bytes_submitted += plan_.bytes(op);
+        in_flight_.put(adapter_.submit_load(plan_.keys_of(op), sizes_of(op)), i);
         break;
       case L2Op::Unlock:
         adapter_.submit_unlock(plan_.keys_of(op));
@@ -202,6 +205,11 @@ class Replay {
         finish(i, now);
         break;
     }
+  }
+
+  std::vector<uint64_t> sizes_of(const L2PlanOp& op) const {
+    const std::span<const uint64_t> s = plan_.sizes(op);
+    return {s.begin(), s.end()};
   }
 
   bool take_completions() {
@@ -235,7 +243,7 @@ class Replay {
     ++r.outcome_comparisons;
     const bool same = op.op == L2Op::Store
                           ? c.success == (op.source_completed && op.source_succeeded)
-                          : same_indices(c.bitmap, op.source_indices);
+                          : same_indices(c.bitmap, plan_.source_indices(op));
     if (same) return;
     ++r.outcome_mismatches;
     if (result_.mismatch_samples.size() < 10) {
@@ -251,7 +259,7 @@ class Replay {
     for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k) {
       OpState& d = state_[dependents_[k]];
       d.deps_done_at = std::max(d.deps_done_at, now);
-      if (--d.pending_deps == 0) ready_.emplace(std::max(d.target, now), dependents_[k]);
+      if (--d.pending_deps == 0) ready_.push(std::max(d.target, now), dependents_[k]);
     }
   }
 
@@ -295,8 +303,7 @@ class Replay {
   std::vector<OpState> state_;
   std::vector<uint32_t> offsets_;
   std::vector<uint32_t> dependents_;
-  using Ready = std::pair<int64_t, uint32_t>;  // (earliest dispatch, op): file order on ties
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready_;
+  detail::ReadyQueue ready_;
   InFlight in_flight_;
   std::vector<storage::L2Completion> done_;
   uint64_t dispatched_ = 0;

@@ -62,8 +62,8 @@ std::string plan_sha256(const L2Plan& plan) {
   for (const L2PlanOp& op : plan.ops) {
     put(static_cast<uint8_t>(op.op));
     put(op.sequence);
-    put(static_cast<uint32_t>(op.deps.size()));
-    for (uint32_t d : op.deps) put(d);
+    put(op.deps.n);
+    for (uint32_t d : plan.deps(op)) put(d);
   }
   for (const L2PreparedObject& p : plan.prepare) {
     put_text(p.key.chunk_hash.view());

@@ -18,13 +18,13 @@ StoresByKey successful_stores(const L2Plan& plan) {
   out.at.assign(plan.keys.size() + 1, 0);
   for (uint32_t i = 0; i < plan.ops.size(); ++i)
     if (succeeded(plan.ops[i]))
-      for (uint32_t k : plan.ops[i].key_ids) ++out.at[k + 1];
+      for (uint32_t k : plan.key_ids(plan.ops[i])) ++out.at[k + 1];
   for (size_t k = 1; k < out.at.size(); ++k) out.at[k] += out.at[k - 1];
   out.done.resize(out.at.back());
   std::vector<uint32_t> fill(out.at.begin(), out.at.end() - 1);
   for (uint32_t i = 0; i < plan.ops.size(); ++i)
     if (succeeded(plan.ops[i]))
-      for (uint32_t k : plan.ops[i].key_ids)
+      for (uint32_t k : plan.key_ids(plan.ops[i]))
         out.done[fill[k]++] = {plan.ops[i].completion_sequence, i};
   for (uint32_t k = 0; k < plan.keys.size(); ++k) {
     std::sort(out.done.begin() + out.at[k], out.done.begin() + out.at[k + 1],
@@ -37,14 +37,15 @@ StoresByKey successful_stores(const L2Plan& plan) {
 
 namespace {
 
-void add_dep(L2PlanOp& op, uint32_t dep) {
-  if (std::find(op.deps.begin(), op.deps.end(), dep) == op.deps.end()) op.deps.push_back(dep);
+void add_dep(std::vector<uint32_t>& deps, uint32_t dep) {
+  if (std::find(deps.begin(), deps.end(), dep) == deps.end()) deps.push_back(dep);
 }
 
-void link_lookup(L2Plan& plan, uint32_t i, const StoresByKey& stores) {
-  L2PlanOp& op = plan.ops[i];
-  const std::vector<uint32_t>& ids = op.key_ids;
-  for (int64_t hit : op.source_indices) {
+// The lookup's dependencies into `deps`.
+void link_lookup(L2Plan& plan, uint32_t i, const StoresByKey& stores, std::vector<uint32_t>& deps) {
+  const L2PlanOp& op = plan.ops[i];
+  const std::span<const uint32_t> ids = plan.key_ids(op);
+  for (int64_t hit : plan.source_indices(op)) {
     if (hit < 0 || static_cast<uint64_t>(hit) >= ids.size()) continue;
     const StoreDone* latest_before = nullptr;
     bool overlapped = false;
@@ -53,7 +54,7 @@ void link_lookup(L2Plan& plan, uint32_t i, const StoresByKey& stores) {
       if (s.completion_sequence > op.sequence && s.completion_sequence < op.completion_sequence)
         overlapped = true;
     }
-    if (latest_before) add_dep(op, latest_before->op);
+    if (latest_before) add_dep(deps, latest_before->op);
     plan.overlapping_store_hits += overlapped;
   }
 }
@@ -68,7 +69,7 @@ void count_edges(L2Plan& plan) {
   constexpr size_t kOps = static_cast<size_t>(L2Op::None) + 1;
   uint64_t counts[kOps][kOps] = {};
   for (const L2PlanOp& op : plan.ops) {
-    for (uint32_t d : op.deps) {
+    for (uint32_t d : plan.deps(op)) {
       const L2PlanOp& dep = plan.ops[d];
       ++counts[static_cast<size_t>(op.op)][static_cast<size_t>(dep.op)];
       plan.forward_edges += dep.sequence > op.sequence;
@@ -98,12 +99,18 @@ void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
     if (op.op == L2Op::LookupTask) requests[it->second].lookups.push_back(i);
     if (op.op == L2Op::LoadTask) requests[it->second].loads.push_back(i);
   }
+  // Each op's dependencies are appended in op order: the pool is the ops' lists back to back.
+  plan.dep_pool.clear();
+  std::vector<uint32_t> deps;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
-    L2PlanOp& op = plan.ops[i];
-    if (op.op == L2Op::LookupTask && op.source_completed) link_lookup(plan, i, stores);
-    if (op.op != L2Op::LoadTask && op.op != L2Op::Unlock) continue;
-    const Request& r = requests[request_of[i]];
-    op.deps = (op.op == L2Op::Unlock && !r.loads.empty()) ? r.loads : r.lookups;
+    const L2PlanOp& op = plan.ops[i];
+    deps.clear();
+    if (op.op == L2Op::LookupTask && op.source_completed) link_lookup(plan, i, stores, deps);
+    if (op.op == L2Op::LoadTask || op.op == L2Op::Unlock) {
+      const Request& r = requests[request_of[i]];
+      deps = (op.op == L2Op::Unlock && !r.loads.empty()) ? r.loads : r.lookups;
+    }
+    plan.ops[i].deps = L2Plan::append(plan.dep_pool, deps);
   }
   count_edges(plan);
 }
@@ -119,14 +126,15 @@ class Sizes {
   explicit Sizes(const L2Plan& plan) : recorded_(plan.keys.size(), kNoSize) {
     for (const L2PlanOp& op : plan.ops) {
       if (op.op != L2Op::Store && op.op != L2Op::LoadTask) continue;
-      const std::vector<uint32_t>& ids = op.key_ids;
-      for (size_t k = 0; k < ids.size() && k < op.sizes.size(); ++k)
-        recorded_[ids[k]] = op.sizes[k];
+      const std::span<const uint32_t> ids = plan.key_ids(op);
+      const std::span<const uint64_t> sizes = plan.sizes(op);
+      for (size_t k = 0; k < ids.size() && k < sizes.size(); ++k) recorded_[ids[k]] = sizes[k];
     }
   }
-  bool size_of(uint32_t id, int64_t group, const L2PlanOp& lookup, uint64_t& out) const {
+  bool size_of(uint32_t id, int64_t group, std::span<const std::pair<int64_t, uint64_t>> layouts,
+               uint64_t& out) const {
     if (recorded_[id] != kNoSize) return (out = recorded_[id]), true;
-    for (const auto& [gid, bytes] : lookup.group_sizes) {
+    for (const auto& [gid, bytes] : layouts) {
       if (gid == group) return (out = bytes), true;
     }
     return false;
@@ -150,10 +158,10 @@ Status plan_preparation(L2Plan& plan, const StoresByKey& stores) {
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const L2PlanOp& op = plan.ops[i];
     if (op.op != L2Op::LookupTask) continue;
-    if (op.group_sizes.empty())  // the fork refuses such a lookup when it dispatches it
+    if (op.group_sizes.n == 0)  // the fork refuses such a lookup when it dispatches it
       return missing_layout(plan, op);
-    const std::vector<uint32_t>& ids = op.key_ids;
-    for (int64_t h : op.source_indices)
+    const std::span<const uint32_t> ids = plan.key_ids(op);
+    for (int64_t h : plan.source_indices(op))
       if (h >= 0 && static_cast<uint64_t>(h) < ids.size()) hit_by[ids[size_t(h)]] = i;
     for (size_t k = 0; k < ids.size(); ++k) {
       const uint32_t id = ids[k];
@@ -165,7 +173,8 @@ Status plan_preparation(L2Plan& plan, const StoresByKey& stores) {
       if (!st.empty() && st.front().completion_sequence < op.completion_sequence) continue;
       uint64_t size = 0;
       const trace::ObjectKey& key = plan.keys[id];
-      if (!sizes.size_of(id, key.object_group_id, op, size)) return missing_layout(plan, op);
+      if (!sizes.size_of(id, key.object_group_id, plan.group_sizes(op), size))
+        return missing_layout(plan, op);
       plan.prepare.push_back({key, size});
     }
   }

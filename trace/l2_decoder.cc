@@ -195,16 +195,22 @@ void decode_args(MsgpackReader& r, L2Record& out) {
 }  // namespace
 
 void decode_l2_record(const RecordView& rec, L2Record& out) {
-  if (!rec.args_checked) check_deferred_args(rec);
   reset(out);
   out.t_mono = rec.t_mono;
   out.t_wall = rec.t_wall;
   out.kind = l2_kind_from_qualname(rec.qualname);
   if (out.kind == L2Kind::Unknown) out.unknown_qualname.assign(rec.qualname);
   MsgpackReader r(rec.body + rec.args_offset, rec.args_size);
+  // A deferred check (the reader did not walk the args) happens here, in the decode's one walk:
+  // every string is checked as it is read, and the args must end the frame. Only a failure
+  // takes the strict parse, which says whether the frame is malformed (MalformedRecord: the
+  // reader skips it) or a valid Record whose L2 args do not decode.
+  if (!rec.args_checked) r.check_all_strings(true);
   try {
     decode_args(r, out);
+    if (!rec.args_checked && !r.at_end()) r.fail("trailing bytes after the record object");
   } catch (const DecodeError& e) {
+    if (!rec.args_checked) check_deferred_args(rec);
     // Rebased onto the frame body, and named by qualname, as decode_op does.
     throw DecodeError(rec.args_offset + e.offset(),
                       std::string(rec.qualname) + " args: " + e.message());

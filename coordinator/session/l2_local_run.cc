@@ -13,6 +13,7 @@
 #include "fleet/l2replay/l2_prepare.h"
 #include "fleet/l2replay/l2_replayer.h"
 #include "fleet/l2replay/l2_stats_json.h"
+#include "fleet/util/malloc_tuning.h"
 #include "fleet/util/output_file.h"
 
 namespace fleet::session {
@@ -112,6 +113,12 @@ ExitCode run_l2_local(const ReplayOptions& o) {
     vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
     clock = vclock.get();
   }
+  // Unpaced runs of large traces fault the heap's next 64 MiB in 2 MiB at a time, as the storage
+  // replay does (util/malloc_tuning.h): the plan's key tables, the adapter's, the samples.
+  std::error_code ec;
+  const uint64_t trace_bytes = std::filesystem::file_size(o.trace_path, ec);
+  if (o.speed == 0 && !ec && trace_bytes >= util::kHugeHeapFromTraceBytes)
+    util::back_heap_with_huge_pages();
   g_stop.store(false);
   auto old_int = std::signal(SIGINT, on_signal);
   auto old_term = std::signal(SIGTERM, on_signal);

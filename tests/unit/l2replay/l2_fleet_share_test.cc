@@ -73,7 +73,7 @@ TEST(L2FleetShare, FilesMergeOnTheAlignedTimelineKeepingEachFilesOrder) {
   EXPECT_NEAR(s.plan.ops.front().t_mono, 0.0, 1e-9);
   // Dependencies were remapped: every dep points at an op of the same kind chain, earlier.
   for (size_t i = 0; i < s.plan.ops.size(); ++i)
-    for (uint32_t d : s.plan.ops[i].deps) EXPECT_LT(d, s.plan.ops.size());
+    for (uint32_t d : s.plan.deps(s.plan.ops[i])) EXPECT_LT(d, s.plan.ops.size());
   EXPECT_EQ(s.figures.kept_edges.at("load_task->lookup_task"), 4u);
 }
 

@@ -220,6 +220,23 @@ TEST(L2Read, OversizeCountIsAMalformedFrameAtItsOffset) {
   EXPECT_NE(why[0].find("1 malformed frame(s) skipped"), std::string::npos) << why[0];
 }
 
+// The reader checks a frame's args while decoding them (one walk): a frame msgspec would refuse
+// is still skipped and counted as malformed at its offset, never an args error, even where its
+// args would not decode either (the unlock below also lacks its keys).
+TEST(L2Read, InvalidUtf8InArgsIsAMalformedFrameNotAnArgsError) {
+  const std::string head = l2_header() + store_pair();
+  const std::string bad =
+      l2_frame("l2.unlock.submitted", {{"request_id", num(1)},
+                                       {"adapter_index", num(0)},
+                                       {"l2_name", text(std::string("mo\xff") + "ck")}});
+  L2Checks c = lint("utf8", head + bad + end_marker());
+  const L2Finding& f = c.finding("malformed");
+  ASSERT_EQ(f.count, 1u);
+  EXPECT_EQ(f.offsets[0], head.size());
+  EXPECT_NE(f.messages[0].find("not valid UTF-8"), std::string::npos) << f.messages[0];
+  EXPECT_EQ(c.finding("missing_end_marker").count, 0u);
+}
+
 TEST(L2Read, MissingArgNamesFileRecordAndOffset) {
   const std::string head = l2_header() + store_pair();
   std::string path = write_trace(

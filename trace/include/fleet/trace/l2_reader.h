@@ -1,6 +1,8 @@
 // Streaming reader of L2 traces: the storage FrameReader (same framing, frame limit, msgpack
 // limits and strict header), a check that the header says `level = "l2"`, and the typed decode
-// of every record. Errors name the file and the byte offset, as the storage reader's do.
+// of every record. Errors name the file and the byte offset, as the storage reader's do. The
+// Record check of a frame's args is deferred to that decode (one walk per frame, not two): a
+// frame it finds malformed is skipped and counted exactly as the frame reader would have.
 #pragma once
 
 #include <cstdint>
