@@ -1,6 +1,9 @@
 #include "fleet/l2replay/l2_fleet_result.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "fleet/l2replay/l2_timeline_merge.h"
 
 namespace fleet::l2replay {
 
@@ -89,6 +92,7 @@ Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share) {
           {"in_flight_at_end", r.in_flight_at_end},
           {"interrupted", r.interrupted},
           {"mismatch_samples", r.mismatch_samples},
+          {"timeline", l2_timeline_wire(r.timeline)},
           {"share", share_json(share)}};
 }
 
@@ -122,6 +126,11 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
     auto it = stats.ops().find(l2_latency_qualname(static_cast<L2Op>(k)));
     if (it != stats.ops().end()) r.ops[k].latency.merge(it->second);
   }
+  if (j.contains("timeline")) {
+    Result<std::vector<L2Window>> t = l2_timeline_from_wire(j["timeline"]);
+    if (!t) throw std::invalid_argument(t.status().message());
+    r.timeline = std::move(t).value();
+  }
   n.share = share_from(j.at("share"));
   return n;
 }
@@ -144,7 +153,9 @@ Result<L2NodeResult> l2_node_result_from(const Json& j, const stats::StatsCollec
 L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts) {
   L2ReplayResult m;
   bool first = true, dispatched = false;
+  std::vector<const std::vector<L2Window>*> timelines;
   for (const L2ReplayResult* p : parts) {
+    timelines.push_back(&p->timeline);
     if (first) {
       m.adapter_name = p->adapter_name;
       m.speed = p->speed;
@@ -177,6 +188,7 @@ L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts)
       if (m.mismatch_samples.size() < 10) m.mismatch_samples.push_back(s);
     first = false;
   }
+  m.timeline = merge_l2_timelines(timelines);
   return m;
 }
 

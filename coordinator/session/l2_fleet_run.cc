@@ -13,6 +13,7 @@
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/insight/report/outputs.h"
+#include "fleet/insight/report/progress.h"
 #include "fleet/l2replay/l2_fleet_stats.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"
@@ -49,7 +50,12 @@ class L2FleetRun {
     g_stop.store(false);
     auto old_int = std::signal(SIGINT, on_signal);
     auto old_term = std::signal(SIGTERM, on_signal);
-    wait_for_results();
+    {
+      report::ProgressReporter progress(
+          [this] { return progress_sample(); },
+          o_.replay.output.quiet ? report::ProgressReporter::Mode::Never : o_.replay.progress);
+      wait_for_results();
+    }
     std::signal(SIGINT, old_int);
     std::signal(SIGTERM, old_term);
     return report();
@@ -173,6 +179,27 @@ class L2FleetRun {
     }
   }
 
+  // The live line from the workers' PROGRESS (l2_replay_run.cc): operations issued as the
+  // records, the slowest node's finished share as the fraction (its ETA is the run's). The
+  // reporter's thread: atomics only.
+  report::ProgressSample progress_sample() const {
+    report::ProgressSample s;
+    double least = 2.0;
+    for (const auto& l : links_) {
+      const WorkerLink::LiveProgress& p = l->live();
+      s.records += p.records.load(std::memory_order_relaxed);
+      s.failed += p.failed.load(std::memory_order_relaxed);
+      s.trace_time_s = std::max(s.trace_time_s, p.trace_time_s.load(std::memory_order_relaxed));
+      s.lag_ns = std::max(s.lag_ns, p.last_lateness_ns.load(std::memory_order_relaxed));
+      const double f = p.read_fraction.load(std::memory_order_relaxed);
+      least = std::min(least, f < 0.0 ? 0.0 : f);  // a node not replaying yet: nothing done
+    }
+    s.fraction = least > 1.0 ? -1.0 : least;
+    s.nodes_alive = nodes_alive_.load(std::memory_order_relaxed);
+    s.nodes_total = static_cast<int>(links_.size());
+    return s;
+  }
+
   // Heartbeats, loss, GO, every DONE; an interrupt or a loss (--on-worker-loss abort) sends
   // ABORT and waits at most 2 s for the partial results.
   void wait_for_results() {
@@ -199,6 +226,9 @@ class L2FleetRun {
       links_.poll(20, on_msg);
       links_.tick(on_msg);
       send_go_when_ready();
+      int alive = 0;
+      for (const auto& l : links_) alive += l->state() != WorkerLink::State::Lost;
+      nodes_alive_.store(alive, std::memory_order_relaxed);
     }
   }
 
@@ -293,6 +323,7 @@ class L2FleetRun {
   int64_t started_ns_ = 0;
   std::optional<T0Decision> t0_;
   std::string abort_reason_;
+  std::atomic<int> nodes_alive_{0};
 };
 
 }  // namespace

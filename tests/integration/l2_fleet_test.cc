@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <regex>
 #include <set>
 
 #include "../unit/l2replay/l2_trace_builder.h"
@@ -167,6 +168,25 @@ std::string crossing_trace() {
   return path;
 }
 
+// The merged (or one node's) timeline: per kind, each column adds up to the kind's totals.
+void expect_timeline_adds_up(const nlohmann::json& stats) {
+  const nlohmann::json& t = stats["fleet"]["timeline"];
+  ASSERT_FALSE(t["index"].empty()) << stats["fleet"].dump();
+  for (const auto& [kind, cols] : t["by_operation"].items()) {
+    const nlohmann::json& op = stats["fleet"]["by_operation"][kind];
+    uint64_t dispatched = 0, completed = 0, bytes = 0;
+    for (size_t i = 0; i < t["index"].size(); ++i) {
+      dispatched += cols["dispatched"][i].get<uint64_t>();
+      completed += cols["completed"][i].get<uint64_t>();
+      bytes += cols["bytes_moved"][i].get<uint64_t>();
+    }
+    EXPECT_EQ(dispatched, op["submitted"].get<uint64_t>()) << kind;
+    EXPECT_EQ(completed, op["completed"].get<uint64_t>()) << kind;
+    EXPECT_EQ(bytes, op["bytes_moved"].get<uint64_t>()) << kind;
+  }
+  EXPECT_GE(t["by_operation"].size(), 4u);  // store, lookup, load, unlock
+}
+
 TEST(L2Fleet, ShardKeyKeepsEveryRequestChainOnOneNodeAndCountsCutEdges) {
   const RunResult e =
       l2_run({crossing_trace(), "-q", "--speed", "0", "--l2-adapter", kMock}, "key_embedded");
@@ -199,6 +219,12 @@ TEST(L2Fleet, ShardKeyKeepsEveryRequestChainOnOneNodeAndCountsCutEdges) {
   }
   EXPECT_EQ(requests, 60u);  // no request on two nodes
   EXPECT_EQ(ops, whole["operations_selected"].get<uint64_t>());
+  expect_timeline_adds_up(j);
+  for (const auto& n : j["nodes"]) expect_timeline_adds_up(n);
+  // The page draws the merged timeline ("Operations over time"), not the no-timeline note.
+  const std::string page = read_file(r.dir + "/report.html");
+  EXPECT_NE(page.find("l2_ops_time"), std::string::npos);
+  EXPECT_EQ(page.find("have no timeline"), std::string::npos);
 }
 
 TEST(L2Fleet, ShardNoneReplaysTheFixtureOnEveryWorker) {
@@ -275,6 +301,26 @@ TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
   EXPECT_EQ(submitted(j, "store"), 80u);  // w1's whole replay (--shard none)
   EXPECT_NE(coord.out().find("node w0: lost, no result"), std::string::npos) << coord.out();
   EXPECT_NE(coord.err().find("node w0 gave no result"), std::string::npos) << coord.err();
+}
+
+// Workers send PROGRESS for an L2 replay (operations issued, the share finished): a paced ~3-s
+// run's line shows a real fraction, not 0 % until the end.
+TEST(L2Fleet, TheProgressLineShowsTheWorkersShareFinished) {
+  L2TraceBuilder b;
+  int64_t task = 1;
+  for (int i = 0; i < 60; ++i) {
+    b.at(1.0 + 0.05 * i);
+    const int64_t st = task++, lk = task++;
+    b.store(st, {key(i)}).store_done(st);
+    b.lookup(700 + i, lk, {key(i)}).lookup_done(700 + i, lk, {0});
+  }
+  const std::string path = b.end().write("progress");
+  const RunResult r = l2_run({path, "--local", "2", "--shard", "key", "--speed", "1", "--progress",
+                              "always", "--l2-adapter", kMock},
+                             "progress_line");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("[^0-9][1-9][0-9]?% \\| [1-9][0-9]* records")))
+      << r.err;
 }
 
 TEST(L2Fleet, SourceShardingAndSeveralFilesAreForL2FleetsOnly) {

@@ -72,6 +72,7 @@ void ReplayRun::run_l2(util::Clock& clock, int64_t began_ns) {
   ro.progress_every_s = 0;  // the coordinator shows progress; a node's line would repeat N times
   ro.stop = &l2_stop_;
   ro.origin_t_mono = 0.0;  // the aligned timeline's origin: the earliest file's first record
+  ro.live = &l2_live_;
   const Result<l2replay::L2ReplayResult> r =
       l2replay::replay_l2_plan(share.value().plan, *target, ro);
   if (!r) {  // the target stopped completing (--drain-timeout)
@@ -84,6 +85,24 @@ void ReplayRun::run_l2(util::Clock& clock, int64_t began_ns) {
       wire::encode_done_message(node_result(setup_.node_name, r.value(), share.value().figures));
   std::lock_guard<std::mutex> lock(mu_);
   outcome_.done = std::move(payload);
+}
+
+// PROGRESS of an L2 replay, in the storage run's fields: `records` the operations issued,
+// `failed` the failed stores, the latest dispatch's schedule lag and aligned trace time, and
+// `read_fraction` the share of this node's operations finished (the coordinator's line shows
+// the slowest node's, as for workers that route themselves). Nothing until the loop runs.
+std::optional<wire::Progress> ReplayRun::l2_progress() const {
+  const l2replay::L2LiveProgress& l = l2_live_;
+  if (!l.started.load()) return std::nullopt;
+  wire::Progress pr;
+  pr.records = static_cast<int64_t>(l.dispatched.load(std::memory_order_relaxed));
+  pr.failed = static_cast<int64_t>(l.failed.load(std::memory_order_relaxed));
+  pr.last_lateness_ns = l.last_lag_ns.load(std::memory_order_relaxed);
+  pr.trace_time_s = l.trace_time_s.load(std::memory_order_relaxed);
+  const uint64_t total = l.total.load(std::memory_order_relaxed);
+  pr.read_fraction =
+      total ? static_cast<double>(l.finished.load(std::memory_order_relaxed)) / total : 1.0;
+  return pr;
 }
 
 }  // namespace fleet::service

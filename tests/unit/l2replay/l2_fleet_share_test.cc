@@ -149,3 +149,62 @@ TEST(L2FleetResult, TheDoneEncodingRoundTripsAndTheMergeIsExact) {
 
 }  // namespace
 }  // namespace fleet::l2replay
+
+namespace fleet::l2replay {
+namespace {
+
+L2Window window(int64_t index, L2Op op, uint64_t dispatched, int64_t p99_ns) {
+  L2Window w;
+  w.index = index;
+  L2WindowOp& o = w.ops[static_cast<size_t>(op)];
+  o.dispatched = o.completed = dispatched;
+  o.bytes_moved = 4096 * dispatched;
+  o.latency_p50_ns = p99_ns / 2;
+  o.latency_p99_ns = o.latency_max_ns = p99_ns;
+  o.schedule_lag_max_ns = -1;  // signed fields keep their sign through the wire
+  return w;
+}
+
+// Each node's windows travel in DONE exactly and merge on T0: counts sum per window and kind,
+// latencies take the slowest node's, a window only one node had is kept as it is.
+TEST(L2FleetResult, TimelinesTravelExactlyAndMergeWindowByWindow) {
+  L2ReplayResult a, b;
+  a.timeline = {window(0, L2Op::Store, 3, 1000), window(2, L2Op::LookupTask, 5, 7000)};
+  b.timeline = {window(0, L2Op::Store, 4, 3000), window(1, L2Op::Store, 1, 10)};
+  stats::StatsCollector none;
+  auto back = l2_node_result_from(l2_result_json(a, L2ShareFigures{}), none);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const std::vector<L2Window>& t = back.value().result.timeline;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].index, 2);
+  EXPECT_EQ(t[1].ops[1].latency_p99_ns, 7000);
+  EXPECT_EQ(t[1].ops[1].schedule_lag_max_ns, -1);
+  EXPECT_EQ(t[0].ops[0].bytes_moved, 3u * 4096);
+  const L2ReplayResult m = merge_l2_results({&back.value().result, &b});
+  ASSERT_EQ(m.timeline.size(), 3u);
+  EXPECT_EQ(m.timeline[0].index, 0);
+  EXPECT_EQ(m.timeline[0].ops[0].dispatched, 7u);
+  EXPECT_EQ(m.timeline[0].ops[0].bytes_moved, 7u * 4096);
+  EXPECT_EQ(m.timeline[0].ops[0].latency_p99_ns, 3000);
+  EXPECT_EQ(m.timeline[0].ops[0].latency_p50_ns, 1500);
+  EXPECT_EQ(m.timeline[1].ops[0].dispatched, 1u);
+  EXPECT_EQ(m.timeline[2].ops[1].completed, 5u);
+}
+
+TEST(L2FleetResult, ADamagedTimelineIsRefusedNamingTheColumn) {
+  L2ReplayResult a;
+  a.timeline = {window(0, L2Op::Store, 3, 1000), window(1, L2Op::Store, 2, 1000)};
+  nlohmann::json j = l2_result_json(a, L2ShareFigures{});
+  j["timeline"]["by_kind"]["0"]["completed"].erase(0);
+  stats::StatsCollector none;
+  auto bad = l2_node_result_from(j, none);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("column completed of kind 0"), std::string::npos)
+      << bad.status().message();
+  j = l2_result_json(a, L2ShareFigures{});
+  j["timeline"]["index"] = {1, 1};
+  EXPECT_FALSE(l2_node_result_from(j, none).ok());
+}
+
+}  // namespace
+}  // namespace fleet::l2replay

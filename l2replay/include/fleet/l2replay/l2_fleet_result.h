@@ -1,8 +1,9 @@
 // An L2 replay's result as a node sends it in DONE and as the coordinator merges it
 // (docs/l2-traces.md, "Across the fleet"). The exact latencies travel as the storage replay's do
 // (stats::OpStats in the node's StatsCollector, qualname "l2.<operation>"); everything else as
-// JSON. The merge is exact: counts and bytes sum, latencies merge sample by sample, waits take
-// the max of the maxima and the sum of the totals, times (seconds from T0) the extremes.
+// JSON, with the per-second windows (l2_timeline_merge.h). The merge is exact: counts and bytes
+// sum, latencies merge sample by sample, waits take the max of the maxima and the sum of the
+// totals, times (seconds from T0) the extremes, windows merge by index on T0.
 #pragma once
 
 #include <nlohmann/json.hpp>
