@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/l2replay/l2_timeline_merge.h"
 
 namespace fleet::l2replay {
@@ -55,7 +56,9 @@ Json share_json(const L2ShareFigures& s) {
           {"requests_kept", s.requests_kept},
           {"forward_edges", s.forward_edges},
           {"overlapping_store_hits", s.overlapping_store_hits},
-          {"trace_window_s", s.trace_window_s}};
+          {"trace_window_s", s.trace_window_s},
+          {"prepare_objects", s.prepare_objects},
+          {"prepare_bytes", s.prepare_bytes}};
 }
 
 L2ShareFigures share_from(const Json& j) {
@@ -70,6 +73,8 @@ L2ShareFigures share_from(const Json& j) {
   s.forward_edges = j.at("forward_edges").get<uint64_t>();
   s.overlapping_store_hits = j.at("overlapping_store_hits").get<uint64_t>();
   s.trace_window_s = j.at("trace_window_s").get<double>();
+  s.prepare_objects = j.at("prepare_objects").get<uint64_t>();
+  s.prepare_bytes = j.at("prepare_bytes").get<uint64_t>();
   return s;
 }
 
@@ -77,10 +82,12 @@ L2ShareFigures share_from(const Json& j) {
 
 std::string l2_latency_qualname(L2Op op) { return "l2." + std::string(trace::l2_op_name(op)); }
 
-Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share) {
+Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share,
+                    const std::optional<L2PrepareResult>& prepare) {
   Json ops = Json::array();
   for (const L2OpResult& o : r.ops) ops.push_back(op_json(o));
   return {{"adapter_name", r.adapter_name},
+          {"prepare", prepare ? l2_prepare_json(*prepare) : Json(nullptr)},
           {"speed", r.speed},
           {"ops", ops},
           {"operations_total", r.operations_total},
@@ -132,6 +139,7 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
     r.timeline = std::move(t).value();
   }
   n.share = share_from(j.at("share"));
+  if (j.contains("prepare") && !j["prepare"].is_null()) n.prepare = l2_prepare_from(j["prepare"]);
   return n;
 }
 
@@ -216,6 +224,8 @@ L2ShareFigures merge_l2_share_figures(const std::vector<const L2ShareFigures*>& 
     for (const auto& [k, n] : p->cut_edges) m.cut_edges[k] += n;
     m.requests_kept += p->requests_kept;
     m.trace_window_s = std::max(m.trace_window_s, p->trace_window_s);
+    m.prepare_objects += p->prepare_objects;
+    m.prepare_bytes += p->prepare_bytes;
   }
   return m;
 }

@@ -133,6 +133,8 @@ class L2FleetRun {
     l2.trace_percent = r.l2.trace_percent;
     l2.drain_timeout_s = r.l2.drain_timeout_s;
     l2.max_frame_bytes = r.max_frame_bytes;
+    l2.prepare = r.l2.prepare || r.l2.prepare_only;
+    l2.prepare_only = r.l2.prepare_only;
     started_ns_ = clock_.now_ns();
     for (size_t i = 0; i < links_.size(); ++i) {
       wire::Start s;
@@ -153,8 +155,10 @@ class L2FleetRun {
                    shard_ == l2replay::L2Shard::Source ? "on " + names_[f % names_.size()]
                                                        : std::string("read by every worker"));
     }
-    spdlog::info("start: {} L2 file(s) to {} worker(s), --shard {}; T0 once every adapter is ready",
-                 files_.size(), links_.size(), l2replay::l2_shard_name(shard_));
+    spdlog::info(
+        "start: {} L2 file(s) to {} worker(s), --shard {}; T0 once every adapter is ready{}",
+        files_.size(), links_.size(), l2replay::l2_shard_name(shard_),
+        l2.prepare ? " and has seeded its prepared objects" : "");
   }
 
   void send_go_when_ready() {
@@ -171,6 +175,12 @@ class L2FleetRun {
     in.start_at_ns = o_.start_at_mono_ns;
     t0_ = decide_t0(nodes, in);
     if (!t0_) return;
+    spdlog::info(
+        "T0: every worker ready {:.0f} ms after START (slowest: {}, {:.0f} ms to plan, "
+        "build its adapter{})",
+        static_cast<double>(t0_->ready_ns - started_ns_) / 1e6, t0_->slowest_node,
+        static_cast<double>(t0_->slowest_engine_build_ns) / 1e6,
+        o_.replay.l2.prepare || o_.replay.l2.prepare_only ? " and seed" : "");
     for (auto& l : links_) {
       if (l->finished()) continue;
       wire::Go go;
@@ -265,6 +275,14 @@ class L2FleetRun {
     const std::vector<l2replay::L2FleetNode> nodes = collect();
     const l2replay::L2FleetRunInfo info{shard_, o_.replay.l2.trace_percent, files_};
     const ReplayOptions& r = o_.replay;
+    // Before report.html: its plan section shows what --prepare-l2 seeded.
+    if (const auto manifest = l2replay::l2_fleet_prepare_manifest_text(nodes)) {
+      const std::string path =
+          (std::filesystem::path(r.output.output_dir) / "l2_prepare_manifest.json").string();
+      if (Status s = util::write_file_atomically(path, {*manifest}); !s) return fail(s);
+      if (!r.output.quiet) std::fputs(l2replay::l2_fleet_prepare_summary(nodes).c_str(), stdout);
+    }
+    if (r.l2.prepare_only) return final_status(nodes);  // seeded, nothing replayed
     const std::string stats =
         r.l2.stats_out.empty()
             ? (std::filesystem::path(r.output.output_dir) / "l2_replay_stats.json").string()

@@ -63,6 +63,8 @@ struct RunSetup {
     l2replay::L2PlanOptions plan;
     double speed = 1.0;
     double drain_timeout_s = 60.0;
+    bool prepare = false;       // seed this node's prepared objects before READY
+    bool prepare_only = false;  // and do not replay
   };
   std::optional<L2> l2;
 };

@@ -208,3 +208,70 @@ TEST(L2FleetResult, ADamagedTimelineIsRefusedNamingTheColumn) {
 
 }  // namespace
 }  // namespace fleet::l2replay
+
+namespace fleet::l2replay {
+namespace {
+
+using namespace build;
+
+// Requests that look up (and hit) keys the trace never stored: each key is prepared once.
+std::string unstored_hits(const std::string& name, int base, int requests, double start) {
+  L2TraceBuilder b;
+  b.at(start);
+  int64_t task = 1;
+  for (int i = 0; i < requests; ++i) {
+    const int64_t rid = 300 + i, lk = task++;
+    b.lookup(rid, lk, {key(base + i), key(base + 50 + i)}).lookup_done(rid, lk, {0, 1});
+  }
+  return b.end().write(name);
+}
+
+uint64_t seeded(const std::vector<std::string>& files, const std::vector<double>& shift,
+                L2Shard shard, int nodes, std::vector<size_t>* per_node = nullptr) {
+  uint64_t total = 0;
+  for (int n = 0; n < nodes; ++n) {
+    L2ShareOptions o{shard, n, nodes, {}};
+    for (int i = 0; i < nodes; ++i) o.worker_names.push_back("w" + std::to_string(i));
+    const std::vector<size_t> read = l2_files_of_node(files.size(), o);
+    std::vector<L2Plan> plans;
+    for (size_t f : read) plans.push_back(build_l2_plan(files[f]).value());
+    std::vector<L2PrepareClaim> others;  // as the worker gathers them (l2_replay_run.cc)
+    for (size_t f = 0; f < files.size(); ++f) {
+      if (shard != L2Shard::Source || f % size_t(nodes) == size_t(n)) continue;
+      const L2Plan p = build_l2_plan(files[f]).value();
+      auto c = l2_prepare_claims(p, f, shift[f], std::vector<int>(p.ops.size(), int(f) % nodes));
+      others.insert(others.end(), c.begin(), c.end());
+    }
+    auto share = build_l2_share(std::move(plans), read, shift, o, std::move(others));
+    EXPECT_TRUE(share.ok());
+    total += share->plan.prepare.size();
+    EXPECT_EQ(share->figures.prepare_objects, share->plan.prepare.size());
+    if (per_node) per_node->push_back(share->plan.prepare.size());
+  }
+  return total;
+}
+
+// Who seeds (l2_fleet_prepare.h): under key and source the nodes' lists partition the plan's
+// prepared objects; under none node 0 alone seeds; an object two files prepare is seeded once,
+// by the node of the file whose lookup comes first on the aligned timeline.
+TEST(L2FleetPrepare, EachPreparedObjectIsSeededByExactlyOneNode) {
+  const std::string one = unstored_hits("prep1", 0, 12, 1.0);
+  const uint64_t planned = build_l2_plan(one).value().prepare.size();
+  ASSERT_EQ(planned, 24u);
+  EXPECT_EQ(seeded({one}, {0.0}, L2Shard::Key, 3), planned);
+  std::vector<size_t> none;
+  EXPECT_EQ(seeded({one}, {0.0}, L2Shard::None, 3, &none), planned);
+  EXPECT_EQ(none, (std::vector<size_t>{24, 0, 0}));
+  // Two servers that found overlapping objects (keys 6..11 and 56..61 in both): seeded once.
+  const std::string a = unstored_hits("prepA", 0, 12, 1.0), b = unstored_hits("prepB", 6, 12, 1.0);
+  std::vector<size_t> by_source;
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::Source, 2, &by_source), 36u);
+  EXPECT_EQ(by_source, (std::vector<size_t>{24, 12}));  // a's lookups come first: a's node
+  EXPECT_EQ(seeded({a, b}, {0.5, 0.0}, L2Shard::Source, 2, &(by_source = {})), 36u);
+  EXPECT_EQ(by_source, (std::vector<size_t>{12, 24}));  // now b's do
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::Key, 3), 36u);
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::None, 2), 36u);
+}
+
+}  // namespace
+}  // namespace fleet::l2replay
