@@ -1,7 +1,6 @@
 #include "fleet/l2replay/l2_fleet_result.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/l2replay/l2_timeline_merge.h"
@@ -133,11 +132,6 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
     auto it = stats.ops().find(l2_latency_qualname(static_cast<L2Op>(k)));
     if (it != stats.ops().end()) r.ops[k].latency.merge(it->second);
   }
-  if (j.contains("timeline")) {
-    Result<std::vector<L2Window>> t = l2_timeline_from_wire(j["timeline"]);
-    if (!t) throw std::invalid_argument(t.status().message());
-    r.timeline = std::move(t).value();
-  }
   n.share = share_from(j.at("share"));
   if (j.contains("prepare") && !j["prepare"].is_null()) n.prepare = l2_prepare_from(j["prepare"]);
   return n;
@@ -148,6 +142,11 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
 Result<L2NodeResult> l2_node_result_from(const Json& j, const stats::StatsCollector& stats) {
   try {
     L2NodeResult n = node_result_from(j, stats);
+    if (j.contains("timeline")) {
+      Result<std::vector<L2Window>> t = l2_timeline_from_wire(j["timeline"]);
+      if (!t) return Status::error("l2_replay: " + t.status().message());
+      n.result.timeline = std::move(t).value();
+    }
     if (j.at("ops").size() != kL2OpCount)
       return Status::error("l2_replay.ops: not " + std::to_string(kL2OpCount) + " entries");
     if (n.share.files.size() != n.share.source_operations.size())
