@@ -1,5 +1,6 @@
 #include "fleet/causal/pacing_stats.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,8 @@ std::optional<Pacing> pacing_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns) {
+void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns,
+                              int64_t issue_ns) {
   if (!hold.held()) return;
   if (pacing == Pacing::Causal && hold.not_before_ns > scaled_target_ns) {
     ++held_records;
@@ -24,7 +26,14 @@ void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_
   const int64_t late = issue_ns - hold.not_before_ns;
   edge_lateness.record(late);
   if (late < 0) ++raced[static_cast<size_t>(hold.binding)];
-  if (late > kEdgeSlackNs) ++edges_late_over_slack;
+  if (pacing != Pacing::Causal) {
+    if (late > kEdgeSlackNs) ++edges_late_over_slack;
+    return;
+  }
+  // Late is measured from the record's causal instant: the edge's, unless the schedule placed
+  // the record later on purpose (then the gap was stretched, and counted as such).
+  if (causal_ns - hold.not_before_ns > kEdgeSlackNs) ++edges_stretched;
+  if (issue_ns - std::max(causal_ns, hold.not_before_ns) > kEdgeSlackNs) ++edges_late_over_slack;
 }
 
 void PacingStats::count_l2_await(int64_t waited_ns, bool gave_up) {
@@ -43,8 +52,10 @@ void PacingStats::merge(const PacingStats& o) {
   for (size_t i = 0; i < kEdgeKindCount; ++i) {
     edges.found[i] += o.edges.found[i];
     edges.ttl_kept[i] += o.edges.ttl_kept[i];
+    edges.cut[i] += o.edges.cut[i];
     raced[i] += o.raced[i];
   }
+  cut_counted = cut_counted || o.cut_counted;
   held_records += o.held_records;
   overtakes += o.overtakes;
   l2_awaits += o.l2_awaits;
@@ -53,6 +64,7 @@ void PacingStats::merge(const PacingStats& o) {
   hold_ns += o.hold_ns;
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
+  edges_stretched += o.edges_stretched;
 }
 
 nlohmann::json PacingStats::to_json() const {
@@ -63,26 +75,34 @@ nlohmann::json PacingStats::to_json() const {
                                                {"found", edges.found[i]},
                                                {"ttl_kept", edges.ttl_kept[i]},
                                                {"raced", raced[i]}};
+    if (cut_counted) by_kind[std::string(edge_kind_name(k))]["cut"] = edges.cut[i];
   }
-  return {{"mode", pacing_name(pacing)},
-          {"speed", speed},
-          {"engine_time_scale", engine_time_scale},
-          {"engine_time", engine_follows_trace ? "trace" : "wall"},
-          {"edges", by_kind},
-          {"gap_edges", edges.gap_edges()},
-          {"held_records", held_records},
-          {"hold_s", static_cast<double>(hold_ns) / 1e9},
-          {"hold_ns", hold_ns},
-          {"edge_lateness", edge_lateness.to_json()},
-          {"edges_late_over_50us", edges_late_over_slack},
-          {"edges_early", edge_lateness.early_count()},
-          {"raced_total", raced_total()},
-          {"schedule", partial ? "partial" : "ordered"},
-          {"overtakes", overtakes},
-          {"l2_awaits", l2_awaits},
-          {"l2_await_s", static_cast<double>(l2_await_ns) / 1e9},
-          {"l2_await_ns", l2_await_ns},
-          {"l2_await_timeouts", l2_await_timeouts}};
+  nlohmann::json j = {{"mode", pacing_name(pacing)},
+                      {"speed", speed},
+                      {"engine_time_scale", engine_time_scale},
+                      {"engine_time", engine_follows_trace ? "trace" : "wall"},
+                      {"edges", by_kind},
+                      {"gap_edges", edges.gap_edges()},
+                      {"held_records", held_records},
+                      {"hold_s", static_cast<double>(hold_ns) / 1e9},
+                      {"hold_ns", hold_ns},
+                      {"edge_lateness", edge_lateness.to_json()},
+                      {"edges_late_over_50us", edges_late_over_slack},
+                      {"edges_stretched", edges_stretched},
+                      {"edges_early", edge_lateness.early_count()},
+                      {"raced_total", raced_total()},
+                      {"schedule", partial ? "partial" : "ordered"},
+                      {"overtakes", overtakes},
+                      {"l2_awaits", l2_awaits},
+                      {"l2_await_s", static_cast<double>(l2_await_ns) / 1e9},
+                      {"l2_await_ns", l2_await_ns},
+                      {"l2_await_timeouts", l2_await_timeouts}};
+  if (cut_counted) {
+    uint64_t cut = 0;
+    for (uint64_t n : edges.cut) cut += n;
+    j["edges_cut"] = cut;
+  }
+  return j;
 }
 
 PacingStats PacingStats::from_json(const nlohmann::json& j) {
@@ -102,7 +122,9 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
     p.edges.ttl_kept[i] =
         util::json_integer_or<uint64_t>(e, "ttl_kept", 0, "pacing.edges.ttl_kept");
     p.raced[i] = util::json_integer_or<uint64_t>(e, "raced", 0, "pacing.edges.raced");
+    p.edges.cut[i] = util::json_integer_or<uint64_t>(e, "cut", 0, "pacing.edges.cut");
   }
+  p.cut_counted = j.contains("edges_cut");
   p.partial = j.value("schedule", std::string()) == "partial";
   p.overtakes = util::json_integer_or<uint64_t>(j, "overtakes", 0, "pacing.overtakes");
   p.l2_awaits = util::json_integer_or<uint64_t>(j, "l2_awaits", 0, "pacing.l2_awaits");
@@ -114,6 +136,8 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));
   p.edges_late_over_slack =
       util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");
+  p.edges_stretched =
+      util::json_integer_or<uint64_t>(j, "edges_stretched", 0, "pacing.edges_stretched");
   return p;
 }
 

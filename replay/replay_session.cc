@@ -121,7 +121,7 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
   const SessionOptions& o = s_.options_;
   const storage::EngineConfig* cfg = s_.engine_.engine_config();
   classify_misses_ = cfg && cfg->classify_misses;
-  if (o.speed > 0.0 && (o.pacing == causal::Pacing::Causal || o.speed > 1.0)) {
+  if (causal::tracks_edges(o.pacing, o.speed)) {
     edges_ = std::make_unique<causal::EdgeFinder>(o.edge_ttl);
     pacing_.pacing = o.pacing;
     pacing_.speed = o.speed;
@@ -265,7 +265,7 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   const int64_t end = clock_.now_ns();
   if (edges_) [[unlikely]] {
     edges_->after_issue(op, start);
-    pacing_.count_issue(hold, scaled, start);
+    pacing_.count_issue(hold, scaled, target, start);
   }
   if (res_.first_dispatch_ns == 0) res_.first_dispatch_ns = start;
   if (pacer_.paced()) count_lateness(start - target, fed_late);
@@ -380,7 +380,10 @@ SessionResult ReplaySession::Run::finish() {
   if (classify_misses_) {
     res_.misses = eng.miss_summary();
     const double speed = s_.options_.speed;
-    if (res_.misses) res_.misses->sped_up = !clock_.is_virtual() && (speed == 0.0 || speed > 1.0);
+    if (res_.misses) {
+      res_.misses->sped_up = !clock_.is_virtual() && (speed == 0.0 || speed > 1.0);
+      res_.misses->partial_schedule = partial_ != nullptr;
+    }
     res_.miss_events = eng.take_misses();
   }
   return std::move(res_);

@@ -47,7 +47,7 @@ std::optional<MissClass> miss_class_from_name(std::string_view s) {
   return from_name<MissClass>(kClass, s);
 }
 
-MissBlame blame_of(MissClass c, bool sped_up, bool engine_follows_trace) {
+MissBlame blame_of(MissClass c, bool sped_up, bool engine_follows_trace, bool partial_schedule) {
   switch (c) {
     case MissClass::StoreNotLanded:
     case MissClass::PrefetchQueued:
@@ -58,7 +58,8 @@ MissBlame blame_of(MissClass c, bool sped_up, bool engine_follows_trace) {
     case MissClass::WriteRefused:
     case MissClass::Evicted:
     case MissClass::LoadFailed:
-      return sped_up && !engine_follows_trace ? MissBlame::Compression : MissBlame::Environment;
+      return sped_up && (!engine_follows_trace || partial_schedule) ? MissBlame::Compression
+                                                                    : MissBlame::Environment;
     case MissClass::NotFound:
       return MissBlame::Environment;
     case MissClass::Cold:

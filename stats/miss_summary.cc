@@ -57,14 +57,15 @@ std::array<uint64_t, kMissBlameCount> MissSummary::blame() const {
   std::array<uint64_t, kMissBlameCount> b{};
   for (const auto& where : counts)
     for (size_t k = 0; k < kMissClassCount; ++k)
-      b[static_cast<size_t>(blame_of(static_cast<MissClass>(k), sped_up, engine_follows_trace))] +=
-          where[k];
+      b[static_cast<size_t>(blame_of(static_cast<MissClass>(k), sped_up, engine_follows_trace,
+                                     partial_schedule))] += where[k];
   return b;
 }
 
 void MissSummary::merge(const MissSummary& o) {
   sped_up = sped_up || o.sped_up;
   engine_follows_trace = engine_follows_trace || o.engine_follows_trace;
+  partial_schedule = partial_schedule || o.partial_schedule;
   for (size_t w = 0; w < kMissWhereCount; ++w)
     for (size_t k = 0; k < kMissClassCount; ++k) counts[w][k] += o.counts[w][k];
   dropped += o.dropped;
@@ -74,6 +75,7 @@ nlohmann::json MissSummary::to_json() const {
   nlohmann::json j = counts_json(counts);
   j["sped_up"] = sped_up;
   j["engine_follows_trace"] = engine_follows_trace;
+  j["partial_schedule"] = partial_schedule;
   j["dropped"] = dropped;
   nlohmann::json b = nlohmann::json::object();
   const auto by_blame = blame();
@@ -94,6 +96,7 @@ MissSummary MissSummary::from_json(const nlohmann::json& j) {
   s.counts = counts_of(j);
   s.sped_up = j.value("sped_up", false);
   s.engine_follows_trace = j.value("engine_follows_trace", false);
+  s.partial_schedule = j.value("partial_schedule", false);
   s.dropped = util::json_integer_or<uint64_t>(j, "dropped", uint64_t{0}, "misses.dropped");
   if (const auto it = j.find("baseline"); it != j.end() && it->is_object()) {
     MissPairing p;

@@ -36,7 +36,9 @@ trace::Op op_of(const trace::RecordView& rec) {
 }  // namespace
 
 FleetCausalPreview::FleetCausalPreview(const ReplayOptions& o, const plan::RouterOptions& router)
-    : o_(o), router_(router), whole_(preview_options(o).ttl) {
+    : o_(o),
+      router_(router),
+      cut_(preview_options(o).ttl, std::max<size_t>(1, router.worker_names.size())) {
   const size_t n = std::max<size_t>(1, router.worker_names.size());
   for (size_t i = 0; i < n; ++i)
     nodes_.push_back(std::make_unique<causal::SchedulePreviewer>(preview_options(o)));
@@ -48,9 +50,7 @@ void FleetCausalPreview::add(const trace::RecordView& rec, const std::vector<pla
   // whole-trace finder only runs for the modes that send records whole.
   if (!routes.empty() && router_.mode == plan::ShardMode::Time &&
       whole.kind != trace::OpKind::Unknown) {
-    whole_.set_node(static_cast<uint32_t>(routes.front().worker));
-    (void)whole_.before_issue(whole);
-    whole_.after_issue(whole, 0);
+    cut_.add(whole, static_cast<uint32_t>(routes.front().worker));
   }
   for (const plan::Route& r : routes) {
     if (r.worker < 0 || static_cast<size_t>(r.worker) >= nodes_.size()) continue;
@@ -96,7 +96,7 @@ std::string FleetCausalPreview::finish_text() {
              : "  edges cut: none (every node replays the whole trace)\n";
     return s;
   }
-  const causal::EdgeCounts& e = whole_.counts();
+  const causal::EdgeCounts& e = cut_.whole();
   std::string cut;
   for (size_t i = 0; i < causal::kEdgeKindCount; ++i) {
     if (!e.cut[i]) continue;

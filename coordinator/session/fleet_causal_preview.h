@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/causal/cut_edge_counter.h"
 #include "fleet/causal/schedule_preview.h"
 #include "fleet/coordinator/session/local_run.h"
 #include "fleet/plan/shard_router.h"
@@ -30,7 +31,7 @@ class FleetCausalPreview {
   const ReplayOptions& o_;
   plan::RouterOptions router_;
   std::vector<std::unique_ptr<causal::SchedulePreviewer>> nodes_;
-  causal::EdgeFinder whole_;  // every record in recorded order, tagged with its node
+  causal::CutEdgeCounter cut_;  // every record in recorded order, with its node
 };
 
 }  // namespace fleet::session

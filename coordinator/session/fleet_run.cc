@@ -18,6 +18,7 @@
 #include "fleet/insight/report/progress.h"
 #include "fleet/plan/route_cache.h"
 #include "fleet/plan/route_record.h"
+#include "fleet/replay/replay_session.h"
 #include "fleet/security/certificate.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
@@ -224,7 +225,7 @@ Status FleetRun::load_keys() { return load_fleet_keys(o_, addresses_, curve_); }
 ExitCode FleetRun::print_plan() {
   try {
     const session::ReplayOptions& r = o_.replay;
-    const bool paced = r.speed > 0 && (r.pacing == causal::Pacing::Causal || r.speed > 1);
+    const bool paced = causal::tracks_edges(r.pacing, r.speed);
     plan::RouterOptions ro = o_.router;
     ro.encode_split_parts = true;  // the per-node preview decodes each node's part of a call
     plan::ShardRouter router(ro);
@@ -305,7 +306,13 @@ void FleetRun::start_workers() {
     for (auto& l : links_) all.push_back(l.get());
     if (BatchFanout::can_share(all)) fanout_ = std::make_unique<BatchFanout>(std::move(all));
   }
+  // A saved plan replays routes without reading the records: it counts no cut edges.
+  if (!self_routing_ && o_.router.mode == plan::ShardMode::Time &&
+      causal::tracks_edges(r.pacing, r.speed))
+    cut_edges_ = std::make_unique<causal::CutEdgeCounter>(replay::edge_ttl_of(r.engine),
+                                                          o_.router.worker_names.size());
   if (open_saved_routes()) {
+    cut_edges_.reset();
     t_origin_ = saved_routes_->meta()["t_origin"].get<double>();
   } else {
     // T0 stands for the first *replayable* record: with the deferred args check, a first frame
@@ -464,6 +471,8 @@ void FleetRun::stream() {
 
 bool FleetRun::route_one() {
   const auto& routes = plan::route_or_reject(*router_, *reader_, rec_);
+  if (cut_edges_ && !routes.empty())
+    cut_edges_->add(rec_, static_cast<uint32_t>(routes.front().worker));
   if (routes_writer_) {  // --shard none: one entry for every worker
     const bool all = o_.router.mode == plan::ShardMode::None;
     for (size_t i = 0; i < (all ? std::min<size_t>(1, routes.size()) : routes.size()); ++i)

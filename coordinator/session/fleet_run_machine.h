@@ -12,6 +12,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "fleet/causal/cut_edge_counter.h"
 #include "fleet/coordinator/session/fleet_run.h"
 #include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/coordinator/session/worker_addresses.h"
@@ -112,6 +113,9 @@ class FleetRun {
   std::vector<uint64_t> self_kept_;          // per worker: what its scan kept for it
   std::string self_plan_error_;              // the workers' scans disagree: why (exit 2)
   std::unique_ptr<BatchFanout> fanout_;
+  // Time sharding of a run that tracks edges, routed here: the edges the windows cut, charged
+  // to the child's node and put in its pacing section (docs/causal-pacing.md).
+  std::unique_ptr<causal::CutEdgeCounter> cut_edges_;
   std::unique_ptr<report::TimeseriesSink> timeseries_;  // fleet_timeseries.csv, during the run
   std::atomic<int> nodes_alive_{0};                     // for the live line
   trace::RecordView rec_;

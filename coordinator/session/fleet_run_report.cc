@@ -122,6 +122,10 @@ ExitCode FleetRun::report() {
     node.clock_offset_ns = l->clock_offset_ns();
     node.clock_uncertainty_ns = l->clock_uncertainty_ns();
     if (aborted_ && node.status == wire::NodeStatus::Ok) node.status = wire::NodeStatus::Aborted;
+    if (cut_edges_ && node.pacing) {
+      node.pacing->edges.cut = cut_edges_->cut_of(nodes.size());
+      node.pacing->cut_counted = true;
+    }
     nodes.push_back(std::move(node));
   }
   if (self_routing_) settle_self_routed_plan(nodes, rep);

@@ -36,7 +36,8 @@ Cell count_cell(Number n) { return Cell::number(fmt_count(n), n); }
 std::string compression_section(const Json& model) {
   const Json& m = obj(model, {"misses"});
   if (m.empty()) return "";
-  const bool sped_up = flag(m, {"sped_up"}), follows = flag(m, {"engine_follows_trace"});
+  const bool sped_up = flag(m, {"sped_up"}), follows = flag(m, {"engine_follows_trace"}),
+             partial = flag(m, {"partial_schedule"});
   const Json& pairing = obj(m, {"baseline"});
   const bool paired = !pairing.empty();
   std::string body = "<div class=\"tiles\">" + tile("Misses", fmt_count(num(m, {"total"}))) +
@@ -58,7 +59,7 @@ std::string compression_section(const Json& model) {
         Cell::text(stats::miss_class_meaning(c)),
         count_cell(count_at(m, stats::MissWhere::Prefetch, c)),
         count_cell(count_at(m, stats::MissWhere::Read, c)),
-        Cell::text(stats::miss_blame_name(stats::blame_of(c, sped_up, follows)))};
+        Cell::text(stats::miss_blame_name(stats::blame_of(c, sped_up, follows, partial)))};
     if (paired) {
       row.push_back(count_cell(only_here));
       row.push_back(count_cell(only_base));

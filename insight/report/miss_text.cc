@@ -103,8 +103,8 @@ std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m) {
   stats::MissCounts blamed{};
   for (size_t w = 0; w < stats::kMissWhereCount; ++w)
     for (size_t k = 0; k < stats::kMissClassCount; ++k)
-      if (stats::blame_of(static_cast<MissClass>(k), m.sped_up, m.engine_follows_trace) ==
-          MissBlame::Compression)
+      if (stats::blame_of(static_cast<MissClass>(k), m.sped_up, m.engine_follows_trace,
+                          m.partial_schedule) == MissBlame::Compression)
         blamed[w][k] = m.counts[w][k];
   return MissVerdict{
       true, "Speed-up changed the answer",

@@ -28,6 +28,12 @@ std::string mode_text(const causal::PacingStats& p) {
   return s;
 }
 
+uint64_t cut_total(const causal::PacingStats& p) {
+  uint64_t n = 0;
+  for (uint64_t c : p.edges.cut) n += c;
+  return n;
+}
+
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 }  // namespace
@@ -37,6 +43,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
   s.rows.push_back({"mode", "Pacing", mode_text(p)});
   s.rows.push_back({"gap_edges", "Gap edges", by_kind(p.edges.found, true)});
   s.rows.push_back({"order_edges", "Order edges", by_kind(p.edges.found, false)});
+  if (p.cut_counted)
+    s.rows.push_back({"edges_cut", "Edges cut by the sharding", by_kind(p.edges.cut, false)});
   if (p.pacing == causal::Pacing::Causal) {
     s.rows.push_back({"held", "Records held by an edge", static_cast<int64_t>(p.held_records)});
     s.rows.push_back({"hold_s", "Held in total (s)", static_cast<double>(p.hold_ns) / 1e9});
@@ -46,6 +54,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
         {"edges_late_50us", "Edges > 50 us late", static_cast<int64_t>(p.edges_late_over_slack)});
     s.rows.push_back(
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
+    s.rows.push_back({"edges_stretched", "Edges stretched by the schedule",
+                      static_cast<int64_t>(p.edges_stretched)});
     if (p.engine_follows_trace) {
       s.rows.push_back(
           {"l2_awaits", "Records waiting for L2 to land", static_cast<int64_t>(p.l2_awaits)});
@@ -79,9 +89,15 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
   const uint64_t early = p.edge_lateness.early_count();
   std::string text = fmt::format(
       "At {:g}x {} gap edges kept their recorded gaps ({} early, {} more than "
-      "50 us late, p99 {:.1f} us); {} records were held {:.3f} s in total.",
-      p.speed, binding, early, p.edges_late_over_slack, us(p.edge_lateness.p99_ns()),
-      p.held_records, static_cast<double>(p.hold_ns) / 1e9);
+      "50 us late, {} stretched by the schedule behind a held record or an L2 wait, p99 {:.1f} "
+      "us); {} records were held {:.3f} s in total.",
+      p.speed, binding, early, p.edges_late_over_slack, p.edges_stretched,
+      us(p.edge_lateness.p99_ns()), p.held_records, static_cast<double>(p.hold_ns) / 1e9);
+  if (cut_total(p) > 0)
+    text += fmt::format(
+        " The time windows cut {} edges: their parent ran on another node, so the child kept "
+        "its scaled instant.",
+        by_kind(p.edges.cut, false));
   if (p.l2_awaits > 0)
     text += fmt::format(
         " {} records waited {:.3f} s for their keys' L2 stores or prefetches to "

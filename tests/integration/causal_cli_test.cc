@@ -72,6 +72,36 @@ TEST(CausalCli, PlanOnlyPreviewsEachNodeAndCountsTheEdgesATimeShardCuts) {
       << k.out;
 }
 
+// The run reports the edges its time windows cut, the count the preview printed, whether the
+// coordinator routes (it counts them) or the workers route themselves (each counts the ones
+// whose child it replays); the nodes' counts add up to the run's.
+TEST(CausalCli, ATimeShardedRunCountsTheEdgesItsWindowsCutAsThePreviewDid) {
+  TempDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string shard = " --config-from-trace --speed 10 --local 3 --shard time --window 1";
+  const Ran plan = run(trace + shard + " --plan-only", dir);
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  const std::string label = "edges cut by window boundaries: read_after_write ";
+  const size_t at = plan.out.find(label);
+  ASSERT_NE(at, std::string::npos) << plan.out;
+  const uint64_t previewed = std::stoull(plan.out.substr(at + label.size()));
+  ASSERT_GT(previewed, 0u);
+  for (const char* routing : {"coordinator", "workers"}) {
+    const std::string out = (dir.path() / (std::string("run-") + routing)).string();
+    const Ran r = run(trace + shard + " --trace-access shared --routing " + routing +
+                          " --progress never --output-dir " + out,
+                      dir);
+    ASSERT_EQ(r.code, 0) << routing << ": " << r.err;
+    const nlohmann::json s = nlohmann::json::parse(read_file(out + "/fleet_summary.json"));
+    const nlohmann::json& p = s.at("pacing");
+    EXPECT_EQ(p["edges"]["read_after_write"]["cut"].get<uint64_t>(), previewed) << routing;
+    uint64_t by_nodes = 0;
+    for (const auto& n : s["nodes"]) by_nodes += n.at("pacing").at("edges_cut").get<uint64_t>();
+    EXPECT_EQ(by_nodes, p["edges_cut"].get<uint64_t>()) << routing;
+    EXPECT_NE(r.out.find("Edges cut by the sharding"), std::string::npos) << r.out;
+  }
+}
+
 TEST(CausalCli, ATenfoldLocalRunReportsItsEdgesAndNoneEarly) {
   TempDir dir;
   const std::string out = (dir.path() / "run").string();
@@ -91,6 +121,7 @@ TEST(CausalCli, ATenfoldLocalRunReportsItsEdgesAndNoneEarly) {
   EXPECT_GT(p["held_records"].get<uint64_t>(), 0u);
   EXPECT_EQ(p["edges_early"], 0);
   for (const auto& n : s["nodes"]) EXPECT_TRUE(n.contains("pacing")) << n["name"];
+  EXPECT_FALSE(p.contains("edges_cut"));  // key sharding cuts no edge: nothing to count
   EXPECT_NE(r.out.find("Pacing (dependency edges)"), std::string::npos) << r.out;
 }
 

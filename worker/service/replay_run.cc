@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fleet/causal/pacing.h"
 #include "fleet/engine/engine_factory.h"
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
@@ -71,6 +72,9 @@ bool ReplayRun::open_self_routed_source() {
                                     r.read_ahead);
   if (opened) {
     self_source_ = std::move(opened).value();
+    const replay::SessionOptions& so = setup_.session;
+    if (r.router.mode == plan::ShardMode::Time && causal::tracks_edges(so.pacing, so.speed))
+      self_source_->count_cut_edges(so.edge_ttl, r.router.worker_names.size());
     self_source_view_.store(self_source_.get());
     return true;
   }
@@ -87,6 +91,7 @@ void ReplayRun::finish(replay::SessionResult res) {
   if (self_source_) {
     node.self_route = self_source_->report();
     node.records_received = node.self_route["kept"].get<uint64_t>();
+    if (node.pacing) self_source_->cut_edges_into(*node.pacing);
     if (!self_source_->problem().empty())
       trace_error = "worker " + setup_.node_name + ": self-routing: " + self_source_->problem();
   }

@@ -106,7 +106,10 @@ bool SelfRoutedSource::next(trace::RecordView& out) {
       at_end_ = true;
       break;
     }
-    for (const plan::Route& r : plan::route_or_reject(router_, *reader_, rec_)) {
+    const std::vector<plan::Route>& routes = plan::route_or_reject(router_, *reader_, rec_);
+    if (cut_edges_ && !routes.empty())
+      cut_edges_->add(rec_, static_cast<uint32_t>(routes.front().worker));
+    for (const plan::Route& r : routes) {
       if (r.worker != me_) continue;
       if (r.original) {
         out = rec_;
@@ -124,6 +127,16 @@ bool SelfRoutedSource::next(trace::RecordView& out) {
     }
   }
   return false;
+}
+
+void SelfRoutedSource::count_cut_edges(causal::EdgeFinderOptions ttl, size_t nodes) {
+  cut_edges_ = std::make_unique<causal::CutEdgeCounter>(ttl, nodes);
+}
+
+void SelfRoutedSource::cut_edges_into(causal::PacingStats& pacing) const {
+  if (!cut_edges_) return;
+  pacing.edges.cut = cut_edges_->cut_of(static_cast<size_t>(me_));
+  pacing.cut_counted = true;
 }
 
 void SelfRoutedSource::reject_malformed(const trace::RecordView&, const std::string& why) {

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "fleet/causal/cut_edge_counter.h"
+#include "fleet/causal/pacing_stats.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/replay/record_source.h"
 #include "fleet/trace/frame_reader.h"
@@ -38,6 +40,11 @@ class SelfRoutedSource final : public replay::RecordSource {
   void reject_malformed(const trace::RecordView& rec, const std::string& why) override;
   double progress_fraction() const override;
 
+  // Time sharding of a run that tracks edges: count, while scanning, the edges the windows cut
+  // whose child runs here (cut_edge_counter.h); cut_edges_into puts them in the node's pacing.
+  void count_cut_edges(causal::EdgeFinderOptions ttl, size_t nodes);
+  void cut_edges_into(causal::PacingStats& pacing) const;
+
   // Why the scan stopped before the end of the trace ("" when it did not): a trace that fails
   // mid-read, or a record the replay found malformed after the router had accepted it.
   const std::string& problem() const { return problem_; }
@@ -57,6 +64,7 @@ class SelfRoutedSource final : public replay::RecordSource {
   // the replay's decode need not walk them again. Key routing's decode may fail before it.
   const bool args_checked_by_router_;
   trace::RecordView rec_;
+  std::unique_ptr<causal::CutEdgeCounter> cut_edges_;  // null: not counted
   uint64_t kept_ = 0;  // records (or parts) routed to this worker and handed to the replay
   bool at_end_ = false;
   std::string problem_;

@@ -12,9 +12,9 @@ Hold hold_at(int64_t not_before, EdgeKind k) { return Hold{not_before, k, 5}; }
 TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
   PacingStats p;
   p.pacing = Pacing::Causal;
-  p.count_issue(Hold{}, 100, 100);                                     // no edge: nothing
-  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 310);      // held 200 ns, 10 ns late
-  p.count_issue(hold_at(50, EdgeKind::WriteLifecycle), 100, 100'100);  // not held; 100 us late
+  p.count_issue(Hold{}, 100, 100, 100);                                 // no edge: nothing
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 300, 310);  // held 200 ns, 10 ns late
+  p.count_issue(hold_at(50, EdgeKind::WriteLifecycle), 100, 100, 100'100);  // 100 us late
   EXPECT_EQ(p.held_records, 1u);
   EXPECT_EQ(p.hold_ns, 200);
   EXPECT_EQ(p.edge_lateness.count(), 2u);
@@ -23,11 +23,29 @@ TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
   EXPECT_EQ(p.raced_total(), 0u);
 }
 
+// An edge whose record the schedule itself placed later (behind a held record in recorded
+// order, or waiting for L2 to land) was stretched on purpose, and is late only if its call
+// started more than 50 us after that causal instant.
+TEST(PacingStats, AnEdgeTheScheduleStretchedIsNotLate) {
+  PacingStats p;
+  p.pacing = Pacing::Causal;
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 200'000, 200'010);  // stretched
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 200'000, 400'000);  // and late
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 300, 100'000);      // late: ours
+  EXPECT_EQ(p.edges_stretched, 2u);
+  EXPECT_EQ(p.edges_late_over_slack, 2u);
+  EXPECT_EQ(PacingStats::from_json(p.to_json()).edges_stretched, 2u);
+  PacingStats u;  // uniform pacing stretches nothing
+  u.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 200'000, 200'000, 200'010);
+  EXPECT_EQ(u.edges_stretched, 0u);
+  EXPECT_EQ(u.edges_late_over_slack, 1u);
+}
+
 TEST(PacingStats, UniformCountsRacedEdgesByKind) {
   PacingStats p;
   p.pacing = Pacing::Uniform;
-  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 120);   // issued before the gap
-  p.count_issue(hold_at(300, EdgeKind::ReadAfterWrite), 400, 400);  // after: kept
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 100, 120);   // before the gap
+  p.count_issue(hold_at(300, EdgeKind::ReadAfterWrite), 400, 400, 400);  // after: kept
   EXPECT_EQ(p.held_records, 0u);
   EXPECT_EQ(p.raced[static_cast<size_t>(EdgeKind::ReadLifecycle)], 1u);
   EXPECT_EQ(p.raced_total(), 1u);
@@ -42,7 +60,7 @@ TEST(PacingStats, JsonRoundTripAndMerge) {
   a.engine_follows_trace = true;
   a.edges.found = {1, 2, 3, 4, 5, 6};
   a.edges.ttl_kept[3] = 1;
-  a.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 400);
+  a.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 300, 400);
   const PacingStats b = PacingStats::from_json(a.to_json());
   EXPECT_EQ(b.to_json(), a.to_json());
   EXPECT_EQ(a.to_json()["mode"], "causal");
@@ -54,6 +72,26 @@ TEST(PacingStats, JsonRoundTripAndMerge) {
   EXPECT_EQ(m.edges.found[5], 12u);
   EXPECT_EQ(m.held_records, 2u);
   EXPECT_EQ(m.edge_lateness.count(), 2u);
+}
+
+// The edges a time sharding cut: absent unless counted, per kind and in total when counted, and
+// summed over the nodes.
+TEST(PacingStats, CutEdgesAppearOnlyWhenCountedAndMergeBySum) {
+  PacingStats a;
+  EXPECT_FALSE(a.to_json().contains("edges_cut"));
+  EXPECT_FALSE(a.to_json()["edges"]["read_after_write"].contains("cut"));
+  a.cut_counted = true;
+  a.edges.cut[static_cast<size_t>(EdgeKind::ReadAfterWrite)] = 5;
+  EXPECT_EQ(a.to_json()["edges_cut"], 5);
+  EXPECT_EQ(a.to_json()["edges"]["read_after_write"]["cut"], 5);
+  const PacingStats b = PacingStats::from_json(a.to_json());
+  EXPECT_TRUE(b.cut_counted);
+  EXPECT_EQ(b.to_json(), a.to_json());
+  PacingStats m;  // a node that counted none merged with one that did
+  m.merge(b);
+  m.merge(b);
+  EXPECT_TRUE(m.cut_counted);
+  EXPECT_EQ(m.to_json()["edges_cut"], 10);
 }
 
 TEST(PacingStats, FromJsonNamesTheBadField) {

@@ -87,10 +87,12 @@ TEST(MissSummary, BlamesTimingOnTheSpeedUpOnlyWhenSpedUpAndRoundTripsThroughJson
   s.engine_follows_trace = true;
   EXPECT_EQ(s.blame()[idx(MissBlame::Compression)], 1u);  // causal: L1 kept its ticks
   EXPECT_EQ(s.blame()[idx(MissBlame::Trace)], 1u);
+  s.partial_schedule = true;  // lifecycles overlap S times as much: L1 refusals are the speed-up's
+  EXPECT_EQ(s.blame()[idx(MissBlame::Compression)], 2u);
   s.baseline = MissPairing{"runs/1x", 7, {}, {}};
   const MissSummary back = MissSummary::from_json(s.to_json());
   EXPECT_EQ(back.counts, s.counts);
-  EXPECT_TRUE(back.sped_up && back.engine_follows_trace);
+  EXPECT_TRUE(back.sped_up && back.engine_follows_trace && back.partial_schedule);
   ASSERT_TRUE(back.baseline.has_value());
   EXPECT_EQ(back.baseline->baseline, "runs/1x");
   EXPECT_EQ(back.baseline->both, 7u);

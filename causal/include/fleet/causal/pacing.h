@@ -29,6 +29,12 @@ inline double engine_time_scale(Pacing p, double speed) {
   return p == Pacing::Causal && speed > 0.0 ? speed : 1.0;
 }
 
+// Whether a replay at this pacing and speed tracks dependency edges (and reports a "pacing"
+// section): causal runs, and uniform runs faster than 1x (to show what the speed-up raced).
+inline bool tracks_edges(Pacing p, double speed) {
+  return speed > 0.0 && (p == Pacing::Causal || speed > 1.0);
+}
+
 // Whether the engine's tick and TTLs follow the trace's time as the replay issues it
 // (EngineConfig::follow_trace_time): causal pacing at any speed but 1x and as fast as possible.
 inline bool engine_follows_trace(Pacing p, double speed) {

@@ -30,10 +30,19 @@ struct PacingStats {
   double engine_time_scale = 1.0;
   bool engine_follows_trace = false;
   EdgeCounts edges;
+  // A time-sharded fleet run counted the edges its window boundaries cut (edges.cut, per node
+  // the ones whose child it replays; cut_edge_counter.h). Key and none shards cut none.
+  bool cut_counted = false;
   uint64_t held_records = 0;  // causal: an edge moved the record past its scaled instant
   int64_t hold_ns = 0;        // by how much, summed
   stats::LatenessStats edge_lateness;
-  uint64_t edges_late_over_slack = 0;            // binding gap edges issued > 50 us after their gap
+  // Binding gap edges issued > 50 us after their gap, by the replay's own doing: their record's
+  // causal instant was the edge's, and the call started later than that.
+  uint64_t edges_late_over_slack = 0;
+  // Causal: binding gap edges whose record's causal instant another constraint set more than
+  // 50 us past the edge's (the recorded order behind a held record, a wait for L2 to land):
+  // the gap was stretched on purpose, and the edge is not late (docs/causal-pacing.md).
+  uint64_t edges_stretched = 0;
   std::array<uint64_t, kEdgeKindCount> raced{};  // issued before the recorded gap had passed
   bool partial = false;                          // the partial schedule
   uint64_t overtakes = 0;  // partial: records issued while an earlier-recorded one was parked
@@ -43,8 +52,9 @@ struct PacingStats {
   int64_t l2_await_ns = 0;
   uint64_t l2_await_timeouts = 0;
 
-  // One record's binding edge (its Hold) against the instant its call started.
-  void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t issue_ns);
+  // One record's binding edge (its Hold) against the instant its call started; causal_ns is the
+  // instant the schedule gave the record (uniform: its scaled instant).
+  void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns, int64_t issue_ns);
   void count_l2_await(int64_t waited_ns, bool gave_up);
   uint64_t raced_total() const;
   void merge(const PacingStats& other);

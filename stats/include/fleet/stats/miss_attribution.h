@@ -48,8 +48,10 @@ std::string_view miss_class_meaning(MissClass c);
 // faster than recorded, the environment's (a backend slower than the recorded one) at 1x; a
 // write still running is the speed-up's, or at 1x the trace's (the recorded write ran then too);
 // capacity classes (refused, evicted, load failed) are the environment's unless the engine's
-// eviction tick ran on the wall clock of a sped-up run (uniform pacing), which starves L1.
-MissBlame blame_of(MissClass c, bool sped_up, bool engine_follows_trace);
+// eviction tick ran on the wall clock of a sped-up run (uniform pacing), which starves L1, or
+// the partial schedule sped it up: each lifecycle keeps its recorded duration while the trace
+// runs S times faster around it, so up to S times as many hold L1 at once as at 1x.
+MissBlame blame_of(MissClass c, bool sped_up, bool engine_follows_trace, bool partial_schedule);
 
 // One miss: the record whose call decided it, named by its recorded wall-clock time (LMCache
 // stamps every record; the same in every run of the trace, on every node and in every mode,

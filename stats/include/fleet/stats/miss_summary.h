@@ -33,6 +33,7 @@ struct MissSummary {
 
   bool sped_up = false;               // the run was paced faster than recorded (S > 1 or S = 0)
   bool engine_follows_trace = false;  // the eviction tick and TTLs ran on trace time
+  bool partial_schedule = false;      // causal pacing's partial schedule (blame_of)
   MissCounts counts{};
   uint64_t dropped = 0;
   std::optional<MissPairing> baseline;
