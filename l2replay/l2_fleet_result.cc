@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "fleet/l2replay/l2_fleet_prepare.h"
+#include "fleet/l2replay/l2_timeline_merge.h"
+
 namespace fleet::l2replay {
 
 namespace {
@@ -52,7 +55,9 @@ Json share_json(const L2ShareFigures& s) {
           {"requests_kept", s.requests_kept},
           {"forward_edges", s.forward_edges},
           {"overlapping_store_hits", s.overlapping_store_hits},
-          {"trace_window_s", s.trace_window_s}};
+          {"trace_window_s", s.trace_window_s},
+          {"prepare_objects", s.prepare_objects},
+          {"prepare_bytes", s.prepare_bytes}};
 }
 
 L2ShareFigures share_from(const Json& j) {
@@ -67,6 +72,8 @@ L2ShareFigures share_from(const Json& j) {
   s.forward_edges = j.at("forward_edges").get<uint64_t>();
   s.overlapping_store_hits = j.at("overlapping_store_hits").get<uint64_t>();
   s.trace_window_s = j.at("trace_window_s").get<double>();
+  s.prepare_objects = j.at("prepare_objects").get<uint64_t>();
+  s.prepare_bytes = j.at("prepare_bytes").get<uint64_t>();
   return s;
 }
 
@@ -74,10 +81,12 @@ L2ShareFigures share_from(const Json& j) {
 
 std::string l2_latency_qualname(L2Op op) { return "l2." + std::string(trace::l2_op_name(op)); }
 
-Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share) {
+Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share,
+                    const std::optional<L2PrepareResult>& prepare) {
   Json ops = Json::array();
   for (const L2OpResult& o : r.ops) ops.push_back(op_json(o));
   return {{"adapter_name", r.adapter_name},
+          {"prepare", prepare ? l2_prepare_json(*prepare) : Json(nullptr)},
           {"speed", r.speed},
           {"ops", ops},
           {"operations_total", r.operations_total},
@@ -89,6 +98,7 @@ Json l2_result_json(const L2ReplayResult& r, const L2ShareFigures& share) {
           {"in_flight_at_end", r.in_flight_at_end},
           {"interrupted", r.interrupted},
           {"mismatch_samples", r.mismatch_samples},
+          {"timeline", l2_timeline_wire(r.timeline)},
           {"share", share_json(share)}};
 }
 
@@ -123,6 +133,7 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
     if (it != stats.ops().end()) r.ops[k].latency.merge(it->second);
   }
   n.share = share_from(j.at("share"));
+  if (j.contains("prepare") && !j["prepare"].is_null()) n.prepare = l2_prepare_from(j["prepare"]);
   return n;
 }
 
@@ -131,6 +142,11 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
 Result<L2NodeResult> l2_node_result_from(const Json& j, const stats::StatsCollector& stats) {
   try {
     L2NodeResult n = node_result_from(j, stats);
+    if (j.contains("timeline")) {
+      Result<std::vector<L2Window>> t = l2_timeline_from_wire(j["timeline"]);
+      if (!t) return Status::error("l2_replay: " + t.status().message());
+      n.result.timeline = std::move(t).value();
+    }
     if (j.at("ops").size() != kL2OpCount)
       return Status::error("l2_replay.ops: not " + std::to_string(kL2OpCount) + " entries");
     if (n.share.files.size() != n.share.source_operations.size())
@@ -144,7 +160,9 @@ Result<L2NodeResult> l2_node_result_from(const Json& j, const stats::StatsCollec
 L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts) {
   L2ReplayResult m;
   bool first = true, dispatched = false;
+  std::vector<const std::vector<L2Window>*> timelines;
   for (const L2ReplayResult* p : parts) {
+    timelines.push_back(&p->timeline);
     if (first) {
       m.adapter_name = p->adapter_name;
       m.speed = p->speed;
@@ -177,6 +195,7 @@ L2ReplayResult merge_l2_results(const std::vector<const L2ReplayResult*>& parts)
       if (m.mismatch_samples.size() < 10) m.mismatch_samples.push_back(s);
     first = false;
   }
+  m.timeline = merge_l2_timelines(timelines);
   return m;
 }
 
@@ -204,6 +223,8 @@ L2ShareFigures merge_l2_share_figures(const std::vector<const L2ShareFigures*>& 
     for (const auto& [k, n] : p->cut_edges) m.cut_edges[k] += n;
     m.requests_kept += p->requests_kept;
     m.trace_window_s = std::max(m.trace_window_s, p->trace_window_s);
+    m.prepare_objects += p->prepare_objects;
+    m.prepare_bytes += p->prepare_bytes;
   }
   return m;
 }

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/trace/types.h"
 
@@ -109,7 +110,8 @@ std::vector<size_t> l2_files_of_node(size_t files, const L2ShareOptions& o) {
 }
 
 Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
-                               const std::vector<double>& shift_s, const L2ShareOptions& o) {
+                               const std::vector<double>& shift_s, const L2ShareOptions& o,
+                               std::vector<L2PrepareClaim> other_claims) {
   if (o.shard == L2Shard::Key &&
       (o.worker_names.empty() || o.worker_names.size() != static_cast<size_t>(o.node_count)))
     return Status::error("key sharding needs every worker's name");
@@ -128,6 +130,17 @@ Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size
   if (o.shard == L2Shard::Key) keys.emplace(o);
   for (size_t f = 0; f < plans.size(); ++f)
     owners[f] = keys ? keys->of(plans[f]) : std::vector<int>(plans[f].ops.size(), o.node_index);
+  // Before the operations move: who seeds each prepared object (l2_fleet_prepare.h). Under
+  // none every node replays every lookup, and node 0 alone seeds.
+  for (size_t f = 0; f < plans.size(); ++f) {
+    const std::vector<int> none(plans[f].ops.size(), 0);
+    auto mine =
+        l2_prepare_claims(plans[f], read[f], shift[f], o.shard == L2Shard::None ? none : owners[f]);
+    other_claims.insert(other_claims.end(), mine.begin(), mine.end());
+  }
+  share.plan.prepare = l2_seeded_by(std::move(other_claims), o.node_index);
+  fig.prepare_objects = share.plan.prepare.size();
+  fig.prepare_bytes = share.plan.prepare_bytes();
   const auto order = merge_order(plans, shift);
   std::vector<std::vector<uint32_t>> new_index(plans.size());
   for (size_t f = 0; f < plans.size(); ++f) new_index[f].assign(plans[f].ops.size(), kNowhere);

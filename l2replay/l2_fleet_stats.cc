@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/l2replay/l2_stats_json.h"
 #include "fleet/util/pyjson.h"
 
@@ -34,6 +35,8 @@ Json stats_of(const L2FleetRunInfo& run, const L2ShareFigures& fig, const L2Repl
   plan["files"] = fig.files;
   plan["operations_in_files"] = fig.operations_in_files;
   plan["requests"] = fig.requests_kept;
+  plan["prepare_objects"] = fig.prepare_objects;  // what the node(s) seed, each object once
+  plan["prepare_bytes"] = fig.prepare_bytes;
   return j;
 }
 
@@ -125,6 +128,42 @@ std::string l2_fleet_terminal_summary(const L2FleetRunInfo& run,
         nr.total_replay_seconds, st.p50_ms, st.p99_ms, lk.p50_ms, lk.p99_ms, ld.p50_ms, ld.p99_ms,
         static_cast<unsigned long long>(nr.mismatches()),
         static_cast<unsigned long long>(total(n.result->share.cut_edges)));
+  }
+  return out;
+}
+
+std::optional<std::string> l2_fleet_prepare_manifest_text(const std::vector<L2FleetNode>& nodes) {
+  std::vector<const L2PrepareResult*> parts;
+  Json list = Json::array();
+  for (const L2FleetNode& n : nodes) {
+    if (!n.result || !n.result->prepare) continue;
+    parts.push_back(&*n.result->prepare);
+    Json node = l2_prepare_json(*n.result->prepare);
+    node["node"] = n.name;
+    list.push_back(std::move(node));
+  }
+  if (parts.empty()) return std::nullopt;
+  Json j = l2_prepare_json(merge_l2_prepares(parts));
+  j["nodes"] = std::move(list);
+  return util::py_json_dumps_indent(j, 2) + "\n";
+}
+
+std::string l2_fleet_prepare_summary(const std::vector<L2FleetNode>& nodes) {
+  std::vector<const L2PrepareResult*> parts;
+  for (const L2FleetNode& n : nodes)
+    if (n.result && n.result->prepare) parts.push_back(&*n.result->prepare);
+  const L2PrepareResult m = merge_l2_prepares(parts);
+  std::string out =
+      line("L2 prepare: %llu objects, %llu bytes, %.3f s, across %zu node(s)\n",
+           static_cast<unsigned long long>(m.prepared_objects),
+           static_cast<unsigned long long>(m.prepared_bytes), m.elapsed_seconds, parts.size());
+  for (const L2FleetNode& n : nodes) {
+    if (!n.result || !n.result->prepare) continue;
+    const L2PrepareResult& p = *n.result->prepare;
+    out += line("  node %s: seeded %llu objects, %llu bytes (%llu store tasks failed), %.3f s\n",
+                n.name.c_str(), static_cast<unsigned long long>(p.prepared_objects),
+                static_cast<unsigned long long>(p.prepared_bytes),
+                static_cast<unsigned long long>(p.store_tasks_failed), p.elapsed_seconds);
   }
   return out;
 }

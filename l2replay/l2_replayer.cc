@@ -96,6 +96,10 @@ class Replay {
     start_ = clock_.now_ns();
     timeline_.emplace(start_);
     schedule();
+    if (o_.live) {
+      o_.live->total.store(plan_.ops.size(), std::memory_order_relaxed);
+      o_.live->started.store(true);
+    }
     last_progress_ = start_;
     next_log_ = start_ + static_cast<int64_t>(o_.progress_every_s * kNsPerS);
     while (!finished()) {
@@ -107,6 +111,7 @@ class Replay {
       moved |= take_completions();
       const int64_t now = clock_.now_ns();
       if (moved) last_progress_ = now;
+      if (moved) publish();
       log_progress(now);
       if (!moved && !idle(now)) return stalled();
     }
@@ -114,10 +119,21 @@ class Replay {
     result_.total_replay_seconds = seconds(end);
     result_.in_flight_at_end = in_flight_.size();
     result_.timeline = timeline_->finish();
+    publish();
     return std::move(result_);
   }
 
  private:
+  void publish() {
+    if (!o_.live) return;
+    L2LiveProgress& l = *o_.live;
+    l.dispatched.store(dispatched_, std::memory_order_relaxed);
+    l.finished.store(finished_, std::memory_order_relaxed);
+    l.failed.store(result_.of(L2Op::Store).failed, std::memory_order_relaxed);
+    l.last_lag_ns.store(last_lag_ns_, std::memory_order_relaxed);
+    l.trace_time_s.store(last_trace_s_, std::memory_order_relaxed);
+  }
+
   double seconds(int64_t t) const { return static_cast<double>(t - start_) / kNsPerS; }
   bool finished() const { return dispatched_ == plan_.ops.size() && in_flight_.empty(); }
 
@@ -137,7 +153,8 @@ class Replay {
 
   // Scaled targets; everything without dependencies is ready at once.
   void schedule() {
-    const double origin = std::isnan(o_.origin_t_mono) ? plan_.origin_t_mono() : o_.origin_t_mono;
+    origin_ = std::isnan(o_.origin_t_mono) ? plan_.origin_t_mono() : o_.origin_t_mono;
+    const double origin = origin_;
     std::vector<detail::ReadyQueue::Entry> initial;
     for (uint32_t i = 0; i < plan_.ops.size(); ++i) {
       OpState& s = state_[i];
@@ -173,7 +190,9 @@ class Replay {
     r.schedule_lag.add(static_cast<double>(std::max<int64_t>(0, now - s.target)) / kNsPerS);
     r.dependency_wait.add(static_cast<double>(ready_at - s.target) / kNsPerS);
     r.loop_wait.add(static_cast<double>(std::max<int64_t>(0, now - ready_at)) / kNsPerS);
-    timeline_->dispatched(op.op, now, std::max<int64_t>(0, now - s.target));
+    last_lag_ns_ = std::max<int64_t>(0, now - s.target);
+    last_trace_s_ = op.t_mono - origin_;
+    timeline_->dispatched(op.op, now, last_lag_ns_);
     ++r.submitted;
     s.dispatched = now;
     if (dispatched_++ == 0) result_.first_dispatch_s = seconds(now);
@@ -256,6 +275,7 @@ class Replay {
 
   void finish(uint32_t i, int64_t now) {
     state_[i].completed = now;
+    ++finished_;
     for (uint32_t k = offsets_[i]; k < offsets_[i + 1]; ++k) {
       OpState& d = state_[dependents_[k]];
       d.deps_done_at = std::max(d.deps_done_at, now);
@@ -307,6 +327,10 @@ class Replay {
   InFlight in_flight_;
   std::vector<storage::L2Completion> done_;
   uint64_t dispatched_ = 0;
+  uint64_t finished_ = 0;
+  int64_t last_lag_ns_ = 0;
+  double last_trace_s_ = 0.0;
+  double origin_ = 0.0;
   int64_t start_ = 0;
   int64_t last_progress_ = 0;
   int64_t next_log_ = 0;

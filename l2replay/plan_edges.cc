@@ -175,7 +175,7 @@ Status plan_preparation(L2Plan& plan, const StoresByKey& stores) {
       const trace::ObjectKey& key = plan.keys[id];
       if (!sizes.size_of(id, key.object_group_id, plan.group_sizes(op), size))
         return missing_layout(plan, op);
-      plan.prepare.push_back({key, size});
+      plan.prepare.push_back({key, size, i});
     }
   }
   return Status();

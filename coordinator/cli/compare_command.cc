@@ -12,6 +12,7 @@
 #include "fleet/insight/compare/compare_outputs.h"
 #include "fleet/insight/compare/comparison.h"
 #include "fleet/insight/compare/l2_comparison.h"
+#include "fleet/insight/compare/l2_threshold.h"
 #include "fleet/insight/compare/run_snapshot.h"
 #include "fleet/insight/compare/threshold.h"
 #include "fleet/util/exit_codes.h"
@@ -71,11 +72,14 @@ Status write_file(const std::string& path, const std::string& text) {
 
 nlohmann::json latency_cdfs(const RunSnapshot& run) { return latency_cdfs_json(run); }
 
-// Two L2 replays' directories: the terminal tables and compare.json (no page yet, and no
-// thresholds: --fail-on names storage metrics).
+// Two L2 replays' directories: the terminal tables and compare.json (no page yet), and the
+// --fail-on thresholds over the L2 metrics (l2_threshold.h): exit 4 when one is crossed.
 ExitCode compare_l2(const CompareOptions& o) {
-  if (!o.fail_on.empty()) {
-    spdlog::error("--fail-on applies to storage runs; {} and {} are L2 replays", o.run_a, o.run_b);
+  std::vector<Threshold> thresholds;
+  try {  // refused before any run is read, as for storage runs
+    for (const std::string& text : o.fail_on) thresholds.push_back(parse_l2_threshold(text));
+  } catch (const ThresholdError& e) {
+    spdlog::error("{}", e.what());
     return ExitCode::kBadInput;
   }
   const Result<summary::L2RunStats> a = summary::read_l2_run_stats(o.run_a);
@@ -83,16 +87,24 @@ ExitCode compare_l2(const CompareOptions& o) {
   const Result<summary::L2RunStats> b = summary::read_l2_run_stats(o.run_b);
   if (!b) return fail(b.status());
   const L2Comparison c = compare_l2_runs(a.value(), b.value());
-  if (!o.quiet) std::fputs(l2_terminal_table(c).c_str(), stdout);
+  const std::vector<ThresholdOutcome> outcomes = evaluate_l2_all(thresholds, c);
+  if (!o.quiet) std::fputs(l2_terminal_table(c, outcomes).c_str(), stdout);
   std::fflush(stdout);
   namespace fs = std::filesystem;
   std::error_code ec;
   if (o.json_path.empty()) fs::create_directories(o.output_dir, ec);
   const std::string json_path =
       o.json_path.empty() ? (fs::path(o.output_dir) / "compare.json").string() : o.json_path;
-  if (Status s = write_file(json_path, l2_comparison_json(c).dump(2) + "\n"); !s) return fail(s);
+  if (Status s = write_file(json_path, l2_comparison_json(c, outcomes).dump(2) + "\n"); !s)
+    return fail(s);
   std::fprintf(stderr, "compare: %s\n", json_path.c_str());
-  return ExitCode::kOk;
+  int crossed = 0;
+  for (const ThresholdOutcome& t : outcomes) {
+    if (!t.crossed) continue;
+    ++crossed;
+    spdlog::error("threshold crossed: {}", t.message);
+  }
+  return crossed ? ExitCode::kThresholdCrossed : ExitCode::kOk;
 }
 
 void use_stderr_logger() {

@@ -17,8 +17,6 @@ Result<l2replay::L2Shard> l2_fleet_shard(const FleetOptions& o) {
   const char* flag = o.plan_only                                     ? "--plan-only"
                      : !o.route_cache_dir.empty()                    ? "--route-cache"
                      : o.router.timeline != plan::Timeline::Preserve ? "--timeline"
-                     : r.l2.prepare                                  ? "--prepare-l2"
-                     : r.l2.prepare_only                             ? "--prepare-only"
                      : r.from_zero                                   ? "--from-zero"
                      : r.verbose                                     ? "--verbose"
                      : !r.jsonl_out.empty()                          ? "--jsonl-out"

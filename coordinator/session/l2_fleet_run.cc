@@ -13,6 +13,7 @@
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/insight/report/outputs.h"
+#include "fleet/insight/report/progress.h"
 #include "fleet/l2replay/l2_fleet_stats.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/clock.h"
@@ -49,7 +50,12 @@ class L2FleetRun {
     g_stop.store(false);
     auto old_int = std::signal(SIGINT, on_signal);
     auto old_term = std::signal(SIGTERM, on_signal);
-    wait_for_results();
+    {
+      report::ProgressReporter progress(
+          [this] { return progress_sample(); },
+          o_.replay.output.quiet ? report::ProgressReporter::Mode::Never : o_.replay.progress);
+      wait_for_results();
+    }
     std::signal(SIGINT, old_int);
     std::signal(SIGTERM, old_term);
     return report();
@@ -127,6 +133,8 @@ class L2FleetRun {
     l2.trace_percent = r.l2.trace_percent;
     l2.drain_timeout_s = r.l2.drain_timeout_s;
     l2.max_frame_bytes = r.max_frame_bytes;
+    l2.prepare = r.l2.prepare || r.l2.prepare_only;
+    l2.prepare_only = r.l2.prepare_only;
     started_ns_ = clock_.now_ns();
     for (size_t i = 0; i < links_.size(); ++i) {
       wire::Start s;
@@ -147,8 +155,10 @@ class L2FleetRun {
                    shard_ == l2replay::L2Shard::Source ? "on " + names_[f % names_.size()]
                                                        : std::string("read by every worker"));
     }
-    spdlog::info("start: {} L2 file(s) to {} worker(s), --shard {}; T0 once every adapter is ready",
-                 files_.size(), links_.size(), l2replay::l2_shard_name(shard_));
+    spdlog::info(
+        "start: {} L2 file(s) to {} worker(s), --shard {}; T0 once every adapter is ready{}",
+        files_.size(), links_.size(), l2replay::l2_shard_name(shard_),
+        l2.prepare ? " and has seeded its prepared objects" : "");
   }
 
   void send_go_when_ready() {
@@ -165,12 +175,39 @@ class L2FleetRun {
     in.start_at_ns = o_.start_at_mono_ns;
     t0_ = decide_t0(nodes, in);
     if (!t0_) return;
+    spdlog::info(
+        "T0: every worker ready {:.0f} ms after START (slowest: {}, {:.0f} ms to plan, "
+        "build its adapter{})",
+        static_cast<double>(t0_->ready_ns - started_ns_) / 1e6, t0_->slowest_node,
+        static_cast<double>(t0_->slowest_engine_build_ns) / 1e6,
+        o_.replay.l2.prepare || o_.replay.l2.prepare_only ? " and seed" : "");
     for (auto& l : links_) {
       if (l->finished()) continue;
       wire::Go go;
       go.t0_worker_ns = t0_->t0_ns + l->clock_offset_ns();
       l->send(wire::encode(go));
     }
+  }
+
+  // The live line from the workers' PROGRESS (l2_replay_run.cc): operations issued as the
+  // records, the slowest node's finished share as the fraction (its ETA is the run's). The
+  // reporter's thread: atomics only.
+  report::ProgressSample progress_sample() const {
+    report::ProgressSample s;
+    double least = 2.0;
+    for (const auto& l : links_) {
+      const WorkerLink::LiveProgress& p = l->live();
+      s.records += p.records.load(std::memory_order_relaxed);
+      s.failed += p.failed.load(std::memory_order_relaxed);
+      s.trace_time_s = std::max(s.trace_time_s, p.trace_time_s.load(std::memory_order_relaxed));
+      s.lag_ns = std::max(s.lag_ns, p.last_lateness_ns.load(std::memory_order_relaxed));
+      const double f = p.read_fraction.load(std::memory_order_relaxed);
+      least = std::min(least, f < 0.0 ? 0.0 : f);  // a node not replaying yet: nothing done
+    }
+    s.fraction = least > 1.0 ? -1.0 : least;
+    s.nodes_alive = nodes_alive_.load(std::memory_order_relaxed);
+    s.nodes_total = static_cast<int>(links_.size());
+    return s;
   }
 
   // Heartbeats, loss, GO, every DONE; an interrupt or a loss (--on-worker-loss abort) sends
@@ -199,6 +236,9 @@ class L2FleetRun {
       links_.poll(20, on_msg);
       links_.tick(on_msg);
       send_go_when_ready();
+      int alive = 0;
+      for (const auto& l : links_) alive += l->state() != WorkerLink::State::Lost;
+      nodes_alive_.store(alive, std::memory_order_relaxed);
     }
   }
 
@@ -235,6 +275,14 @@ class L2FleetRun {
     const std::vector<l2replay::L2FleetNode> nodes = collect();
     const l2replay::L2FleetRunInfo info{shard_, o_.replay.l2.trace_percent, files_};
     const ReplayOptions& r = o_.replay;
+    // Before report.html: its plan section shows what --prepare-l2 seeded.
+    if (const auto manifest = l2replay::l2_fleet_prepare_manifest_text(nodes)) {
+      const std::string path =
+          (std::filesystem::path(r.output.output_dir) / "l2_prepare_manifest.json").string();
+      if (Status s = util::write_file_atomically(path, {*manifest}); !s) return fail(s);
+      if (!r.output.quiet) std::fputs(l2replay::l2_fleet_prepare_summary(nodes).c_str(), stdout);
+    }
+    if (r.l2.prepare_only) return final_status(nodes);  // seeded, nothing replayed
     const std::string stats =
         r.l2.stats_out.empty()
             ? (std::filesystem::path(r.output.output_dir) / "l2_replay_stats.json").string()
@@ -293,6 +341,7 @@ class L2FleetRun {
   int64_t started_ns_ = 0;
   std::optional<T0Decision> t0_;
   std::string abort_reason_;
+  std::atomic<int> nodes_alive_{0};
 };
 
 }  // namespace

@@ -24,7 +24,8 @@ nlohmann::json delta_json(const L2Delta& d) {
 
 }  // namespace
 
-std::string l2_terminal_table(const L2Comparison& c) {
+std::string l2_terminal_table(const L2Comparison& c,
+                              const std::vector<ThresholdOutcome>& outcomes) {
   std::string out = "Comparing L2 runs\n  A: " + c.dir_a + "\n  B: " + c.dir_b + "\n";
   TextTable params({"parameter", "A", "B", ""}, {false, false, false, false});
   for (const L2Parameter& p : c.parameters)
@@ -42,10 +43,15 @@ std::string l2_terminal_table(const L2Comparison& c) {
     for (const L2Delta& d : k.metrics) kinds.add_row(delta_cells(d));
   }
   out += "\n" + kinds.render();
+  if (!outcomes.empty()) {
+    out += "\nThresholds (--fail-on)\n";
+    for (const ThresholdOutcome& o : outcomes) out += "  " + o.message + "\n";
+  }
   return out;
 }
 
-nlohmann::json l2_comparison_json(const L2Comparison& c) {
+nlohmann::json l2_comparison_json(const L2Comparison& c,
+                                  const std::vector<ThresholdOutcome>& outcomes) {
   nlohmann::json params = nlohmann::json::array(), differ = nlohmann::json::array();
   for (const L2Parameter& p : c.parameters) {
     params.push_back({{"name", p.name}, {"a", p.a}, {"b", p.b}, {"differs", p.differs()}});
@@ -60,7 +66,15 @@ nlohmann::json l2_comparison_json(const L2Comparison& c) {
     kinds.push_back(
         {{"kind", k.kind}, {"in_a", k.in_a}, {"in_b", k.in_b}, {"metrics", std::move(metrics)}});
   }
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const ThresholdOutcome& o : outcomes) {
+    thresholds.push_back({{"expression", o.expression},
+                          {"evaluated", o.evaluated},
+                          {"crossed", o.crossed},
+                          {"message", o.message}});
+  }
   return {{"level", "l2"},
+          {"thresholds", std::move(thresholds)},
           {"a", {{"dir", c.dir_a}}},
           {"b", {{"dir", c.dir_b}}},
           {"parameters", std::move(params)},

@@ -77,6 +77,7 @@ const Change* find_metric(const Threshold& t, const Comparison& c) {
     case Threshold::Family::kFailed:
       return find_change(c.records, "failed");
     case Threshold::Family::kRecordsPerS:
+    case Threshold::Family::kL2:  // evaluate_l2's (an L2 run's thresholds never reach here)
       break;
   }
   return find_change(c.records, "records_per_s");
@@ -125,10 +126,13 @@ Observed observe(const Threshold& t, const Change& change, const std::string& un
 }  // namespace
 
 ThresholdOutcome evaluate(const Threshold& t, const Comparison& c, bool strict) {
+  return evaluate_change(t, find_metric(t, c), unit_of(t), strict);
+}
+
+ThresholdOutcome evaluate_change(const Threshold& t, const Change* change, const std::string& unit,
+                                 bool strict) {
   ThresholdOutcome out;
   out.expression = t.text;
-  const Change* change = find_metric(t, c);
-  const std::string unit = unit_of(t);
   const std::string values =
       change ? "A " + number_text(change->a) + ", B " + number_text(change->b) + unit : "";
   const Observed o = change ? observe(t, *change, unit) : Observed{};

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 #include "fleet/insight/compare/threshold.h"
 
@@ -114,11 +115,16 @@ void parse_value(Threshold& t, std::string text, const std::string& op_token) {
 
 bool Threshold::on_b_value() const {
   if (percent) return false;
-  return family == Family::kFailed ||
+  return family == Family::kFailed || (family == Family::kL2 && l2_counter) ||
          (family == Family::kOp && (stat == "count" || stat == "errors"));
 }
 
 Threshold parse_threshold(const std::string& text) {
+  return parse_threshold_with(text, parse_metric);
+}
+
+Threshold parse_threshold_with(const std::string& text,
+                               const std::function<void(Threshold&)>& check_metric) {
   Threshold t;
   t.text = trim(text);
   if (t.text.empty()) throw ThresholdError("--fail-on: empty expression (e.g. 'failed > 0')");
@@ -143,7 +149,7 @@ Threshold parse_threshold(const std::string& text) {
   }
   t.metric = trim(t.text.substr(0, at));
   if (t.metric.empty()) fail(t.text, "missing METRIC before '" + op_token + "'");
-  parse_metric(t);
+  check_metric(t);
   parse_value(t, trim(t.text.substr(end)), op_token);
   return t;
 }

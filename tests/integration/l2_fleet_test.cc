@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <regex>
 #include <set>
 
 #include "../unit/l2replay/l2_trace_builder.h"
@@ -167,6 +168,25 @@ std::string crossing_trace() {
   return path;
 }
 
+// The merged (or one node's) timeline: per kind, each column adds up to the kind's totals.
+void expect_timeline_adds_up(const nlohmann::json& stats) {
+  const nlohmann::json& t = stats["fleet"]["timeline"];
+  ASSERT_FALSE(t["index"].empty()) << stats["fleet"].dump();
+  for (const auto& [kind, cols] : t["by_operation"].items()) {
+    const nlohmann::json& op = stats["fleet"]["by_operation"][kind];
+    uint64_t dispatched = 0, completed = 0, bytes = 0;
+    for (size_t i = 0; i < t["index"].size(); ++i) {
+      dispatched += cols["dispatched"][i].get<uint64_t>();
+      completed += cols["completed"][i].get<uint64_t>();
+      bytes += cols["bytes_moved"][i].get<uint64_t>();
+    }
+    EXPECT_EQ(dispatched, op["submitted"].get<uint64_t>()) << kind;
+    EXPECT_EQ(completed, op["completed"].get<uint64_t>()) << kind;
+    EXPECT_EQ(bytes, op["bytes_moved"].get<uint64_t>()) << kind;
+  }
+  EXPECT_GE(t["by_operation"].size(), 4u);  // store, lookup, load, unlock
+}
+
 TEST(L2Fleet, ShardKeyKeepsEveryRequestChainOnOneNodeAndCountsCutEdges) {
   const RunResult e =
       l2_run({crossing_trace(), "-q", "--speed", "0", "--l2-adapter", kMock}, "key_embedded");
@@ -199,6 +219,12 @@ TEST(L2Fleet, ShardKeyKeepsEveryRequestChainOnOneNodeAndCountsCutEdges) {
   }
   EXPECT_EQ(requests, 60u);  // no request on two nodes
   EXPECT_EQ(ops, whole["operations_selected"].get<uint64_t>());
+  expect_timeline_adds_up(j);
+  for (const auto& n : j["nodes"]) expect_timeline_adds_up(n);
+  // The page draws the merged timeline ("Operations over time"), not the no-timeline note.
+  const std::string page = read_file(r.dir + "/report.html");
+  EXPECT_NE(page.find("l2_ops_time"), std::string::npos);
+  EXPECT_EQ(page.find("have no timeline"), std::string::npos);
 }
 
 TEST(L2Fleet, ShardNoneReplaysTheFixtureOnEveryWorker) {
@@ -275,6 +301,114 @@ TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
   EXPECT_EQ(submitted(j, "store"), 80u);  // w1's whole replay (--shard none)
   EXPECT_NE(coord.out().find("node w0: lost, no result"), std::string::npos) << coord.out();
   EXPECT_NE(coord.err().find("node w0 gave no result"), std::string::npos) << coord.err();
+}
+
+// Requests whose lookups hit objects the trace never stored (the source found them in L2
+// before the recording began): what --prepare-l2 seeds. Each request looks up two such keys,
+// loads them and unlocks; every third request also stores a fresh key first.
+std::string prepared_trace() {
+  static const std::string path = [] {
+    L2TraceBuilder b;
+    b.at(1.0);
+    int64_t task = 1;
+    for (int i = 0; i < 30; ++i) {
+      const int64_t rid = 2000 + i;
+      if (i % 3 == 0) {
+        const int64_t st = task++;
+        b.store(st, {key(200 + i)}).store_done(st);
+      }
+      const int64_t lk = task++, ld = task++;
+      b.lookup(rid, lk, {key(i), key(100 + i)}).lookup_done(rid, lk, {0, 1});
+      b.load(rid, ld, {key(i), key(100 + i)}).load_done(rid, ld, {0, 1});
+      b.unlock(rid, {key(i), key(100 + i)});
+    }
+    return b.end().write("prepared");
+  }();
+  return path;
+}
+
+uint64_t lookup_mismatches(const nlohmann::json& stats) {
+  return stats["outcome_mismatch_counts"]["lookup_task"].get<uint64_t>();
+}
+
+// --prepare-l2 across the fleet: each prepared object is seeded once on the shared L2, by the
+// node that replays the first lookup needing it; the merged count is the embedded run's, and the
+// lookups the source hit hit again (0 lookup mismatches, as embedded; without it they miss).
+TEST(L2Fleet, PrepareSeedsEachObjectOnceAcrossTheFleet) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  Redis redis(suite_dir().path(), free_port());
+  ASSERT_TRUE(redis.ok());
+  auto args = [&](const std::string& ns, std::vector<std::string> more) {
+    std::vector<std::string> a = {
+        prepared_trace(),     "--speed", "0", "--l2-adapter", redis.adapter_json(),
+        "--l2-key-namespace", ns};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const RunResult e = l2_run(args("emb", {"-q", "--prepare-l2"}), "prep_embedded");
+  ASSERT_EQ(e.code, 0) << e.err;
+  const nlohmann::json emb = stats_of(e.dir);
+  const nlohmann::json emb_manifest =
+      nlohmann::json::parse(read_file(e.dir + "/l2_prepare_manifest.json"));
+  ASSERT_EQ(emb_manifest["prepared_objects"], 60);
+  ASSERT_EQ(lookup_mismatches(emb), 0u);
+
+  const RunResult r =
+      l2_run(args("fleet", {"--local", "3", "--shard", "key", "--prepare-l2"}), "prep_fleet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json manifest =
+      nlohmann::json::parse(read_file(r.dir + "/l2_prepare_manifest.json"));
+  EXPECT_EQ(manifest["prepared_objects"], emb_manifest["prepared_objects"]);
+  EXPECT_EQ(manifest["prepared_bytes"], emb_manifest["prepared_bytes"]);
+  EXPECT_EQ(manifest["store_tasks_failed"], 0);
+  uint64_t seeded = 0;
+  for (const auto& n : manifest["nodes"]) seeded += n["prepared_objects"].get<uint64_t>();
+  EXPECT_EQ(seeded, 60u);  // each object by one node
+  const nlohmann::json j = stats_of(r.dir);
+  EXPECT_EQ(j["fleet"]["plan"]["prepare_objects"], 60);
+  EXPECT_EQ(lookup_mismatches(j), lookup_mismatches(emb));
+  EXPECT_EQ(j["outcome_mismatch_count"], emb["outcome_mismatch_count"]);
+  EXPECT_NE(r.out.find("L2 prepare: 60 objects"), std::string::npos) << r.out;
+
+  // The same fleet run without seeding: the source's hits miss.
+  const RunResult bare = l2_run(args("bare", {"--local", "3", "--shard", "key"}), "prep_bare");
+  ASSERT_EQ(bare.code, 0) << bare.err;
+  EXPECT_EQ(lookup_mismatches(stats_of(bare.dir)), 30u);
+
+  // --prepare-only: seeded and ended (each node's DONE says how many); a later replay of the
+  // same namespace finds them.
+  const RunResult only =
+      l2_run(args("only", {"--local", "3", "--shard", "source", "--prepare-only"}), "prep_only");
+  ASSERT_EQ(only.code, 0) << only.err;
+  EXPECT_FALSE(std::filesystem::exists(only.dir + "/l2_replay_stats.json"));
+  const nlohmann::json only_manifest =
+      nlohmann::json::parse(read_file(only.dir + "/l2_prepare_manifest.json"));
+  EXPECT_EQ(only_manifest["prepared_objects"], 60);
+  ASSERT_EQ(only_manifest["nodes"].size(), 3u);  // one file: node 0 seeds all, the others none
+  EXPECT_EQ(only_manifest["nodes"][0]["prepared_objects"], 60);
+  const RunResult after = l2_run(args("only", {"--local", "3", "--shard", "key"}), "prep_after");
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_EQ(lookup_mismatches(stats_of(after.dir)), 0u);
+}
+
+// Workers send PROGRESS for an L2 replay (operations issued, the share finished): a paced ~3-s
+// run's line shows a real fraction, not 0 % until the end.
+TEST(L2Fleet, TheProgressLineShowsTheWorkersShareFinished) {
+  L2TraceBuilder b;
+  int64_t task = 1;
+  for (int i = 0; i < 60; ++i) {
+    b.at(1.0 + 0.05 * i);
+    const int64_t st = task++, lk = task++;
+    b.store(st, {key(i)}).store_done(st);
+    b.lookup(700 + i, lk, {key(i)}).lookup_done(700 + i, lk, {0});
+  }
+  const std::string path = b.end().write("progress");
+  const RunResult r = l2_run({path, "--local", "2", "--shard", "key", "--speed", "1", "--progress",
+                              "always", "--l2-adapter", kMock},
+                             "progress_line");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("[^0-9][1-9][0-9]?% \\| [1-9][0-9]* records")))
+      << r.err;
 }
 
 TEST(L2Fleet, SourceShardingAndSeveralFilesAreForL2FleetsOnly) {

@@ -98,6 +98,37 @@ TEST(L2Outputs, TwoSpeedsReportAndCompare) {
   }
 }
 
+// --fail-on over two L2 runs (docs/compare.md, "L2 runs"): a threshold that holds exits 0, one
+// crossed exits 4 naming the metric and both values, an unknown L2 metric exits 2 naming it.
+TEST(L2Outputs, FailOnGatesTwoL2Runs) {
+  const std::string a = replay("gate1", "1"), b = replay("gate10", "10");
+  const std::string both = "compare " + a + " " + b + " --output-dir " + dir("gate");
+  const RunOutput ok =
+      run(both + " --fail-on 'l2.total_replay_s > 0'" +
+          " --fail-on 'l2.dependency_violations > 0'" + " --fail-on 'l2.lookup_task.p99 > 1000'");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr("Thresholds (--fail-on)"));
+  EXPECT_THAT(ok.out, HasSubstr("l2.dependency_violations > 0: ok"));
+
+  const RunOutput crossed =
+      run(both + " --fail-on 'l2.total_replay_s < -50%' --fail-on 'l2.store.submitted >= 68'");
+  EXPECT_EQ(crossed.status, 4) << crossed.out;
+  // The 4.47-s schedule at 1x against 0.447 s at 10x: -90 %.
+  EXPECT_THAT(crossed.out, HasSubstr("threshold crossed: l2.total_replay_s < -50%: CROSSED"));
+  EXPECT_THAT(crossed.out, HasSubstr("(A 4.4"));
+  EXPECT_THAT(crossed.out, HasSubstr(", B 0.44"));
+  EXPECT_THAT(crossed.out, HasSubstr("l2.store.submitted >= 68: CROSSED: B 68 >= 68"));
+  const nlohmann::json j = nlohmann::json::parse(text_of(dir("gate") + "/compare.json"));
+  ASSERT_EQ(j["thresholds"].size(), 2u);
+  EXPECT_TRUE(j["thresholds"][0]["crossed"].get<bool>());
+
+  for (const std::string metric : {"l2.lookup_task.p95", "l2.lookups.p99", "l2.ops", "p99"}) {
+    const RunOutput bad = run(both + " --fail-on '" + metric + " > 1'");
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_THAT(bad.out, HasSubstr("unknown L2 metric '" + metric + "'"));
+  }
+}
+
 TEST(L2Outputs, AnL2RunAgainstAStorageRunIsRefused) {
   const std::string l2 = replay("refuse", "0");
   const std::string storage = ::fleet::test::source_dir() + "/tests/fixtures/run_dirs/embedded";

@@ -65,7 +65,8 @@ TEST(L2ReplayCli, EmbeddedReplayWritesTheForksStats) {
 }
 
 // Across the fleet (l2_fleet_test.cc has the shard modes): --local runs it on workers and writes
-// the merged stats with each node's; what a fleet does not do yet is refused by name.
+// the merged stats with each node's, seeds as the embedded run does with --prepare-l2; what a
+// fleet does not do is refused by name.
 TEST(L2ReplayCli, FleetModesRunOnWorkersAndRefuseWhatTheyDoNotDo) {
   const std::string dir = out_dir("fleet");
   const RunOutput r = run(fixture() + " --local 1 --speed 0 --l2-adapter " + kMock +
@@ -75,10 +76,25 @@ TEST(L2ReplayCli, FleetModesRunOnWorkersAndRefuseWhatTheyDoNotDo) {
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["operations_selected"], 189);
   EXPECT_EQ(j["nodes"].size(), 1u);
-  const RunOutput p = run(fixture() + " --local 1 --prepare-l2 --l2-adapter " + kMock +
-                          " --output-dir " + out_dir("fleet_prepare"));
-  EXPECT_EQ(p.status, 2) << p.out;
-  EXPECT_THAT(p.out, HasSubstr("--prepare-l2 is not available for an L2 trace across the fleet"));
+  // --prepare-l2 on one worker seeds what the embedded run seeds, with the same outcomes.
+  auto json_in = [](const std::string& path) {
+    std::ifstream f(path);
+    return nlohmann::json::parse(f);
+  };
+  const std::string emb = out_dir("embedded_prepare"), fleet = out_dir("fleet_prepare");
+  const RunOutput e =
+      run(fixture() + " --prepare-l2 -q --speed 0 --l2-adapter " + kMock + " --output-dir " + emb);
+  ASSERT_EQ(e.status, 0) << e.out;
+  const RunOutput p = run(fixture() + " --local 1 --prepare-l2 --speed 0 --l2-adapter " + kMock +
+                          " --progress never --output-dir " + fleet);
+  ASSERT_EQ(p.status, 0) << p.out;
+  const nlohmann::json em = json_in(emb + "/l2_prepare_manifest.json");
+  const nlohmann::json fm = json_in(fleet + "/l2_prepare_manifest.json");
+  EXPECT_GT(em["prepared_objects"].get<uint64_t>(), 0u);
+  EXPECT_EQ(fm["prepared_objects"], em["prepared_objects"]);
+  EXPECT_EQ(fm["prepared_bytes"], em["prepared_bytes"]);
+  EXPECT_EQ(json_in(fleet + "/l2_replay_stats.json")["outcome_mismatch_counts"],
+            json_in(emb + "/l2_replay_stats.json")["outcome_mismatch_counts"]);
   const RunOutput t = run(fixture() + " --local 1 --shard time --l2-adapter " + kMock +
                           " --output-dir " + out_dir("fleet_time"));
   EXPECT_EQ(t.status, 2) << t.out;

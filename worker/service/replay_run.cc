@@ -134,6 +134,7 @@ uint64_t ReplayRun::take_credit() {
 }
 
 std::optional<wire::Progress> ReplayRun::progress() {
+  if (setup_.l2) return l2_progress();
   if (!session_ready_.load()) return std::nullopt;
   const auto& p = session_->progress();
   wire::Progress pr;

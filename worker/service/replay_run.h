@@ -18,6 +18,7 @@
 #include "fleet/engine/engine_config.h"
 #include "fleet/l2replay/l2_fleet_share.h"
 #include "fleet/l2replay/l2_plan.h"
+#include "fleet/l2replay/l2_replayer.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/replay/replay_session.h"
 #include "fleet/util/huge_page_allocator.h"
@@ -62,6 +63,8 @@ struct RunSetup {
     l2replay::L2PlanOptions plan;
     double speed = 1.0;
     double drain_timeout_s = 60.0;
+    bool prepare = false;       // seed this node's prepared objects before READY
+    bool prepare_only = false;  // and do not replay
   };
   std::optional<L2> l2;
 };
@@ -114,6 +117,7 @@ class ReplayRun {
  private:
   void run_thread();
   void run_l2(util::Clock& clock, int64_t began_ns);  // l2_replay_run.cc
+  std::optional<wire::Progress> l2_progress() const;  // l2_replay_run.cc
   void wait_for_go();                      // GO's T0 into the session options, or a stop request
   bool open_self_routed_source();          // false: why is in outcome_.trace_error
   void finish(replay::SessionResult res);  // the DONE message (or the trace's problem)
@@ -128,6 +132,7 @@ class ReplayRun {
   std::atomic<const SelfRoutedSource*> self_source_view_{nullptr};
   std::atomic<bool> session_ready_{false};
   std::atomic<bool> l2_stop_{false};          // an L2 replay's stop request
+  l2replay::L2LiveProgress l2_live_;          // an L2 replay's figures for PROGRESS
   std::atomic<int64_t> engine_build_ns_{-1};  // -1 until the engine is built
   bool ready_taken_ = false;                  // the network thread's
   std::condition_variable go_cv_;

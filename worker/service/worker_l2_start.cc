@@ -47,6 +47,8 @@ bool WorkerProtocol::apply_l2(const wire::Start& s, RunSetup& setup) {
   if (l2.max_frame_bytes > 0) run.plan.max_frame_bytes = l2.max_frame_bytes;
   run.speed = s.speed;
   run.drain_timeout_s = l2.drain_timeout_s;
+  run.prepare = l2.prepare || l2.prepare_only;
+  run.prepare_only = l2.prepare_only;
   setup.l2 = std::move(run);
   return true;
 }

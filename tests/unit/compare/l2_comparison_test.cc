@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fleet/insight/compare/l2_threshold.h"
 #include "test_paths.h"
 
 namespace fleet::compare {
@@ -65,6 +66,35 @@ TEST(L2Comparison, AnL2RunAgainstAStorageRunIsRefusedNamingBoth) {
   EXPECT_FALSE(refuse_mixed_levels(storage, stored()));
   EXPECT_TRUE(refuse_mixed_levels(stored(), stored()));
   EXPECT_TRUE(refuse_mixed_levels(storage, storage));
+}
+
+// --fail-on over an L2 comparison (l2_threshold.h): a per-kind latency on the change, a count on
+// B's own value, a kind without latency not evaluated, an unknown metric named.
+TEST(L2Threshold, MetricsMapOntoTheComparisonAndUnknownOnesAreNamed) {
+  const summary::L2RunStats a = stored_run();
+  summary::L2RunStats b = a;
+  b.kinds[1].latency_p99_ms = a.kinds[1].latency_p99_ms + 2.0;  // lookup_task
+  b.outcome_mismatch_count = 5;
+  const L2Comparison c = compare_l2_runs(a, b);
+  const ThresholdOutcome p99 = evaluate_l2(parse_l2_threshold("l2.lookup_task.p99 > 1.5"), c);
+  EXPECT_TRUE(p99.crossed) << p99.message;
+  EXPECT_NE(p99.message.find("change +2 ms > +1.5 ms"), std::string::npos) << p99.message;
+  const ThresholdOutcome mism = evaluate_l2(parse_l2_threshold("l2.outcome_mismatches > 4"), c);
+  EXPECT_TRUE(mism.crossed) << mism.message;  // B's 5, not the change
+  const ThresholdOutcome held = evaluate_l2(parse_l2_threshold("l2.outcome_mismatches > 5"), c);
+  EXPECT_FALSE(held.crossed) << held.message;
+  const ThresholdOutcome unlock = evaluate_l2(parse_l2_threshold("l2.unlock.p99 > 0"), c);
+  EXPECT_FALSE(unlock.evaluated);
+  EXPECT_NE(unlock.message.find("unlock operations have no"), std::string::npos);
+  try {
+    parse_l2_threshold("l2.store.p95 > 1");
+    ADD_FAILURE() << "an unknown statistic parsed";
+  } catch (const ThresholdError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown L2 metric 'l2.store.p95'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_l2_threshold("finish_write.p99 > 1"), ThresholdError);  // a storage metric
+  EXPECT_THROW(parse_l2_threshold("l2.ops_per_s == 1"), ThresholdError);     // the grammar's
 }
 
 }  // namespace

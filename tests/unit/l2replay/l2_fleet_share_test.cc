@@ -149,3 +149,129 @@ TEST(L2FleetResult, TheDoneEncodingRoundTripsAndTheMergeIsExact) {
 
 }  // namespace
 }  // namespace fleet::l2replay
+
+namespace fleet::l2replay {
+namespace {
+
+L2Window window(int64_t index, L2Op op, uint64_t dispatched, int64_t p99_ns) {
+  L2Window w;
+  w.index = index;
+  L2WindowOp& o = w.ops[static_cast<size_t>(op)];
+  o.dispatched = o.completed = dispatched;
+  o.bytes_moved = 4096 * dispatched;
+  o.latency_p50_ns = p99_ns / 2;
+  o.latency_p99_ns = o.latency_max_ns = p99_ns;
+  o.schedule_lag_max_ns = -1;  // signed fields keep their sign through the wire
+  return w;
+}
+
+// Each node's windows travel in DONE exactly and merge on T0: counts sum per window and kind,
+// latencies take the slowest node's, a window only one node had is kept as it is.
+TEST(L2FleetResult, TimelinesTravelExactlyAndMergeWindowByWindow) {
+  L2ReplayResult a, b;
+  a.timeline = {window(0, L2Op::Store, 3, 1000), window(2, L2Op::LookupTask, 5, 7000)};
+  b.timeline = {window(0, L2Op::Store, 4, 3000), window(1, L2Op::Store, 1, 10)};
+  stats::StatsCollector none;
+  auto back = l2_node_result_from(l2_result_json(a, L2ShareFigures{}), none);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const std::vector<L2Window>& t = back.value().result.timeline;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[1].index, 2);
+  EXPECT_EQ(t[1].ops[1].latency_p99_ns, 7000);
+  EXPECT_EQ(t[1].ops[1].schedule_lag_max_ns, -1);
+  EXPECT_EQ(t[0].ops[0].bytes_moved, 3u * 4096);
+  const L2ReplayResult m = merge_l2_results({&back.value().result, &b});
+  ASSERT_EQ(m.timeline.size(), 3u);
+  EXPECT_EQ(m.timeline[0].index, 0);
+  EXPECT_EQ(m.timeline[0].ops[0].dispatched, 7u);
+  EXPECT_EQ(m.timeline[0].ops[0].bytes_moved, 7u * 4096);
+  EXPECT_EQ(m.timeline[0].ops[0].latency_p99_ns, 3000);
+  EXPECT_EQ(m.timeline[0].ops[0].latency_p50_ns, 1500);
+  EXPECT_EQ(m.timeline[1].ops[0].dispatched, 1u);
+  EXPECT_EQ(m.timeline[2].ops[1].completed, 5u);
+}
+
+TEST(L2FleetResult, ADamagedTimelineIsRefusedNamingTheColumn) {
+  L2ReplayResult a;
+  a.timeline = {window(0, L2Op::Store, 3, 1000), window(1, L2Op::Store, 2, 1000)};
+  nlohmann::json j = l2_result_json(a, L2ShareFigures{});
+  j["timeline"]["by_kind"]["0"]["completed"].erase(0);
+  stats::StatsCollector none;
+  auto bad = l2_node_result_from(j, none);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("column completed of kind 0"), std::string::npos)
+      << bad.status().message();
+  j = l2_result_json(a, L2ShareFigures{});
+  j["timeline"]["index"] = {1, 1};
+  EXPECT_FALSE(l2_node_result_from(j, none).ok());
+}
+
+}  // namespace
+}  // namespace fleet::l2replay
+
+namespace fleet::l2replay {
+namespace {
+
+using namespace build;
+
+// Requests that look up (and hit) keys the trace never stored: each key is prepared once.
+std::string unstored_hits(const std::string& name, int base, int requests, double start) {
+  L2TraceBuilder b;
+  b.at(start);
+  int64_t task = 1;
+  for (int i = 0; i < requests; ++i) {
+    const int64_t rid = 300 + i, lk = task++;
+    b.lookup(rid, lk, {key(base + i), key(base + 50 + i)}).lookup_done(rid, lk, {0, 1});
+  }
+  return b.end().write(name);
+}
+
+uint64_t seeded(const std::vector<std::string>& files, const std::vector<double>& shift,
+                L2Shard shard, int nodes, std::vector<size_t>* per_node = nullptr) {
+  uint64_t total = 0;
+  for (int n = 0; n < nodes; ++n) {
+    L2ShareOptions o{shard, n, nodes, {}};
+    for (int i = 0; i < nodes; ++i) o.worker_names.push_back("w" + std::to_string(i));
+    const std::vector<size_t> read = l2_files_of_node(files.size(), o);
+    std::vector<L2Plan> plans;
+    for (size_t f : read) plans.push_back(build_l2_plan(files[f]).value());
+    std::vector<L2PrepareClaim> others;  // as the worker gathers them (l2_replay_run.cc)
+    for (size_t f = 0; f < files.size(); ++f) {
+      if (shard != L2Shard::Source || f % size_t(nodes) == size_t(n)) continue;
+      const L2Plan p = build_l2_plan(files[f]).value();
+      auto c = l2_prepare_claims(p, f, shift[f], std::vector<int>(p.ops.size(), int(f) % nodes));
+      others.insert(others.end(), c.begin(), c.end());
+    }
+    auto share = build_l2_share(std::move(plans), read, shift, o, std::move(others));
+    EXPECT_TRUE(share.ok());
+    total += share->plan.prepare.size();
+    EXPECT_EQ(share->figures.prepare_objects, share->plan.prepare.size());
+    if (per_node) per_node->push_back(share->plan.prepare.size());
+  }
+  return total;
+}
+
+// Who seeds (l2_fleet_prepare.h): under key and source the nodes' lists partition the plan's
+// prepared objects; under none node 0 alone seeds; an object two files prepare is seeded once,
+// by the node of the file whose lookup comes first on the aligned timeline.
+TEST(L2FleetPrepare, EachPreparedObjectIsSeededByExactlyOneNode) {
+  const std::string one = unstored_hits("prep1", 0, 12, 1.0);
+  const uint64_t planned = build_l2_plan(one).value().prepare.size();
+  ASSERT_EQ(planned, 24u);
+  EXPECT_EQ(seeded({one}, {0.0}, L2Shard::Key, 3), planned);
+  std::vector<size_t> none;
+  EXPECT_EQ(seeded({one}, {0.0}, L2Shard::None, 3, &none), planned);
+  EXPECT_EQ(none, (std::vector<size_t>{24, 0, 0}));
+  // Two servers that found overlapping objects (keys 6..11 and 56..61 in both): seeded once.
+  const std::string a = unstored_hits("prepA", 0, 12, 1.0), b = unstored_hits("prepB", 6, 12, 1.0);
+  std::vector<size_t> by_source;
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::Source, 2, &by_source), 36u);
+  EXPECT_EQ(by_source, (std::vector<size_t>{24, 12}));  // a's lookups come first: a's node
+  EXPECT_EQ(seeded({a, b}, {0.5, 0.0}, L2Shard::Source, 2, &(by_source = {})), 36u);
+  EXPECT_EQ(by_source, (std::vector<size_t>{12, 24}));  // now b's do
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::Key, 3), 36u);
+  EXPECT_EQ(seeded({a, b}, {0.0, 0.5}, L2Shard::None, 2), 36u);
+}
+
+}  // namespace
+}  // namespace fleet::l2replay

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/l2replay/l2_plan.h"
 #include "fleet/util/status.h"
 
@@ -50,6 +51,9 @@ struct L2ShareFigures {
   uint64_t forward_edges = 0;  // of the files' plans
   uint64_t overlapping_store_hits = 0;
   double trace_window_s = 0.0;  // of the kept operations, on the aligned timeline
+  // The prepared objects this node seeds (l2_fleet_prepare.h), whether or not --prepare-l2 ran.
+  uint64_t prepare_objects = 0;
+  uint64_t prepare_bytes = 0;
 };
 
 struct L2Share {
@@ -62,8 +66,12 @@ struct L2Share {
 // request without lookup: its first operation's first key); a store or a delete to its first
 // key's owner; an operation without keys to sequence mod N. Owners by rendezvous hashing of the
 // chunk identity over `worker_names` (plan::ShardRouter::owner_of).
+// The plan's `prepare` is what this node seeds: of the claims of the files it read and
+// `other_claims` (those of the files it did not: --shard source with several files and
+// --prepare-l2, l2_fleet_prepare.h), the ones l2_seeded_by gives it.
 // An error: key sharding without every worker's name, a plan or a shift missing.
 Result<L2Share> build_l2_share(std::vector<L2Plan> plans, const std::vector<size_t>& read,
-                               const std::vector<double>& shift_s, const L2ShareOptions& options);
+                               const std::vector<double>& shift_s, const L2ShareOptions& options,
+                               std::vector<L2PrepareClaim> other_claims = {});
 
 }  // namespace fleet::l2replay

@@ -32,4 +32,11 @@ std::string l2_fleet_stats_text(const L2FleetRunInfo& run, const std::vector<L2F
 std::string l2_fleet_terminal_summary(const L2FleetRunInfo& run,
                                       const std::vector<L2FleetNode>& nodes);
 
+// l2_prepare_manifest.json of a fleet run whose nodes seeded (--prepare-l2, --prepare-only): the
+// embedded manifest's fields summed over the nodes (elapsed: the slowest node's) and "nodes"
+// [{node, the same fields}]; nullopt when no node seeded. And its terminal lines: the total,
+// then a line per node.
+std::optional<std::string> l2_fleet_prepare_manifest_text(const std::vector<L2FleetNode>& nodes);
+std::string l2_fleet_prepare_summary(const std::vector<L2FleetNode>& nodes);
+
 }  // namespace fleet::l2replay

@@ -57,6 +57,7 @@ struct L2PlanOp {
 struct L2PreparedObject {
   trace::ObjectKey key;
   uint64_t size = 0;
+  uint32_t needed_by = 0;  // the lookup that decided it (index into L2Plan::ops): who seeds it
 };
 
 // The pools: large, filled once in order and never freed early, so they are mapped as huge

@@ -15,6 +15,18 @@
 
 namespace fleet::l2replay {
 
+// What a running replay has done, for another thread (a worker's PROGRESS): published once per
+// loop pass, so reading it costs the loop nothing per operation.
+struct L2LiveProgress {
+  std::atomic<bool> started{false};       // the loop runs: the figures below are its
+  std::atomic<uint64_t> total{0};         // the plan's operations
+  std::atomic<uint64_t> dispatched{0};    // issued
+  std::atomic<uint64_t> finished{0};      // completed, or issued when fire-and-forget
+  std::atomic<uint64_t> failed{0};        // store tasks the target reported failed
+  std::atomic<int64_t> last_lag_ns{0};    // schedule lag of the latest dispatch
+  std::atomic<double> trace_time_s{0.0};  // t_mono of the latest dispatch minus the origin
+};
+
 struct L2ReplayOptions {
   double speed = 1.0;                       // 0: as fast as possible
   double drain_timeout_s = 60.0;            // no progress this long: an error
@@ -23,6 +35,7 @@ struct L2ReplayOptions {
   // The t_mono the loop's start stands for; NaN: the plan's first operation. A fleet gives
   // every node the same one, so that their shares keep one timeline.
   double origin_t_mono = std::numeric_limits<double>::quiet_NaN();
+  L2LiveProgress* live = nullptr;  // set: kept current while the loop runs
 };
 
 // Replays `plan` against `target`. The plan's object sizes are moved into the adapter calls

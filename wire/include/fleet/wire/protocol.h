@@ -22,7 +22,8 @@ namespace fleet::wire {
 // 6: masked record references (key sharding's split calls, wire/batch.h).
 // 7: workers that route themselves (Start.self_routing; the DONE result's "self_route").
 // 8: L2 adapter-level traces across the fleet (Start.l2; the DONE result's "l2_replay").
-inline constexpr int kProtocolVersion = 8;
+// 9: L2 fleet preparing (Start.l2.prepare / prepare_only; l2_replay's "prepare" and "timeline").
+inline constexpr int kProtocolVersion = 9;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
@@ -150,8 +151,12 @@ struct L2Run {
   double trace_percent = 100.0;
   double drain_timeout_s = 60.0;
   uint32_t max_frame_bytes = 64u << 20;
+  // --prepare-l2: seed this node's prepared objects after START, before READY (so T0 waits for
+  // it); --prepare-only: seed them and send DONE without replaying (docs/l2-traces.md).
+  bool prepare = false;
+  bool prepare_only = false;
   MSGPACK_DEFINE_MAP(on, trace_paths, shift_s, shard, worker_names, trace_percent, drain_timeout_s,
-                     max_frame_bytes);
+                     max_frame_bytes, prepare, prepare_only);
 };
 
 // coordinator -> worker: the run's parameters. The worker builds its engine, queues batches

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/insight/compare/threshold.h"
 #include "fleet/summary/l2_run_stats.h"
 #include "fleet/util/status.h"
 
@@ -42,9 +43,13 @@ struct L2Comparison {
 };
 
 L2Comparison compare_l2_runs(const summary::L2RunStats& a, const summary::L2RunStats& b);
-std::string l2_terminal_table(const L2Comparison& c);
+// With --fail-on (l2_threshold.h): the thresholds' outcomes after the tables, and in
+// compare.json's "thresholds" as a storage comparison writes them.
+std::string l2_terminal_table(const L2Comparison& c,
+                              const std::vector<ThresholdOutcome>& outcomes = {});
 // compare.json for two L2 runs ("level": "l2").
-nlohmann::json l2_comparison_json(const L2Comparison& c);
+nlohmann::json l2_comparison_json(const L2Comparison& c,
+                                  const std::vector<ThresholdOutcome>& outcomes = {});
 
 // When exactly one of the two directories is an L2 replay's: the refusal naming both (and which
 // is which); Status() when both or neither are.

@@ -10,6 +10,7 @@
 //           a percentage (+10%, -5%, 3%): the relative change (B - A) / A.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ class ThresholdError : public std::invalid_argument {
 };
 
 struct Threshold {
-  enum class Family { kOp, kCache, kLateness, kFailed, kRecordsPerS };
+  enum class Family { kOp, kCache, kLateness, kFailed, kRecordsPerS, kL2 };
   enum class Op { kGreater, kLess, kGreaterEqual, kLessEqual };
   std::string text;    // the expression as given
   std::string metric;  // e.g. "read_prefetched_results.enter.p99"
@@ -33,8 +34,10 @@ struct Threshold {
   std::string op_name;  // kOp: the qualname or short name
   std::string stat;     // p99, l1_hit_rate, max, ...
   Op op = Op::kGreater;
-  bool percent = false;  // VALUE was a percentage: compare the relative change
-  double value = 0;      // in the metric's unit, or in percent
+  bool percent = false;     // VALUE was a percentage: compare the relative change
+  double value = 0;         // in the metric's unit, or in percent
+  bool l2_counter = false;  // kL2: a count (mismatches, violations, ...): on B's own value
+  std::string unit;         // kL2: the metric's unit in messages (" ms", " s", ...)
 
   // failed, <op>.count, <op>.errors: a plain VALUE is compared with B's own value.
   bool on_b_value() const;
@@ -42,6 +45,10 @@ struct Threshold {
 
 // Throws ThresholdError naming the offending token.
 Threshold parse_threshold(const std::string& text);
+// The same grammar with another set of metrics (L2 runs, l2_threshold.h): `check_metric` fills
+// the metric's fields from `metric` or throws ThresholdError naming it.
+Threshold parse_threshold_with(const std::string& text,
+                               const std::function<void(Threshold&)>& check_metric);
 
 struct ThresholdOutcome {
   std::string expression;
@@ -55,6 +62,9 @@ struct ThresholdOutcome {
 // Throws ThresholdError when the metric names an op neither run has (or a short name shared by
 // two qualnames).
 ThresholdOutcome evaluate(const Threshold& t, const Comparison& c, bool strict);
+// The same for a change found elsewhere (an L2 comparison); nullptr: neither run has it.
+ThresholdOutcome evaluate_change(const Threshold& t, const Change* change, const std::string& unit,
+                                 bool strict);
 std::vector<ThresholdOutcome> evaluate_all(const std::vector<Threshold>& thresholds,
                                            const Comparison& c, bool strict);
 
