@@ -44,6 +44,12 @@ print(f"N={n:<4} wall {wall:6.2f} s | coord cpu {cpu:6.2f} s ({cpu / n / run_s *
       f"{(msgs.get('sent', 0) + msgs.get('received', 0)) / run_s:6.0f}/s | records {records} -> "
       f"{s['records']['total']} calls, exit {code} "
       f"({'accounting balanced, counts exact' if ok else 'MISMATCH'})")
+threads = c.get("thread_cpu_s")
+if threads:  # the control thread (socket, heartbeats, credit, merge) and the routing thread apart
+    routing = threads.get("routing")
+    print(f"       threads: control {threads['control']:.2f} s ({threads['control'] / wall:4.2f} core), "
+          f"routing {'-' if routing is None else f'{routing:.2f} s ({routing / wall:4.2f} core)'}, "
+          f"rest (ZeroMQ I/O, reader) {cpu - threads['control'] - (routing or 0):.2f} s")
 if sim_cost:
     print(f"       simulator: {sim_cost.group(1)}")
 if frozen:

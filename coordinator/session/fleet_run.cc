@@ -1,5 +1,6 @@
 #include "fleet/coordinator/session/fleet_run.h"
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/pyjson.h"
+#include "fleet/util/thread_cpu.h"
 #include "fleet_causal_preview.h"
 #include "fleet_keys.h"
 #include "fleet_run_machine.h"
@@ -300,11 +302,9 @@ void FleetRun::start_workers() {
   plan::RouterOptions router = o_.router;
   router.encode_split_parts = false;
   for (const auto& l : links_) router.encode_split_parts |= !l->shared_trace();
-  if (!self_routing_) router_ = std::make_unique<plan::ShardRouter>(router);
-  if (o_.router.mode == plan::ShardMode::None && !self_routing_) {
-    std::vector<WorkerLink*> all;
-    for (auto& l : links_) all.push_back(l.get());
-    if (BatchFanout::can_share(all)) fanout_ = std::make_unique<BatchFanout>(std::move(all));
+  if (!self_routing_) {
+    router_ = std::make_unique<plan::ShardRouter>(router);
+    open_feed();
   }
   // A saved plan replays routes without reading the records: it counts no cut edges.
   if (!self_routing_ && o_.router.mode == plan::ShardMode::Time &&
@@ -358,6 +358,22 @@ void FleetRun::start_workers() {
   spdlog::info("start: {} {} to {} worker(s), shard={}; T0 once every engine is ready",
                self_routing_ ? "each worker reads and routes" : "streaming", r.trace_path,
                links_.size(), plan::shard_mode_name(o_.router.mode));
+}
+
+// The routing thread's queues and one packer per link, each encoding as its link travels.
+void FleetRun::open_feed() {
+  feed_ = std::make_unique<RouteFeed>(links_.size(), static_cast<size_t>(o_.max_pending_batches));
+  packers_.reserve(links_.size());  // the fan-out keeps pointers
+  for (size_t i = 0; i < links_.size(); ++i) {
+    packers_.emplace_back(*feed_, i, links_[i].codec(), links_[i].codec_level(),
+                          links_[i].shared_trace());
+  }
+  if (o_.router.mode == plan::ShardMode::None) {
+    std::vector<BatchPacker*> all;
+    for (BatchPacker& p : packers_) all.push_back(&p);
+    if (BatchFanout::can_share(all)) fanout_ = std::make_unique<BatchFanout>(std::move(all));
+  }
+  links_.feed_from(feed_.get());
 }
 
 void FleetRun::send_go_when_ready() {
@@ -448,19 +464,18 @@ void FleetRun::collect_windows() {
   nodes_alive_.store(alive, std::memory_order_relaxed);
 }
 
-// Route, batch, send under credit; block on the slowest worker's queue.
+// The control thread while the routing thread routes (route_all): ready batches to the socket
+// under credit, the workers' messages, heartbeats, loss and GO. It never waits on routing: the
+// routing thread wakes it (RouteFeed's eventfd) when a link's queue gets a batch or routing ends.
 void FleetRun::stream() {
-  uint64_t since_service = 0;
-  while (have_record_ && !should_stop()) {
-    if (!(saved_routes_ ? replay_saved_one() : route_one())) break;
-    if (++since_service >= 256) {
-      since_service = 0;
-      service_links(0);
-      note_first_batches();
-    }
+  if (have_record_) routing_ = std::thread([this] { route_all(); });
+  while (routing_.joinable() && !should_stop()) {
+    pump_batches();
+    if (feed_->finished()) break;
+    service_links(20);
   }
-  if (fanout_) fanout_->flush();
-  for (auto& l : links_) l->send_end_when_drained();
+  end_routing();
+  for (auto& l : links_) l->want_end();
   streamed_ns_ = clock_.now_ns();
   save_routes();
   if (queued_ns_ == 0) {  // all of it fit before the first wait
@@ -469,7 +484,55 @@ void FleetRun::stream() {
   }
 }
 
+void FleetRun::end_routing() {
+  if (!routing_.joinable()) return;
+  feed_->stop();  // a stop (interrupt, loss): the thread returns at its next record
+  routing_.join();
+  if (routing_error_.what.empty()) return;
+  // A damaged trace (or plan) mid-read: stop every worker.
+  spdlog::error("{}", routing_error_.what);
+  abort_workers(routing_error_.abort_reason);
+  aborted_ = true;
+  abort_reason_ = routing_error_.what;
+}
+
+void FleetRun::pump_batches() {
+  note_first_batches();
+  const bool blocked = links_.pump(o_.credit_window);
+  if (blocked && queued_ns_ == 0) {
+    // The workers send nothing while they wait for GO: decide now, not after a poll timeout.
+    queued_ns_ = clock_.now_ns();
+    send_go_when_ready();
+  }
+}
+
+// The routing thread: route, pack, queue; blocks while some worker's queue is full.
+void FleetRun::route_all() {
+  // Ctrl-C goes to the control thread, whose poll it ends at once.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  try {
+    while (have_record_ && !feed_->stop_requested()) {
+      if (!(saved_routes_ ? replay_saved_one() : route_one())) break;
+    }
+    if (fanout_) fanout_->flush();
+    for (BatchPacker& p : packers_) p.flush();
+  } catch (const std::exception& e) {  // not the trace's: the run still stops in order
+    routing_failed(e.what(), "routing error");
+  }
+  routing_cpu_s_ = util::thread_cpu_s();
+  feed_->finish(routing_error_.what);
+}
+
+void FleetRun::routing_failed(std::string what, std::string abort_reason) {
+  routing_error_ = {std::move(what), std::move(abort_reason)};
+}
+
 bool FleetRun::route_one() {
+  if (o_.before_route) o_.before_route();
   const auto& routes = plan::route_or_reject(*router_, *reader_, rec_);
   if (cut_edges_ && !routes.empty())
     cut_edges_->add(rec_, static_cast<uint32_t>(routes.front().worker));
@@ -483,20 +546,17 @@ bool FleetRun::route_one() {
     if (!routes.empty()) fanout_->add_record(routes[0].body, rec_.file_offset, routes[0].original);
   } else {
     for (const auto& route : routes) {
-      WorkerLink& link = links_[static_cast<size_t>(route.worker)];
-      if (!link.finished())
+      BatchPacker& link = packers_[static_cast<size_t>(route.worker)];
+      if (!link.closed())
         link.add_record(route.body, route.t_shift, rec_.file_offset, route.original, route.key_mask,
                         route.mask_keys);
     }
   }
-  wait_for_credit();
+  feed_->wait_for_room();  // false: stopped; the next record is still read (accounting)
   try {
     have_record_ = reader_->next(rec_);
-  } catch (const std::exception& e) {  // a damaged trace mid-read: stop every worker
-    spdlog::error("{}", e.what());
-    abort_workers("trace read error");
-    aborted_ = true;
-    abort_reason_ = e.what();
+  } catch (const std::exception& e) {  // a damaged trace mid-read: the control thread stops all
+    routing_failed(e.what(), "trace read error");
     return false;
   }
   return true;
@@ -508,31 +568,19 @@ bool FleetRun::route_one() {
 // sat idle.
 void FleetRun::note_first_batches() {
   if (queued_ns_ != 0) return;
-  for (const auto& l : links_) {
-    if (!l->finished() && l->counters().batches_sent + l->queued_batches() == 0) return;
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const WorkerLink& l = links_[i];
+    if (!l.finished() && l.counters().batches_sent + feed_->queued(i) == 0) return;
   }
   queued_ns_ = clock_.now_ns();
   send_go_when_ready();
-}
-
-void FleetRun::wait_for_credit() {
-  bool blocked = links_.pump(o_.credit_window, o_.max_pending_batches);
-  if (blocked && queued_ns_ == 0) {
-    // The workers send nothing while they wait for GO: decide now, not after a poll timeout.
-    queued_ns_ = clock_.now_ns();
-    send_go_when_ready();
-  }
-  while (blocked && !should_stop()) {
-    service_links(20);
-    blocked = links_.pump(o_.credit_window, o_.max_pending_batches);
-  }
 }
 
 // Remaining batches, then every DONE (partial ones after an abort, for at most 2 s).
 void FleetRun::drain() {
   int64_t abort_deadline = 0;
   while (true) {
-    links_.pump(o_.credit_window, o_.max_pending_batches);
+    links_.pump(o_.credit_window);
     if (links_.all_finished()) break;
     if (should_stop() && abort_deadline == 0) abort_deadline = clock_.now_ns() + 2'000'000'000;
     if (abort_deadline && clock_.now_ns() > abort_deadline) {
@@ -542,6 +590,7 @@ void FleetRun::drain() {
     }
     service_links(20);
   }
+  links_.settle();  // what was never sent counts as sent to its link, never confirmed
   collected_ns_ = clock_.now_ns();
 }
 

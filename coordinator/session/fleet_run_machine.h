@@ -9,11 +9,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 #include <zmq.hpp>
 
 #include "fleet/causal/cut_edge_counter.h"
+#include "fleet/coordinator/session/batch_packer.h"
 #include "fleet/coordinator/session/fleet_run.h"
+#include "fleet/coordinator/session/route_feed.h"
 #include "fleet/coordinator/session/t0_decision.h"
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/insight/report/timeseries_sink.h"
@@ -59,8 +62,16 @@ class FleetRun {
   Status connect();
   void sync_clocks();
   void start_workers();
+  void open_feed();           // Start: the routing thread's queues and packers
   void send_go_when_ready();  // T0 from readiness (t0_decision.h), GO to every live worker
+  // Stream: the control thread sends what the routing thread packs (RouteFeed) under credit and
+  // answers the workers; the routing thread (route_all) reads, routes and packs the trace.
   void stream();
+  void end_routing();  // stops the routing thread (if still running), joins it, acts on its error
+  // --- The routing thread (docs/scaling.md, "Routing on its own thread"): while it runs it
+  // alone touches reader_, rec_, have_record_, router_, packers_, fanout_, the saved plan's
+  // cursor and tally, and routes_writer_; the control thread reads them after the join.
+  void route_all();
   bool route_one();  // the current record to its workers; false: the reader failed
   // --route-cache (fleet_run_routes.cc): replay a saved plan, or save this run's routes.
   void find_saved_routes();  // Prepare: the plan's key, and a plan checked whole if there is one
@@ -80,7 +91,8 @@ class FleetRun {
                               std::vector<uint64_t>& parts, uint64_t& split_calls) const;
   nlohmann::ordered_json route_plan_json() const;
   double read_fraction() const;  // how much of the trace (or the plan) has been consumed
-  void wait_for_credit();
+  void routing_failed(std::string what, std::string abort_reason);  // on the routing thread
+  void pump_batches();        // control thread: ready batches to the socket under credit
   void note_first_batches();  // T0 may follow once every worker has a batch
   void drain();
   ExitCode report();
@@ -112,10 +124,18 @@ class FleetRun {
   std::optional<SelfRoutedPlan> self_plan_;  // set in Report when self_routing_
   std::vector<uint64_t> self_kept_;          // per worker: what its scan kept for it
   std::string self_plan_error_;              // the workers' scans disagree: why (exit 2)
+  std::unique_ptr<RouteFeed> feed_;          // the routing thread's batches, per link
+  std::vector<BatchPacker> packers_;         // per link, on the routing thread
   std::unique_ptr<BatchFanout> fanout_;
   // Time sharding of a run that tracks edges, routed here: the edges the windows cut, charged
   // to the child's node and put in its pacing section (docs/causal-pacing.md).
+  // Used on the routing thread, read after its join.
   std::unique_ptr<causal::CutEdgeCounter> cut_edges_;
+  std::thread routing_;
+  struct RoutingError {
+    std::string what, abort_reason;  // empty: none
+  } routing_error_;                  // set on the routing thread, read after the join
+  double routing_cpu_s_ = -1.0;      // the routing thread's own CPU (-1: no routing thread)
   std::unique_ptr<report::TimeseriesSink> timeseries_;  // fleet_timeseries.csv, during the run
   std::atomic<int> nodes_alive_{0};                     // for the live line
   trace::RecordView rec_;

@@ -11,6 +11,7 @@
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
+#include "fleet/util/thread_cpu.h"
 #include "fleet_run_machine.h"
 
 namespace fleet::session {
@@ -142,6 +143,11 @@ ExitCode FleetRun::report() {
                   {"collect", secs(streamed_ns_, collected_ns_)},    // last batches, every DONE
                   {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
   add_batch_costs(c, links_, fanout_ != nullptr);
+  // The control thread (this one: the socket, handshake, heartbeats, credit, the merge) and the
+  // routing thread apart (docs/scaling.md, "Routing on its own thread"); null: no routing thread.
+  c["thread_cpu_s"] = {
+      {"control", util::thread_cpu_s()},
+      {"routing", routing_cpu_s_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(routing_cpu_s_)}};
   // T0 on this host's CLOCK_MONOTONIC: the variants of a --sweep compare theirs.
   c["t0_mono_ns"] = clock_.is_virtual() ? 0 : t0_ns_;
   // What T0 waited for (null: the run ended before every worker was ready).

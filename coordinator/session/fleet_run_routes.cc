@@ -104,7 +104,7 @@ bool FleetRun::replay_saved_one() {
     send_saved(saved_route_);
     if (!advance_saved()) return false;
   } while (have_record_ && !(saved_route_.flags & plan::kRouteFirstOfRecord));
-  wait_for_credit();
+  feed_->wait_for_room();
   return true;
 }
 
@@ -119,14 +119,14 @@ void FleetRun::send_saved(const plan::SavedRoute& r) {
     if (fanout_) {
       fanout_->add_reference(r.file_offset, r.body_size);
     } else {
-      for (auto& l : links_)
-        if (!l->finished()) l->add_reference(r.file_offset, r.body_size, r.t_shift);
+      for (BatchPacker& p : packers_)
+        if (!p.closed()) p.add_reference(r.file_offset, r.body_size, r.t_shift);
     }
   } else {
     ++saved_tally_.rows[r.worker];
     saved_tally_.split_parts[r.worker] += split;
-    WorkerLink& link = links_[r.worker];
-    if (!link.finished())
+    BatchPacker& link = packers_[r.worker];
+    if (!link.closed())
       link.add_reference(r.file_offset, r.body_size, r.t_shift, r.key_mask, r.mask_keys);
   }
 }
@@ -136,11 +136,8 @@ bool FleetRun::advance_saved() {
     have_record_ = saved_cursor_->next(saved_route_);
     return true;
   } catch (const std::exception& e) {  // the plan changed under the run: stop every worker
-    spdlog::error("{}", e.what());
     route_plan_.why_not = e.what();
-    abort_workers("route plan read error");
-    aborted_ = true;
-    abort_reason_ = e.what();
+    routing_failed(e.what(), "route plan read error");
     have_record_ = false;
     return false;
   }

@@ -20,9 +20,11 @@ void LinkSet::poll(int timeout_ms, const Handler& handler) {
 }
 
 bool LinkSet::wait(int timeout_ms) {
-  zmq::pollitem_t item{router_->socket().handle(), 0, ZMQ_POLLIN, 0};
-  wire::poll_sockets(&item, 1, std::chrono::milliseconds(timeout_ms));
-  return (item.revents & ZMQ_POLLIN) != 0;
+  zmq::pollitem_t items[2] = {{router_->socket().handle(), 0, ZMQ_POLLIN, 0},
+                              {nullptr, feed_ ? feed_->wake_fd() : -1, ZMQ_POLLIN, 0}};
+  // The routing thread's wake-up ends the wait too: a batch is ready, or routing ended.
+  wire::poll_sockets(items, feed_ ? 2 : 1, std::chrono::milliseconds(timeout_ms));
+  return (items[0].revents & ZMQ_POLLIN) != 0;
 }
 
 std::optional<LinkSet::Received> LinkSet::next() {
@@ -76,13 +78,15 @@ void LinkSet::check_silence(WorkerLink& l, const Handler& handler) {
   l.mark_unresponsive("no heartbeat for " + std::to_string(silent_ms) + " ms");
 }
 
-bool LinkSet::pump(int credit_window, int max_pending) {
-  bool blocked = false;
-  for (auto& l : links_) {
-    l->pump(credit_window);
-    if (l->queued_batches() > static_cast<size_t>(max_pending)) blocked = true;
-  }
-  return blocked;
+bool LinkSet::pump(int credit_window) {
+  if (feed_) feed_->clear_wake();  // what is pushed from here on rings again
+  for (size_t i = 0; i < links_.size(); ++i) links_[i]->pump(feed_, i, credit_window);
+  return feed_ && feed_->blocked();
+}
+
+void LinkSet::settle() {
+  if (!feed_) return;
+  for (size_t i = 0; i < links_.size(); ++i) links_[i]->settle(*feed_, i);
 }
 
 void LinkSet::send_to_unfinished(const std::string& payload) {

@@ -1,7 +1,8 @@
 // The coordinator's links to its workers as one set over one socket (LinkRouter): polling them
 // all (one poll item whatever their number), heartbeats out, and the loss rule in (a worker
 // silent for `lost_ns` is lost), all timed on the run's clock so that tests can step it
-// (VirtualClock). Lives on the coordinator's main thread.
+// (VirtualClock). Lives on the coordinator's control thread; the routing thread reaches it only
+// through the RouteFeed.
 #pragma once
 
 #include <cstdint>
@@ -67,9 +68,14 @@ class LinkSet {
   // worker counts the coordinator lost 3 beats after HELLO, and at 1,000 workers those phases
   // take longer than that (docs/scaling.md, "1,000 simulated workers").
   void beat();
-  // Sends queued batches while credit allows; true while some link has more than
-  // `max_pending` batches waiting (the reader then blocks).
-  bool pump(int credit_window, int max_pending);
+  // While the run streams: the routing thread's queues, and its wake-up polled beside the
+  // socket (null: nothing is routed here, the workers route themselves).
+  void feed_from(RouteFeed* feed) { feed_ = feed; }
+  // Sends queued batches while credit allows; true while some link has more batches waiting
+  // than the feed holds (--max-pending-batches: the routing thread then blocks).
+  bool pump(int credit_window);
+  // The run is over: every batch still queued counts as sent to its link, never confirmed.
+  void settle();
   void send_to_unfinished(const std::string& payload);
   bool any_lost() const;
   bool all_finished() const;
@@ -83,6 +89,7 @@ class LinkSet {
   const int64_t lost_ns_;
   int64_t last_beat_ns_ = 0;
   int64_t last_tick_ns_ = 0;
+  RouteFeed* feed_ = nullptr;
   std::unique_ptr<LinkRouter> router_;  // outlives the links, which send through it
   std::vector<std::unique_ptr<WorkerLink>> links_;
   std::unordered_map<std::string, size_t> by_peer_;  // routing id -> index

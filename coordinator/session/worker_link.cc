@@ -229,69 +229,42 @@ void WorkerLink::confirm(uint64_t records) {
   }
 }
 
-void WorkerLink::add_record(std::string_view body, double t_shift, uint64_t file_offset,
-                            bool original, std::string_view key_mask, uint16_t mask_keys) {
-  if (shared_trace_ && original) {
-    add_reference(file_offset, static_cast<uint32_t>(body.size()), t_shift, key_mask, mask_keys);
-    return;
-  }
-  if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
-  builder_shift_ = t_shift;
-  builder_.add(body);
-  note_record(file_offset, false);
-  if (builder_.full()) flush_builder();
-}
-
-void WorkerLink::add_reference(uint64_t file_offset, uint32_t body_size, double t_shift,
-                               std::string_view key_mask, uint16_t mask_keys) {
-  if (!builder_.empty() && t_shift != builder_shift_) flush_builder();
-  builder_shift_ = t_shift;
-  if (!key_mask.empty()) {
-    builder_.add_masked_ref(file_offset, body_size, key_mask, mask_keys);
-  } else {
-    builder_.add_ref(file_offset, body_size);
-  }
-  note_record(file_offset, true);
-  if (builder_.full()) flush_builder();
-}
-
-void WorkerLink::flush_builder() {
-  if (builder_.empty()) return;
-  enqueue_batch(std::make_shared<const wire::BatchMessage>(
-      wire::finish_batch_message(builder_, seq_, builder_shift_, codec_, level_)));
-}
-
-void WorkerLink::note_record(uint64_t file_offset, bool by_reference) {
-  unconfirmed_.push_back(file_offset);
-  ++counters_.records_sent;
+void WorkerLink::hand_over(const PackedBatch& b) {
+  unconfirmed_.insert(unconfirmed_.end(), b.offsets.begin(), b.offsets.end());
+  counters_.records_sent += b.offsets.size();
+  counters_.records_by_reference += b.by_reference;
+  counters_.raw_bytes_sent += b.message.raw_bytes;
+  counters_.batch_bytes_sent += b.message.data_bytes;
   live_.sent.store(counters_.records_sent, std::memory_order_relaxed);
-  if (by_reference) ++counters_.records_by_reference;
 }
 
-void WorkerLink::enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch) {
-  ++seq_;
-  counters_.raw_bytes_sent += batch->raw_bytes;
-  counters_.batch_bytes_sent += batch->data_bytes;
-  pending_.push_back({std::move(batch)});
+void WorkerLink::drop(const std::vector<PackedBatchPtr>& batches) {
+  for (const auto& b : batches) hand_over(*b);
 }
 
-void WorkerLink::pump(int credit_window) {
+void WorkerLink::pump(RouteFeed* feed, size_t index, int credit_window) {
   if (finished()) {
-    pending_.clear();
+    if (feed) drop(feed->close(index));
     return;
   }
-  while (!pending_.empty() && in_flight_ < credit_window) {
-    const std::string_view bytes = pending_.front().batch->bytes;
-    zmq::message_t m = wire::shared_message(std::move(pending_.front().batch), bytes);
-    if (!try_send(m)) {
-      pending_.clear();
-      return;
+  if (feed && in_flight_ < credit_window) {
+    std::vector<PackedBatchPtr> ready =
+        feed->take(index, static_cast<size_t>(credit_window - in_flight_));
+    for (size_t i = 0; i < ready.size(); ++i) {
+      hand_over(*ready[i]);
+      const std::string_view bytes = ready[i]->message.bytes;
+      zmq::message_t m = wire::shared_message(std::move(ready[i]), bytes);
+      if (!try_send(m)) {  // lost: the rest is dropped
+        drop({ready.begin() + static_cast<ptrdiff_t>(i) + 1, ready.end()});
+        drop(feed->close(index));
+        return;
+      }
+      ++in_flight_;
+      ++counters_.batches_sent;
     }
-    pending_.pop_front();
-    ++in_flight_;
-    ++counters_.batches_sent;
   }
-  if (want_end_ && !end_sent_ && pending_.empty()) {
+  // Self-routing runs have no feed: END at once, with nothing sent.
+  if (want_end_ && !end_sent_ && (!feed || feed->queued(index) == 0)) {
     wire::End e;
     e.batches = static_cast<int64_t>(counters_.batches_sent);
     e.records = static_cast<int64_t>(counters_.records_sent);
@@ -300,10 +273,7 @@ void WorkerLink::pump(int credit_window) {
   }
 }
 
-void WorkerLink::send_end_when_drained() {
-  flush_builder();
-  want_end_ = true;
-}
+void WorkerLink::settle(RouteFeed& feed, size_t index) { drop(feed.close(index)); }
 
 void WorkerLink::mark_lost(const std::string& why) {
   if (state_ == State::Done) return;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -352,6 +353,114 @@ TEST(FleetClock, AWorkerSilentPastTheBudgetIsLost) {
   EXPECT_TRUE(summary["coordinator"]["start"].is_null());
   EXPECT_DOUBLE_EQ(summary["coordinator"]["wall_since_t0_s"].get<double>(),
                    static_cast<double>(kLost + 1) / 1e9);
+}
+
+// Routing runs on its own thread: a routing thread that makes no progress (here held before its
+// first record; in life a slow disk or a slow decode) does not hold the control thread. The
+// coordinator keeps beating, and a worker that falls silent is still lost within the budget and
+// the run stopped, all while routing has not moved. (With routing on the control thread, the
+// coordinator sent nothing once routing stalled: the second heartbeat never came.)
+TEST(FleetClock, HeartbeatsAndLossDoNotWaitBehindAStalledRoutingThread) {
+  zmq::context_t ctx(1);
+  FakeWorker a(ctx);
+  FakeWorker b(ctx);
+  VirtualRun run(a.host_port() + "," + b.host_port());
+  std::promise<void> stalled, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> routed{0};
+  run.options.before_route = [&] {
+    if (routed++ == 0) {
+      stalled.set_value();
+      released.wait();
+    }
+  };
+  run.start();
+  auto start_b = std::async(std::launch::async, [&] { return b.handshake(); });
+  a.handshake();
+  start_b.get();
+  ASSERT_EQ(stalled.get_future().wait_for(10s), std::future_status::ready);
+  for (FakeWorker* w : {&a, &b}) ASSERT_TRUE(w->read_until([&] { return w->heartbeats >= 1; }));
+  run.clock.advance_by(kBeat);
+  for (FakeWorker* w : {&a, &b}) {
+    w->send(wire::Heartbeat{});
+    ASSERT_TRUE(w->read_until([&] { return w->heartbeats >= 2; }))
+        << "no heartbeat while routing was stalled";
+  }
+  // a falls silent; b answers every beat. Past three silent beats a is lost, and the run is
+  // stopped (--on-worker-loss abort): b is told, routing still stalled.
+  std::optional<std::string> abort_reason;
+  b.on_message = [&](const wire::Envelope& env) {
+    if (env.kind == MessageType::Abort) abort_reason = env.as<wire::Abort>().reason;
+  };
+  for (int beat = 0; beat < 6 && !abort_reason; ++beat) {
+    run.clock.advance_by(kBeat);
+    b.send(wire::Heartbeat{});
+    const int seen = b.heartbeats;
+    ASSERT_TRUE(b.read_until([&] { return b.heartbeats > seen || abort_reason; }));
+  }
+  ASSERT_TRUE(b.read_until([&] { return abort_reason.has_value(); }));
+  EXPECT_EQ(*abort_reason, "a worker was lost (--on-worker-loss abort)");
+  EXPECT_EQ(routed.load(), 1) << "routing moved: the test did not hold it";
+  release.set_value();
+  wire::Abort end;
+  end.reason = "the test ends the run";
+  b.send(end);
+  auto code = run.exit_within(10s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, ExitCode::kRunIncomplete);
+  const auto summary = run.summary();
+  EXPECT_EQ(summary["nodes"][0]["status"], "lost");
+  EXPECT_EQ(summary["nodes"][0]["engine"]["counters"]["lost_reason"], "no heartbeat for 2000 ms");
+  EXPECT_TRUE(summary["accounting"]["balanced"].get<bool>()) << summary["accounting"].dump();
+}
+
+// The offset of the frame with index `index` (the header is frame 0).
+uint64_t frame_offset(const std::string& path, int index) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t offset = 0;
+  for (int i = 0; i < index; ++i) {
+    unsigned char len[4];
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(len), 4);
+    offset += 4 + ((uint64_t{len[0]} << 24) | (uint64_t{len[1]} << 16) | (uint64_t{len[2]} << 8) |
+                   uint64_t{len[3]});
+  }
+  return offset;
+}
+
+// A trace that fails mid-read fails on the routing thread: the control thread ends the run as
+// it always did. Every worker gets ABORT "trace read error", the exit status is "incomplete",
+// and the accounting names the damaged frame and still balances.
+TEST(FleetClock, ATraceErrorOnTheRoutingThreadStopsTheRun) {
+  zmq::context_t ctx(1);
+  FakeWorker w(ctx);
+  VirtualRun run(w.host_port());
+  const uint64_t bad = frame_offset(run.options.replay.trace_path, 1500);
+  {
+    std::fstream f(run.options.replay.trace_path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(bad));
+    const char huge[4] = {'\xff', '\xff', '\xff', '\xff'};  // a length above any frame limit
+    f.write(huge, 4);
+  }
+  run.start();
+  w.handshake();
+  std::optional<std::string> abort_reason;
+  w.on_message = [&](const wire::Envelope& env) {
+    if (env.kind == MessageType::Abort) abort_reason = env.as<wire::Abort>().reason;
+  };
+  ASSERT_TRUE(w.read_until([&] { return abort_reason.has_value(); }));
+  EXPECT_EQ(*abort_reason, "trace read error");
+  wire::Abort end;
+  end.reason = "the test ends the run";
+  w.send(end);
+  auto code = run.exit_within(10s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, ExitCode::kRunIncomplete);
+  const auto accounting = run.summary()["accounting"];
+  EXPECT_TRUE(accounting["balanced"].get<bool>()) << accounting.dump();
+  EXPECT_NE(accounting.value("remainder_error", "").find("frame at offset " + std::to_string(bad)),
+            std::string::npos)
+      << accounting.dump();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -88,6 +89,9 @@ struct FleetOptions {
   // Heartbeats, loss, handshake deadlines and T0 are read on this clock (null: the real
   // monotonic clock). Tests inject a VirtualClock to step them.
   util::Clock* clock = nullptr;
+  // Tests only: called on the routing thread before each record is routed (a test stalls
+  // routing with it and checks that heartbeats, credit and loss do not wait).
+  std::function<void()> before_route;
 };
 
 // kOk, kRecordsFailed, kBadInput (unusable input, config or workers; a worker refused the

@@ -1,7 +1,8 @@
 // The coordinator's end of one worker connection: its routing id on the coordinator's one
 // socket (LinkRouter), the handshake and clock estimate, credit-based flow control with a bounded
-// queue of batches waiting for credit, and the worker's liveness, progress and final result. Every
-// link lives on the coordinator's main thread (ZeroMQ sockets are not shared across threads).
+// queue of batches waiting for credit (RouteFeed, filled by the routing thread), and the worker's
+// liveness, progress and final result. Every link lives on the coordinator's control thread (ZeroMQ
+// sockets are not shared across threads).
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <zmq.hpp>
 
 #include "fleet/coordinator/session/link_router.h"
+#include "fleet/coordinator/session/route_feed.h"
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
 #include "fleet/util/status.h"
@@ -54,17 +56,6 @@ class WorkerLink {
   wire::Envelope accept(zmq::message_t message);
   void handle(const wire::Envelope& env);  // ready, credit, progress, done, abort; others ignored
 
-  // Batching with flow control.
-  // `file_offset`: the record's offset in the trace, kept until the worker's progress confirms
-  // the record finished (a lost node's report then says exactly where it got to).
-  // `original`: `body` is the trace's own frame at `file_offset` (not a re-encoded sub-call),
-  // so with a shared trace it travels as a reference. A non-empty `key_mask` (of `mask_keys`)
-  // makes it a part of a split call: a masked reference (only with a shared trace).
-  void add_record(std::string_view body, double t_shift, uint64_t file_offset, bool original,
-                  std::string_view key_mask = {}, uint16_t mask_keys = 0);
-  // A record of the shared trace by reference only (a saved routing plan has no bodies).
-  void add_reference(uint64_t file_offset, uint32_t body_size, double t_shift,
-                     std::string_view key_mask = {}, uint16_t mask_keys = 0);
   // The worker mapped the trace and verified it (HELLO/WELCOME): send references from now on.
   void use_shared_trace() { shared_trace_ = true; }
   bool shared_trace() const { return shared_trace_; }
@@ -75,15 +66,14 @@ class WorkerLink {
   }
   wire::BatchCodec codec() const { return codec_; }
   int codec_level() const { return level_; }
-  void flush_builder();
-  // What add_record does, for a BatchFanout that builds one batch for several links: account
-  // one record of the shared batch, then queue the batch (its seq must be this link's next).
-  void note_record(uint64_t file_offset, bool by_reference);
-  void enqueue_batch(std::shared_ptr<const wire::BatchMessage> batch);
-  int64_t next_seq() const { return seq_; }
-  void pump(int credit_window);  // sends queued batches while credit allows
-  size_t queued_batches() const { return pending_.size(); }
-  void send_end_when_drained();
+  // Flow control. The routing thread packs this link's batches into `feed` (BatchPacker); the
+  // control thread sends them from there while credit allows (`index`: this link's queue), or,
+  // once the link has finished, drops them (keeping their records' offsets: they were sent to
+  // it, never confirmed). END follows the last batch once want_end() was called.
+  void pump(RouteFeed* feed, size_t index, int credit_window);
+  // Every batch still queued for it, as dropped (the run is over: nothing more will be sent).
+  void settle(RouteFeed& feed, size_t index);
+  void want_end() { want_end_ = true; }  // routing is over: END after the last batch
   bool end_sent() const { return end_sent_; }
 
   // Liveness, on the run's clock.
@@ -174,6 +164,8 @@ class WorkerLink {
   void on_credit(const wire::Envelope& env);
   void on_progress(const wire::Envelope& env);
   bool try_send(zmq::message_t& m);
+  void hand_over(const PackedBatch& b);  // a batch taken from the feed: its records are sent
+  void drop(const std::vector<PackedBatchPtr>& batches);
   void warn_once_windows();
   void on_done(const wire::Envelope& env);
   void on_abort(const wire::Envelope& env);
@@ -202,23 +194,16 @@ class WorkerLink {
   std::string peer_;             // this link's routing id on the router
   std::string own_fingerprint_;  // the coordinator's key, for a refused handshake's message
   bool watch_handshake_ = true;  // until WELCOME
-  wire::BatchBuilder builder_;
   wire::BatchCodec codec_ = wire::BatchCodec::Zstd;
   int level_ = 1;
   bool shared_trace_ = false;
-  double builder_shift_ = 0.0;
-  struct Pending {
-    std::shared_ptr<const wire::BatchMessage> batch;  // shared by every link of a fan-out
-  };
-  std::deque<Pending> pending_;
   int64_t in_flight_ = 0;
-  int64_t seq_ = 0;
   bool want_end_ = false;
   bool end_sent_ = false;
   int64_t last_heard_ns_ = 0;
   zmq::message_t rx_;  // keeps the last received message alive for raw_ref fields
-  // Offsets of records sent but not yet confirmed: bounded by the credit window and the
-  // pending queue, since the worker confirms as it dispatches.
+  // Offsets of records sent but not yet confirmed: bounded by the credit window, since the
+  // worker confirms as it dispatches (a lost link's also holds the batches it never sent).
   std::deque<uint64_t> unconfirmed_;
 };
 
