@@ -17,7 +17,7 @@ std::optional<Pacing> pacing_from_name(std::string_view name) {
 }
 
 void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns,
-                              int64_t issue_ns) {
+                              int64_t issue_ns, const IssueTimes& times) {
   if (!hold.held()) return;
   if (pacing == Pacing::Causal && hold.not_before_ns > scaled_target_ns) {
     ++held_records;
@@ -26,14 +26,15 @@ void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_
   const int64_t late = issue_ns - hold.not_before_ns;
   edge_lateness.record(late);
   if (late < 0) ++raced[static_cast<size_t>(hold.binding)];
-  if (pacing != Pacing::Causal) {
-    if (late > kEdgeSlackNs) ++edges_late_over_slack;
-    return;
-  }
   // Late is measured from the record's causal instant: the edge's, unless the schedule placed
   // the record later on purpose (then the gap was stretched, and counted as such).
-  if (causal_ns - hold.not_before_ns > kEdgeSlackNs) ++edges_stretched;
-  if (issue_ns - std::max(causal_ns, hold.not_before_ns) > kEdgeSlackNs) ++edges_late_over_slack;
+  const bool causal = pacing == Pacing::Causal;
+  const int64_t due = causal ? std::max(causal_ns, hold.not_before_ns) : hold.not_before_ns;
+  if (causal && causal_ns - hold.not_before_ns > kEdgeSlackNs) ++edges_stretched;
+  if (issue_ns - due > kEdgeSlackNs) {
+    ++edges_late_over_slack;
+    ++late_by_cause[static_cast<size_t>(late_cause(due, kEdgeSlackNs, times))];
+  }
 }
 
 void PacingStats::count_l2_await(int64_t waited_ns, bool gave_up) {
@@ -65,6 +66,7 @@ void PacingStats::merge(const PacingStats& o) {
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
   edges_stretched += o.edges_stretched;
+  for (size_t i = 0; i < kLateCauseCount; ++i) late_by_cause[i] += o.late_by_cause[i];
 }
 
 nlohmann::json PacingStats::to_json() const {
@@ -77,6 +79,9 @@ nlohmann::json PacingStats::to_json() const {
                                                {"raced", raced[i]}};
     if (cut_counted) by_kind[std::string(edge_kind_name(k))]["cut"] = edges.cut[i];
   }
+  nlohmann::json late_causes = nlohmann::json::object();
+  for (size_t i = 0; i < kLateCauseCount; ++i)
+    late_causes[std::string(late_cause_name(static_cast<LateCause>(i)))] = late_by_cause[i];
   nlohmann::json j = {{"mode", pacing_name(pacing)},
                       {"speed", speed},
                       {"engine_time_scale", engine_time_scale},
@@ -88,6 +93,7 @@ nlohmann::json PacingStats::to_json() const {
                       {"hold_ns", hold_ns},
                       {"edge_lateness", edge_lateness.to_json()},
                       {"edges_late_over_50us", edges_late_over_slack},
+                      {"edges_late_by_cause", late_causes},
                       {"edges_stretched", edges_stretched},
                       {"edges_early", edge_lateness.early_count()},
                       {"raced_total", raced_total()},
@@ -138,6 +144,14 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
       util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");
   p.edges_stretched =
       util::json_integer_or<uint64_t>(j, "edges_stretched", 0, "pacing.edges_stretched");
+  if (const auto it = j.find("edges_late_by_cause"); it != j.end()) {
+    if (!it->is_object()) throw std::invalid_argument("pacing.edges_late_by_cause: not an object");
+    for (size_t i = 0; i < kLateCauseCount; ++i) {
+      const std::string name(late_cause_name(static_cast<LateCause>(i)));
+      p.late_by_cause[i] = util::json_integer_or<uint64_t>(*it, name.c_str(), 0,
+                                                           "pacing.edges_late_by_cause." + name);
+    }
+  }
   return p;
 }
 

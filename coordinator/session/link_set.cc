@@ -52,15 +52,18 @@ void LinkSet::tick(const Handler& handler) {
                  (now - last_tick_ns_) / 1'000'000);
   }
   last_tick_ns_ = now;
-  beat();
+  // One reading serves the beat and the silence checks: a worker is judged at the instant the
+  // heartbeats went out, so the silence reported is the one this tick saw.
+  beat_at(now);
   for (auto& l : links_) {
     if (l->finished() || l->state() == WorkerLink::State::Connecting) continue;
-    if (now - l->last_heard_ns() > lost_ns_) check_silence(*l, handler);
+    if (now - l->last_heard_ns() > lost_ns_) check_silence(*l, now, handler);
   }
 }
 
-void LinkSet::beat() {
-  const int64_t now = clock_.now_ns();
+void LinkSet::beat() { beat_at(clock_.now_ns()); }
+
+void LinkSet::beat_at(int64_t now) {
   if (now - last_beat_ns_ < beat_ns_) return;
   last_beat_ns_ = now;
   send_to_unfinished(wire::encode(wire::Heartbeat{}));
@@ -69,9 +72,8 @@ void LinkSet::beat() {
 // Silence is measured by what this loop has read: when the loop itself was slow (a long DONE
 // decode, a stalled VM), the worker's messages may be waiting in the socket. Read them before
 // declaring it lost.
-void LinkSet::check_silence(WorkerLink& l, const Handler& handler) {
+void LinkSet::check_silence(WorkerLink& l, int64_t now, const Handler& handler) {
   drain(handler);
-  const int64_t now = clock_.now_ns();
   if (l.finished() || now - l.last_heard_ns() <= lost_ns_) return;
   const int64_t silent_ms = (now - l.last_heard_ns()) / 1'000'000;
   spdlog::error("worker {} silent for {} ms: lost", l.address().name(), silent_ms);

@@ -81,7 +81,8 @@ class LinkSet {
   bool all_finished() const;
 
  private:
-  void check_silence(WorkerLink& l, const Handler& handler);
+  void beat_at(int64_t now);
+  void check_silence(WorkerLink& l, int64_t now, const Handler& handler);
   void drain(const Handler& handler);
 
   util::Clock& clock_;

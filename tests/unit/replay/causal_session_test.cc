@@ -35,9 +35,11 @@ class TimedEngine : public testing::RecordingEngine {
     return store_in_flight_since_zero && clock_.now_ns() < store_lands ? 0 : INT64_MAX;
   }
 
+  int64_t prefetch_takes_ns = 0;  // a slow call: the clock moves while it runs
   engine::CallResult submit_prefetch(const trace::PrefetchSpec& spec, std::string_view id,
                                      bool skip) override {
     at.push_back(clock_.now_ns());
+    if (auto* v = dynamic_cast<util::VirtualClock*>(&clock_)) v->advance_by(prefetch_takes_ns);
     return RecordingEngine::submit_prefetch(spec, id, skip);
   }
   engine::CallResult reserve_write(const std::vector<trace::ObjectKey>& keys,
@@ -104,13 +106,15 @@ struct Replayed {
 Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
                 const std::string& path = read_trace(), bool engine_follows_trace = false,
-                int64_t store_lands_after_t0 = 0, double horizon_s = 0.05, bool backlog = false) {
+                int64_t store_lands_after_t0 = 0, double horizon_s = 0.05, bool backlog = false,
+                int64_t prefetch_takes_ns = 0) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
   TimedEngine e(clock);
   if (store_lands_after_t0) e.store_lands = clock.now_ns() + store_lands_after_t0;
   e.store_in_flight_since_zero = backlog;
+  e.prefetch_takes_ns = prefetch_takes_ns;
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
@@ -146,6 +150,23 @@ TEST(CausalSession, AReadKeepsItsRecordedGapAfterItsPrefetchAndHoldsTheRest) {
   // held enter in recorded order): nothing was late.
   EXPECT_EQ(r.result.lateness.max_ns(), 0);
   EXPECT_EQ(r.result.lateness.count(), 4u);
+}
+
+// A call that runs past its successor's causal instant makes that edge late, and the late edge
+// is charged to the previous call (not to the pacer or the engine's events): the prefetch takes
+// 6 ms, so the enter, due 5 ms after it, starts 1 ms late.
+TEST(CausalSession, AnEdgeLateBehindASlowCallIsChargedToThatCall) {
+  const Replayed r = replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(),
+                            false, 0, 0.05, false, 6000 * kUs);
+  EXPECT_EQ(r.at, (std::vector<int64_t>{0, 6000 * kUs, 6000 * kUs, 6000 * kUs}));
+  ASSERT_TRUE(r.result.pacing);
+  const causal::PacingStats& p = *r.result.pacing;
+  EXPECT_EQ(p.edges_late_over_slack, 1u);
+  EXPECT_EQ(p.edge_lateness.max_ns(), 1000 * kUs);
+  EXPECT_EQ(p.late_by_cause[static_cast<size_t>(causal::LateCause::PreviousCall)], 1u);
+  uint64_t charged = 0;
+  for (uint64_t n : p.late_by_cause) charged += n;
+  EXPECT_EQ(charged, p.edges_late_over_slack);
 }
 
 // The engine's time follows the trace, not the wall: told each record's trace instant (since the

@@ -11,6 +11,7 @@
 
 #include "fleet/causal/edge.h"
 #include "fleet/causal/edge_finder.h"
+#include "fleet/causal/late_cause.h"
 #include "fleet/causal/pacing.h"
 #include "fleet/stats/lateness_stats.h"
 
@@ -39,6 +40,8 @@ struct PacingStats {
   // Binding gap edges issued > 50 us after their gap, by the replay's own doing: their record's
   // causal instant was the edge's, and the call started later than that.
   uint64_t edges_late_over_slack = 0;
+  // Those late edges by the first step of the loop that was already past due (late_cause.h).
+  LateCauseCounts late_by_cause{};
   // Causal: binding gap edges whose record's causal instant another constraint set more than
   // 50 us past the edge's (the recorded order behind a held record, a wait for L2 to land):
   // the gap was stretched on purpose, and the edge is not late (docs/causal-pacing.md).
@@ -53,8 +56,10 @@ struct PacingStats {
   uint64_t l2_await_timeouts = 0;
 
   // One record's binding edge (its Hold) against the instant its call started; causal_ns is the
-  // instant the schedule gave the record (uniform: its scaled instant).
-  void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns, int64_t issue_ns);
+  // instant the schedule gave the record (uniform: its scaled instant); `times`, the loop's way
+  // to the call, names a late edge's cause.
+  void count_issue(const Hold& hold, int64_t scaled_target_ns, int64_t causal_ns, int64_t issue_ns,
+                   const IssueTimes& times = {});
   void count_l2_await(int64_t waited_ns, bool gave_up);
   uint64_t raced_total() const;
   void merge(const PacingStats& other);
