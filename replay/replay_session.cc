@@ -65,7 +65,9 @@ class ReplaySession::Run {
   int64_t await_l2(const trace::Op& op, int64_t target, int64_t trace_ns);
   void drain_parked(int64_t limit);
   RecordEvent begin_event(std::string_view qualname);
-  inline bool pace(int64_t target);  // waits for the record's instant; true: it was fed late
+  // Waits for the record's instant; true: it was fed late. `times` (tracked edges only) gets the
+  // instants of the way there, which name a late edge's cause.
+  inline bool pace(int64_t target, causal::IssueTimes* times);
   inline void count_lateness(int64_t late, bool fed_late);
   inline void count_outcome(const trace::Op& op, engine::CallResult& result, RecordEvent& ev);
   WindowSink counting_sink();
@@ -90,6 +92,7 @@ class ReplaySession::Run {
   uint64_t seq_ = 0;
   causal::PacingStats pacing_;
   int64_t last_causal_target_ = 0;
+  int64_t last_call_end_ = 0;
   bool classify_misses_ = false;  // the engine labels misses: tell it each record before its call
 };
 
@@ -250,7 +253,9 @@ void ReplaySession::Run::replay_one(const DecodedRecord& rec, RecordEvent& ev, i
 
 void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t target, int64_t scaled,
                                const causal::Hold& hold) {
-  const bool fed_late = pace(target);
+  causal::IssueTimes times;
+  times.previous_call_end = last_call_end_;
+  const bool fed_late = pace(target, edges_ ? &times : nullptr);
   if (pacing_.engine_follows_trace) [[unlikely]] {
     const int64_t trace_ns = std::llround((op.t_mono - pacer_.origin()) * 1e9);
     target = await_l2(op, target, trace_ns);
@@ -263,9 +268,10 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   sampler_.advance(start);
   engine::CallResult result = dispatcher_.dispatch(op);
   const int64_t end = clock_.now_ns();
+  last_call_end_ = end;
   if (edges_) [[unlikely]] {
     edges_->after_issue(op, start);
-    pacing_.count_issue(hold, scaled, target, start);
+    pacing_.count_issue(hold, scaled, target, start, times);
   }
   if (res_.first_dispatch_ns == 0) res_.first_dispatch_ns = start;
   if (pacer_.paced()) count_lateness(start - target, fed_late);
@@ -310,12 +316,19 @@ int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_
   return std::max(target, now);
 }
 
-bool ReplaySession::Run::pace(int64_t target) {
+bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times) {
   bool fed_late = false;
   if (pacer_.paced()) {
-    fed_late = clock_.now_ns() > target;
+    const int64_t arrived = clock_.now_ns();
+    fed_late = arrived > target;
     s_.run_engine_events_until(target);
+    if (times) [[unlikely]] {
+      times->arrived = arrived;
+      times->events_done = clock_.now_ns();
+    }
     pacer_.wait_until(target, &s_.stop_);
+    if (times) [[unlikely]]
+      times->woke = clock_.now_ns();
     if (fed_late) ++res_.feed_late;
   } else {
     if (clock_.is_virtual()) s_.run_engine_events_until(clock_.now_ns());

@@ -36,6 +36,18 @@ uint64_t cut_total(const causal::PacingStats& p) {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
+// "previous_call 20, woke_late 3": the late edges' non-zero causes, in the loop's order.
+std::string late_causes(const causal::PacingStats& p) {
+  std::string parts;
+  for (size_t i = 0; i < causal::kLateCauseCount; ++i) {
+    if (p.late_by_cause[i] == 0) continue;
+    parts +=
+        fmt::format("{}{} {}", parts.empty() ? "" : ", ",
+                    causal::late_cause_name(static_cast<causal::LateCause>(i)), p.late_by_cause[i]);
+  }
+  return parts;
+}
+
 }  // namespace
 
 stats::MetricSection pacing_section(const causal::PacingStats& p) {
@@ -52,6 +64,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
     s.rows.push_back({"edge_max_us", "Edge lateness max (us)", us(p.edge_lateness.max_ns())});
     s.rows.push_back(
         {"edges_late_50us", "Edges > 50 us late", static_cast<int64_t>(p.edges_late_over_slack)});
+    if (p.edges_late_over_slack > 0)
+      s.rows.push_back({"edges_late_causes", "Late edges, by cause", late_causes(p)});
     s.rows.push_back(
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
     s.rows.push_back({"edges_stretched", "Edges stretched by the schedule",
@@ -93,6 +107,9 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
       "us); {} records were held {:.3f} s in total.",
       p.speed, binding, early, p.edges_late_over_slack, p.edges_stretched,
       us(p.edge_lateness.p99_ns()), p.held_records, static_cast<double>(p.hold_ns) / 1e9);
+  if (p.edges_late_over_slack > 0)
+    text +=
+        fmt::format(" The late edges were held by: {} (docs/causal-pacing.md).", late_causes(p));
   if (cut_total(p) > 0)
     text += fmt::format(
         " The time windows cut {} edges: their parent ran on another node, so the child kept "
