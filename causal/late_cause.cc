@@ -4,11 +4,16 @@ namespace fleet::causal {
 
 std::string_view late_cause_name(LateCause c) {
   switch (c) {
-    case LateCause::PreviousCall: return "previous_call";
-    case LateCause::BetweenCalls: return "between_calls";
-    case LateCause::EngineEvents: return "engine_events";
-    case LateCause::WokeLate: return "woke_late";
-    case LateCause::AfterWaking: return "after_waking";
+    case LateCause::PreviousCall:
+      return "previous_call";
+    case LateCause::BetweenCalls:
+      return "between_calls";
+    case LateCause::EngineEvents:
+      return "engine_events";
+    case LateCause::WokeLate:
+      return "woke_late";
+    case LateCause::AfterWaking:
+      return "after_waking";
   }
   return "after_waking";
 }

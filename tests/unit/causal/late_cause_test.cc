@@ -19,8 +19,7 @@ TEST(LateCause, TheFirstStepPastDuePlusSlackIsTheCause) {
   EXPECT_EQ(late_cause(kDue, kSlack, {kOnTime, kPast, kPast, kPast}), LateCause::BetweenCalls);
   EXPECT_EQ(late_cause(kDue, kSlack, {kOnTime, kOnTime, kPast, kPast}), LateCause::EngineEvents);
   EXPECT_EQ(late_cause(kDue, kSlack, {kOnTime, kOnTime, kOnTime, kPast}), LateCause::WokeLate);
-  EXPECT_EQ(late_cause(kDue, kSlack, {kOnTime, kOnTime, kOnTime, kOnTime}),
-            LateCause::AfterWaking);
+  EXPECT_EQ(late_cause(kDue, kSlack, {kOnTime, kOnTime, kOnTime, kOnTime}), LateCause::AfterWaking);
   // Exactly at due + slack is still in time (the slack is inclusive, as for lateness itself).
   const int64_t edge = kDue + kSlack;
   EXPECT_EQ(late_cause(kDue, kSlack, {edge, edge, edge, kPast}), LateCause::WokeLate);
