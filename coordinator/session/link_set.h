@@ -81,7 +81,7 @@ class LinkSet {
   bool all_finished() const;
 
  private:
-  void beat_at(int64_t now);
+  void beat_at(int64_t now);  // `now`: the tick's one reading of the clock
   void check_silence(WorkerLink& l, int64_t now, const Handler& handler);
   void drain(const Handler& handler);
 

@@ -31,7 +31,7 @@ struct IssueTimes {
   int64_t woke = 0;               // the pacer's wait returned
 };
 
-// The first instant past due + slack names the cause; none past it: AfterWaking.
+// The first of those instants past due + slack names the cause; none past it: AfterWaking.
 LateCause late_cause(int64_t due_ns, int64_t slack_ns, const IssueTimes& t);
 
 using LateCauseCounts = std::array<uint64_t, kLateCauseCount>;

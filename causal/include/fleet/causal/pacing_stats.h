@@ -40,7 +40,8 @@ struct PacingStats {
   // Binding gap edges issued > 50 us after their gap, by the replay's own doing: their record's
   // causal instant was the edge's, and the call started later than that.
   uint64_t edges_late_over_slack = 0;
-  // Those late edges by the first step of the loop that was already past due (late_cause.h).
+  // Those late edges, each charged to the first step of the replay loop already past its due
+  // instant (late_cause.h); they sum to edges_late_over_slack.
   LateCauseCounts late_by_cause{};
   // Causal: binding gap edges whose record's causal instant another constraint set more than
   // 50 us past the edge's (the recorded order behind a held record, a wait for L2 to land):
