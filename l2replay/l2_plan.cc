@@ -226,13 +226,6 @@ uint64_t L2Plan::prepare_bytes() const {
   return b;
 }
 
-std::vector<trace::ObjectKey> L2Plan::keys_of(const L2PlanOp& op) const {
-  std::vector<trace::ObjectKey> out;
-  out.reserve(op.keys.n);
-  for (uint32_t id : key_ids(op)) out.push_back(keys[id]);
-  return out;
-}
-
 uint64_t selected_count(uint64_t total, double percent) {
   return static_cast<uint64_t>(std::ceil(static_cast<double>(total) * percent / 100.0));
 }

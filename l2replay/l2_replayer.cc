@@ -90,6 +90,7 @@ class Replay {
     result_.operations_total = plan.ops.size();
     state_.resize(plan.ops.size());
     link_dependents();
+    adapter_.bind_key_table(plan.keys);
   }
 
   Result<L2ReplayResult> run() {
@@ -203,32 +204,29 @@ class Replay {
     account_dispatch(i, now);
     const L2PlanOp& op = plan_.ops[i];
     L2OpResult& r = result_.of(op.op);
+    // Keys by their plan id (bound in the constructor): no ObjectKey copied for the mock.
+    const std::span<const uint32_t> ids = plan_.key_ids(op);
     switch (op.op) {
       case L2Op::Store:
         r.bytes_submitted += plan_.bytes(op);
-        in_flight_.put(adapter_.submit_store(plan_.keys_of(op), sizes_of(op)), i);
+        in_flight_.put(adapter_.submit_store_ids(ids, plan_.sizes(op)), i);
         break;
       case L2Op::LookupTask:
-        in_flight_.put(adapter_.submit_lookup_and_lock(plan_.keys_of(op)), i);
+        in_flight_.put(adapter_.submit_lookup_and_lock_ids(ids), i);
         break;
       case L2Op::LoadTask:
         r.bytes_submitted += plan_.bytes(op);
-        in_flight_.put(adapter_.submit_load(plan_.keys_of(op), sizes_of(op)), i);
+        in_flight_.put(adapter_.submit_load_ids(ids, plan_.sizes(op)), i);
         break;
       case L2Op::Unlock:
-        adapter_.submit_unlock(plan_.keys_of(op));
+        adapter_.submit_unlock_ids(ids);
         finish(i, now);
         break;
       default:  // delete: the target's only adapter, whatever the recorded index (-1)
-        adapter_.delete_keys(plan_.keys_of(op));
+        adapter_.delete_ids(ids);
         finish(i, now);
         break;
     }
-  }
-
-  std::vector<uint64_t> sizes_of(const L2PlanOp& op) const {
-    const std::span<const uint64_t> s = plan_.sizes(op);
-    return {s.begin(), s.end()};
   }
 
   bool take_completions() {

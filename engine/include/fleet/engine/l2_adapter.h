@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,12 +83,28 @@ class L2Adapter {
   virtual std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>&) {
     return {};
   }
+  // Keys by id (Fleet's L2 replay; docs/l2-traces.md, "Keys by id"): after bind_key_table,
+  // the *_ids calls name keys by their index in `table`, which must stay valid and unchanged
+  // until the next bind. Same semantics as the calls above; by default each builds its keys from
+  // the table and takes the ObjectKey path (resp, fs, fault_inject), while the mock resolves each
+  // id once at the bind instead of hashing a key at every mention.
+  virtual void bind_key_table(std::span<const trace::ObjectKey> table) { key_table_ = table; }
+  virtual uint64_t submit_store_ids(std::span<const uint32_t> ids, std::span<const uint64_t> sizes);
+  virtual uint64_t submit_lookup_and_lock_ids(std::span<const uint32_t> ids);
+  virtual uint64_t submit_load_ids(std::span<const uint32_t> ids, std::span<const uint64_t> sizes);
+  virtual void submit_unlock_ids(std::span<const uint32_t> ids);
+  virtual void delete_ids(std::span<const uint32_t> ids);
+
   virtual L2Usage usage() const { return {}; }
   // Stops worker threads; pending completions may still be delivered before it returns.
   virtual void close() {}
 
  protected:
+  // The keys `ids` name in the bound table (std::logic_error for an id outside it: a caller bug).
+  std::vector<trace::ObjectKey> keys_by_id(std::span<const uint32_t> ids) const;
+
   L2AdapterContext ctx_;
+  std::span<const trace::ObjectKey> key_table_;
 };
 
 }  // namespace fleet::storage

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
+#include <vector>
 
 #include "fleet/engine/key_table.h"
 #include "fleet/engine/l2_adapter.h"
@@ -29,9 +31,20 @@ class MockL2Adapter final : public L2Adapter {
   uint64_t submit_load(std::vector<trace::ObjectKey> keys, std::vector<uint64_t> sizes) override;
   void submit_unlock(std::vector<trace::ObjectKey> keys) override;
   std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
+
+  // Keys by id: every key of `table` gets its slot here, pinned (a delete marks it absent
+  // instead of freeing it), so an id is a vector index, never a hash and a probe.
+  void bind_key_table(std::span<const trace::ObjectKey> table) override;
+  uint64_t submit_store_ids(std::span<const uint32_t> ids,
+                            std::span<const uint64_t> sizes) override;
+  uint64_t submit_lookup_and_lock_ids(std::span<const uint32_t> ids) override;
+  uint64_t submit_load_ids(std::span<const uint32_t> ids, std::span<const uint64_t> sizes) override;
+  void submit_unlock_ids(std::span<const uint32_t> ids) override;
+  void delete_ids(std::span<const uint32_t> ids) override;
+
   L2Usage usage() const override { return {current_, capacity_}; }
 
-  bool contains(const trace::ObjectKey& k) const { return objects_.find(k) != Objects::npos; }
+  bool contains(const trace::ObjectKey& k) const { return present(objects_.find(k)); }
   int64_t lock_count(const trace::ObjectKey& k) const;
   uint64_t capacity_bytes() const { return capacity_; }
   uint64_t bandwidth_bytes_per_s() const { return bandwidth_; }
@@ -42,13 +55,37 @@ class MockL2Adapter final : public L2Adapter {
   struct Entry {
     uint64_t size = 0;
     int64_t locks = 0;
+    bool present = false;  // false: a pinned slot whose object is not in L2
+    bool pinned = false;   // a bound key's slot: kept for the bind's life
   };
+  using Objects = KeyTable<Entry>;
+  using Slot = Objects::Slot;
+
+  bool present(Slot s) const { return s != Objects::npos && objects_.value(s).present; }
+  // A key's slot, npos when it has none; the slot a store fills (made when absent).
+  Slot find_slot(const trace::ObjectKey& k) const { return objects_.find(k); }
+  Slot find_slot(uint32_t id) const;
+  Slot insert_slot(const trace::ObjectKey& k) { return objects_.try_emplace(k).first; }
+  Slot insert_slot(uint32_t id) const { return find_slot(id); }
+  void remove(Slot s);
+
+  // The calls' one body each, over ObjectKeys or bound ids.
+  template <class Key>
+  L2Completion store(std::span<const Key> keys, std::span<const uint64_t> sizes);
+  template <class Key>
+  L2Completion lookup_and_lock(std::span<const Key> keys);
+  template <class Key>
+  L2Completion load(std::span<const Key> keys, std::span<const uint64_t> sizes);
+  template <class Key>
+  void unlock(std::span<const Key> keys);
+  uint64_t deliver(L2Completion c);  // the task id
+
   uint64_t capacity_;
   uint64_t bandwidth_;
   uint64_t current_ = 0;
   uint64_t next_task_ = 0;
-  using Objects = KeyTable<Entry>;
   Objects objects_;
+  std::vector<Slot> id_slot_;  // bound key id -> its pinned slot
 };
 
 }  // namespace fleet::storage

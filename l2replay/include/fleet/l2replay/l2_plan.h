@@ -115,8 +115,6 @@ struct L2Plan {
   // t_mono of the last selected operation minus the origin, unscaled.
   double trace_submission_window_seconds() const;
   uint64_t prepare_bytes() const;
-  // The op's keys, as the adapter takes them.
-  std::vector<trace::ObjectKey> keys_of(const L2PlanOp& op) const;
 
  private:
   template <class T>
