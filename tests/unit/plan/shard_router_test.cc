@@ -204,6 +204,40 @@ TEST(KeySharding, PrefetchSplitKeepsTheRestOfTheSpec) {
   }
 }
 
+// A worker that routes itself replays the router's decode instead of decoding again: it must be
+// the record's own decode (a split call's whole key list, the rest of the spec), once.
+TEST(KeySharding, TheRoutersDecodeIsHandedOverOnce) {
+  ShardRouter r(opts(ShardMode::Key, 4));
+  Records recs;
+  std::vector<trace::ObjectKey> keys;
+  for (int c = 0; c < 16; ++c) keys.push_back(key("d" + std::to_string(c)));
+  trace::Op o = op(OpKind::SubmitPrefetch, 2.0, keys);
+  o.external_request_id = "req-9";
+  const trace::RecordView& rec = recs.add(o);
+  ASSERT_GT(r.route(rec).size(), 1u) << "a split call";
+  trace::Op own;
+  trace::decode_op(rec, own);
+  trace::Op taken;
+  ASSERT_TRUE(r.take_decoded(taken));
+  EXPECT_EQ(taken.kind, OpKind::SubmitPrefetch);
+  EXPECT_EQ(taken.op_keys(), own.op_keys());
+  EXPECT_EQ(taken.op_keys().size(), 16u);
+  EXPECT_EQ(taken.external_request_id, "req-9");
+  EXPECT_EQ(taken.spec.group_layouts, own.spec.group_layouts);
+  EXPECT_DOUBLE_EQ(taken.t_mono, 2.0);
+  trace::Op again;
+  EXPECT_FALSE(r.take_decoded(again)) << "taken already";
+  // The next record is decoded into what the router got back.
+  ASSERT_EQ(r.route(recs.add(op(OpKind::ReadEnter, 3.0, {key("e")}))).size(), 1u);
+  ASSERT_TRUE(r.take_decoded(again));
+  EXPECT_EQ(again.kind, OpKind::ReadEnter);
+  EXPECT_EQ(again.keys, (std::vector<trace::ObjectKey>{key("e")}));
+  // Time sharding only scans: nothing to hand over.
+  ShardRouter by_time(opts(ShardMode::Time, 2));
+  by_time.route(recs.add(op(OpKind::ReserveWrite, 4.0, {key("f")})));
+  EXPECT_FALSE(by_time.take_decoded(again));
+}
+
 TEST(KeySharding, EachChunkHasOneOwnerAcrossRecords) {
   ShardRouter r(opts(ShardMode::Key, 4));
   Records recs;
