@@ -272,7 +272,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
 bool ShardRouter::take_decoded(trace::Op& into) {
   if (!op_decoded_) return false;
   op_decoded_ = false;
-  std::swap(op_, into);
+  swap(op_, into);  // trace::swap: member by member
   return true;
 }
 
