@@ -119,6 +119,7 @@ const std::vector<Route>& ShardRouter::route(const trace::RecordView& rec) {
 }
 
 const std::vector<Route>& ShardRouter::route_checked(const trace::RecordView& rec) {
+  op_decoded_ = false;
   routes_.clear();
   bodies_.clear();
   if (!have_first_) {
@@ -199,6 +200,7 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
   } catch (const trace::DecodeError&) {
     decoded = false;
   }
+  op_decoded_ = decoded;
   if (!decoded || op_.kind == trace::OpKind::Unknown || op_.op_keys().empty()) {
     // Skipped (or keyless) records still count once, on the worker that owns the record's
     // position in the trace.
@@ -265,6 +267,13 @@ void ShardRouter::route_key(const trace::RecordView& rec) {
     account(distinct[i], rec, op_.kind, bodies_[i].size());
     ++plan_[static_cast<size_t>(distinct[i])].split_parts;
   }
+}
+
+bool ShardRouter::take_decoded(trace::Op& into) {
+  if (!op_decoded_) return false;
+  op_decoded_ = false;
+  swap(op_, into);  // trace::swap: member by member
+  return true;
 }
 
 PlanTotals ShardRouter::totals() const {

@@ -35,7 +35,7 @@ bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRe
   out.file_offset = rec.file_offset;
   out.decoded = true;
   try {
-    trace::decode_op(rec, out.op);
+    if (!source.take_decoded(rec, out.op)) trace::decode_op(rec, out.op);
     if (!rec.key_mask.empty() && out.op.kind != trace::OpKind::Unknown) apply_key_mask(rec, out.op);
   } catch (const trace::MalformedRecord& e) {
     source.reject_malformed(rec, e.what());

@@ -95,6 +95,7 @@ SelfRoutedSource::SelfRoutedSource(std::unique_ptr<trace::Reporter> reporter,
       args_checked_by_router_(router_.mode() != plan::ShardMode::Key) {}
 
 bool SelfRoutedSource::next(trace::RecordView& out) {
+  router_decoded_ = false;
   while (!at_end_) {
     try {
       if (!reader_->next(rec_)) {
@@ -114,6 +115,7 @@ bool SelfRoutedSource::next(trace::RecordView& out) {
       if (r.original) {
         out = rec_;
         out.args_checked = out.args_checked || args_checked_by_router_;
+        router_decoded_ = true;
       } else {  // a split part re-encoded (more keys than a mask holds): as a batch's frame
         trace::parse_record(reinterpret_cast<const uint8_t*>(r.body.data()), r.body.size(), out, {},
                             /*defer_args_check=*/true);
@@ -127,6 +129,14 @@ bool SelfRoutedSource::next(trace::RecordView& out) {
     }
   }
   return false;
+}
+
+bool SelfRoutedSource::take_decoded(const trace::RecordView& rec, trace::Op& op) {
+  if (!router_decoded_ || !router_.take_decoded(op)) return false;
+  router_decoded_ = false;
+  op.t_mono = rec.t_mono;  // as decode_op sets them: the record as handed over (stack shift)
+  op.t_wall = rec.t_wall;
+  return true;
 }
 
 void SelfRoutedSource::count_cut_edges(causal::EdgeFinderOptions ttl, size_t nodes) {

@@ -38,6 +38,9 @@ class SelfRoutedSource final : public replay::RecordSource {
 
   bool next(trace::RecordView& out) override;
   void reject_malformed(const trace::RecordView& rec, const std::string& why) override;
+  // Key sharding: the router's decode of the record last returned (whole, or a masked part),
+  // so this worker decodes each of its records once, not once to route and again to replay.
+  bool take_decoded(const trace::RecordView& rec, trace::Op& op) override;
   double progress_fraction() const override;
 
   // Time sharding of a run that tracks edges: count, while scanning, the edges the windows cut
@@ -65,6 +68,7 @@ class SelfRoutedSource final : public replay::RecordSource {
   const bool args_checked_by_router_;
   trace::RecordView rec_;
   std::unique_ptr<causal::CutEdgeCounter> cut_edges_;  // null: not counted
+  bool router_decoded_ = false;  // the record last returned is the router's decoded one
   uint64_t kept_ = 0;  // records (or parts) routed to this worker and handed to the replay
   bool at_end_ = false;
   std::string problem_;

@@ -204,6 +204,59 @@ TEST(KeySharding, PrefetchSplitKeepsTheRestOfTheSpec) {
   }
 }
 
+// A worker that routes itself replays the router's decode instead of decoding again: it must be
+// the record's own decode (a split call's whole key list, the rest of the spec), once.
+TEST(KeySharding, TheRoutersDecodeIsHandedOverOnce) {
+  ShardRouter r(opts(ShardMode::Key, 4));
+  Records recs;
+  std::vector<trace::ObjectKey> keys;
+  for (int c = 0; c < 16; ++c) keys.push_back(key("d" + std::to_string(c)));
+  trace::Op o = op(OpKind::SubmitPrefetch, 2.0, keys);
+  o.external_request_id = "req-9";
+  o.spec.num_kv_readers = 3;
+  o.spec.policy = trace::TrimPolicy::Sparse;
+  o.spec.attn.num_chunks_in_sw = {4, 2};
+  o.spec.attn.world_size = 2;
+  const trace::RecordView& rec = recs.add(o);
+  ASSERT_GT(r.route(rec).size(), 1u) << "a split call";
+  trace::Op own;
+  trace::decode_op(rec, own);
+  trace::Op taken;
+  ASSERT_TRUE(r.take_decoded(taken));
+  EXPECT_EQ(taken.kind, OpKind::SubmitPrefetch);
+  EXPECT_EQ(taken.op_keys(), own.op_keys());
+  EXPECT_EQ(taken.op_keys().size(), 16u);
+  EXPECT_EQ(taken.external_request_id, "req-9");
+  EXPECT_EQ(taken.spec, own.spec);
+  EXPECT_EQ(taken.spec.attn.world_size, 2);
+  EXPECT_EQ(taken.spec.num_kv_readers, 3);
+  EXPECT_DOUBLE_EQ(taken.t_mono, 2.0);
+  EXPECT_DOUBLE_EQ(taken.t_wall, own.t_wall);
+  trace::Op again;
+  EXPECT_FALSE(r.take_decoded(again)) << "taken already";
+  // The next record is decoded into what the router got back.
+  ASSERT_EQ(r.route(recs.add(op(OpKind::ReadEnter, 3.0, {key("e")}))).size(), 1u);
+  ASSERT_TRUE(r.take_decoded(again));
+  EXPECT_EQ(again.kind, OpKind::ReadEnter);
+  EXPECT_EQ(again.keys, (std::vector<trace::ObjectKey>{key("e")}));
+  // A write's layout and mode come over too (Op's swap exchanges every member).
+  trace::Op w = op(OpKind::ReserveWrite, 3.5, {key("g")});
+  w.mode = trace::WriteMode::Update;
+  const trace::RecordView& wrec = recs.add(w);
+  ASSERT_EQ(r.route(wrec).size(), 1u);
+  trace::Op wown;
+  trace::decode_op(wrec, wown);
+  ASSERT_TRUE(r.take_decoded(again));
+  EXPECT_EQ(again.kind, OpKind::ReserveWrite);
+  EXPECT_EQ(again.layout, wown.layout);
+  EXPECT_EQ(again.mode, trace::WriteMode::Update);
+  EXPECT_EQ(again.keys, wown.keys);
+  // Time sharding only scans: nothing to hand over.
+  ShardRouter by_time(opts(ShardMode::Time, 2));
+  by_time.route(recs.add(op(OpKind::ReserveWrite, 4.0, {key("f")})));
+  EXPECT_FALSE(by_time.take_decoded(again));
+}
+
 TEST(KeySharding, EachChunkHasOneOwnerAcrossRecords) {
   ShardRouter r(opts(ShardMode::Key, 4));
   Records recs;

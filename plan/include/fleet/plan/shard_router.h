@@ -122,6 +122,12 @@ class ShardRouter {
   nlohmann::ordered_json plan_json() const;
   std::string render_plan() const;
 
+  // Key sharding decodes each record in full to route it: the record last routed, as decode_op
+  // gave it, swapped into `into` (the router reuses what it gets back), so that a worker that
+  // routes itself does not decode its records twice. False when there is none: another mode,
+  // a record whose args did not decode, or taken already.
+  bool take_decoded(trace::Op& into);
+
   // Rendezvous owner of a chunk identity among the workers.
   int owner_of(uint64_t chunk_id) const;
 
@@ -158,6 +164,7 @@ class ShardRouter {
   double t_last_ = 0.0;
   bool have_first_ = false;
   trace::Op op_;
+  bool op_decoded_ = false;  // op_ holds the record last routed (key sharding), not yet taken
 };
 
 const char* shard_mode_name(ShardMode m);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/op.h"
 #include "fleet/trace/record.h"
 
 namespace fleet::replay {
@@ -19,6 +20,14 @@ class RecordSource {
   // decode_op found the record last returned malformed (its args check was deferred): the
   // source counts and reports it as it would have when reading it.
   virtual void reject_malformed(const trace::RecordView& rec, const std::string& why) = 0;
+  // The record last returned, already decoded by the source itself (a worker that routes by
+  // key decodes every record to route it): exactly what decode_op gives for `rec`, swapped into
+  // `op` (whose old contents the source reuses). False: the caller decodes `rec` itself.
+  virtual bool take_decoded(const trace::RecordView& rec, trace::Op& op) {
+    (void)rec;
+    (void)op;
+    return false;
+  }
   // Fraction of the input consumed in [0,1], or a negative value when unknown (progress).
   virtual double progress_fraction() const { return -1.0; }
 };
