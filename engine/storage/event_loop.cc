@@ -5,10 +5,7 @@
 
 namespace fleet::storage {
 
-void EventLoop::schedule_at(int64_t t_ns, Fn fn) {
-  heap_.push(Event{t_ns, seq_++, std::move(fn)});
-  if (wakeup_) wakeup_();
-}
+void EventLoop::schedule_at(int64_t t_ns, Fn fn) { heap_.push(Event{t_ns, seq_++, std::move(fn)}); }
 
 void EventLoop::post(int64_t t_ns, Fn fn) {
   {
@@ -49,6 +46,10 @@ int64_t EventLoop::next_event_ns() const {
   std::lock_guard<std::mutex> g(inbox_mu_);
   for (const auto& [it, fn] : inbox_) t = std::min(t, it);
   return t;
+}
+
+int64_t EventLoop::next_scheduled_ns() const {
+  return heap_.empty() ? std::numeric_limits<int64_t>::max() : heap_.top().t;
 }
 
 bool EventLoop::empty() const {

@@ -20,6 +20,8 @@ namespace fleet::storage {
 
 namespace {
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+// The driver wakes at least this often even when nothing is scheduled.
+constexpr int64_t kDriverMaxSleepNs = 100'000'000;
 
 // A duration of the engine's own time at `scale` times the wall's pace (at least 1).
 int64_t scaled_ms(int64_t ms, double scale) {
@@ -178,7 +180,7 @@ void StorageManager::tick() {
 // trace time issued, however fast or unevenly the causal schedule gets through it.
 void StorageManager::follow_trace_time(int64_t trace_ns) {
   if (!cfg_.follow_trace_time) return;
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   trace_clock_.advance_to(trace_ns);
   while (!evictor_stopped_ && trace_ns >= next_trace_tick_ns_) {
     tick();
@@ -198,7 +200,7 @@ int64_t StorageManager::oldest_store_trace_ns() const {
 
 void StorageManager::set_record(double t_wall) {
   if (!misses_) return;
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   misses_->set_record(t_wall);
 }
 
@@ -211,7 +213,7 @@ std::optional<stats::MissSummary> StorageManager::miss_summary() const {
 }
 
 std::vector<stats::MissEvent> StorageManager::take_misses() {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   return misses_ ? misses_->take_events() : std::vector<stats::MissEvent>{};
 }
 
@@ -221,7 +223,7 @@ bool StorageManager::prefetch_pending(const KeyList& keys) const {
 }
 
 void StorageManager::eviction_tick_now() {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   tick();
 }
 
@@ -230,7 +232,7 @@ void StorageManager::eviction_tick_now() {
 std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
                                                          const trace::MemoryLayout& layout,
                                                          trace::WriteMode mode) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.reserve_write_calls++;
   counters_.reserve_write_keys += keys.size();
   std::vector<uint8_t> existed;
@@ -263,7 +265,7 @@ std::vector<L1Status> StorageManager::reserve_write_keys(const KeyList& keys,
 }
 
 std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.finish_write_calls++;
   counters_.finish_write_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_write(keys);
@@ -282,7 +284,7 @@ std::vector<L1Status> StorageManager::finish_write_keys(const KeyList& keys) {
 }
 
 std::vector<L1Status> StorageManager::finish_read_keys(const KeyList& keys, int64_t read_locks) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.finish_read_calls++;
   counters_.finish_read_keys += keys.size();
   std::vector<L1Status> st = l1_->finish_read(keys, read_locks);
@@ -298,7 +300,7 @@ std::vector<L1Status> StorageManager::finish_read_keys(const KeyList& keys, int6
 }
 
 std::vector<L1Status> StorageManager::delete_l1_keys(const KeyList& keys) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   return l1_->delete_keys(keys, false);
 }
 
@@ -315,7 +317,7 @@ engine::CallResult StorageManager::finish_write(const KeyList& keys) {
 }
 
 engine::CallResult StorageManager::abort_write(const KeyList& keys) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.abort_write_calls++;
   for (auto s : l1_->finish_write_and_delete(keys)) {
     if (s == L1Status::Success)
@@ -338,7 +340,7 @@ engine::CallResult StorageManager::submit_prefetch(const trace::PrefetchSpec& sp
 }
 
 engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadContext& ctx) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.read_enter_calls++;
   counters_.read_enter_keys += keys.size();
   std::vector<L1Status> st = l1_->unsafe_read(keys);
@@ -370,7 +372,7 @@ engine::CallResult StorageManager::read_enter(const KeyList& keys, engine::ReadC
 }
 
 engine::CallResult StorageManager::read_exit(engine::ReadContext& ctx) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.read_exit_calls++;
   // Replay never passes release_on_exit, so it is True: one lock per good key, always.
   if (!ctx.good_keys.empty()) {
@@ -392,9 +394,48 @@ engine::CallResult StorageManager::finish_read(const KeyList& keys, int64_t read
 // ---------------------------------------------------------------- time
 
 void StorageManager::run_until(int64_t now_ns) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   if (closed_) return;
   loop_.run_until(now_ns);
+}
+
+void StorageManager::hold_wakeups(bool on) {
+  CallLock g(*this);
+  hold_wakeups_ = on;  // off: the lock's release wakes the driver for what was held
+}
+
+void StorageManager::release_wakeups() {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    const bool held = hold_wakeups_;
+    hold_wakeups_ = false;
+    wake = wake_due_locked();
+    hold_wakeups_ = held;
+  }
+  if (wake) this->wake();
+}
+
+StorageManager::CallLock::~CallLock() {
+  const bool wake = sm_.wake_due_locked();
+  sm_.mu_.unlock();
+  if (wake) sm_.wake();
+}
+
+bool StorageManager::wake_due_locked() {
+  const int64_t next = loop_.next_scheduled_ns();
+  if (!driver_.joinable() || next >= driver_deadline_ns_) {
+    wake_held_since_ns_ = 0;
+    return false;
+  }
+  if (hold_wakeups_) {
+    const int64_t now = clock_.now_ns();
+    if (wake_held_since_ns_ == 0) wake_held_since_ns_ = now;
+    if (now - wake_held_since_ns_ < kHeldWakeMaxNs) return false;
+  }
+  wake_held_since_ns_ = 0;
+  driver_deadline_ns_ = next;  // it wakes and recomputes: no second wake for the same work
+  return true;
 }
 
 int64_t StorageManager::next_event_ns() const {
@@ -421,14 +462,16 @@ void StorageManager::driver_loop() {
     {
       std::lock_guard<std::mutex> g(mu_);
       if (closed_) return;
-      loop_.run_until(clock_.now_ns());
-      next = loop_.next_event_ns();
+      const int64_t now = clock_.now_ns();
+      loop_.run_until(now);
+      next = std::min(loop_.next_event_ns(), now + kDriverMaxSleepNs);
+      driver_deadline_ns_ = next;  // calls queueing work before it wake this thread
+      wake_held_since_ns_ = 0;
     }
     std::unique_lock<std::mutex> wl(wake_mu_);
     if (driver_stop_) return;
     if (!wake_flag_) {
-      int64_t wait = next == kNever ? 100'000'000 : next - clock_.now_ns();
-      wait = std::clamp<int64_t>(wait, 0, 100'000'000);
+      const int64_t wait = std::max<int64_t>(0, next - clock_.now_ns());
       if (wait > 0)
         wake_cv_.wait_for(wl, std::chrono::nanoseconds(wait),
                           [this] { return wake_flag_ || driver_stop_; });
@@ -513,12 +556,12 @@ std::vector<stats::L2FailureRecord> StorageManager::l2_failures() const {
 }
 
 void StorageManager::set_l2_failure_listener(engine::L2FailureListener fn) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   failure_listener_ = std::move(fn);
 }
 
 void StorageManager::enable_l2_op_samples(bool on) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   samples_on_ = on;
 }
 
@@ -538,14 +581,14 @@ std::vector<engine::L2Op> StorageManager::take_l2_ops() {
 }
 
 std::vector<L2OpSample> StorageManager::take_l2_op_samples() {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   std::vector<L2OpSample> out;
   out.swap(samples_);
   return out;
 }
 
 void StorageManager::set_l2_op_observer(std::function<void(const L2OpSample&)> fn) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   observer_ = std::move(fn);
 }
 
@@ -553,7 +596,7 @@ void StorageManager::set_l2_op_observer(std::function<void(const L2OpSample&)> f
 
 void StorageManager::close(bool drain) {
   {
-    std::lock_guard<std::mutex> g(mu_);
+    CallLock g(*this);
     if (closed_) return;
   }
   if (drain) {
@@ -561,7 +604,7 @@ void StorageManager::close(bool drain) {
     for (;;) {
       int64_t next;
       {
-        std::lock_guard<std::mutex> g(mu_);
+        CallLock g(*this);
         loop_.run_until(clock_.now_ns());
         if (store_->idle()) {
           counters_.drained = true;
@@ -586,7 +629,7 @@ void StorageManager::close(bool drain) {
     wake_cv_.notify_one();
     driver_.join();
   }
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   if (closed_) return;
   // 1. SPARSE leases.
   for (const Lease& l : leases_) {

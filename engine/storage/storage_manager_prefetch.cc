@@ -36,7 +36,7 @@ size_t chunk_stride(const trace::PrefetchSpec& spec) {
 PrefetchHandle StorageManager::submit_prefetch_task(const trace::PrefetchSpec& spec,
                                                     std::string_view external_request_id,
                                                     bool skip_l2) {
-  std::lock_guard<std::mutex> g(mu_);
+  CallLock g(*this);
   counters_.prefetch_calls++;
   validate_prefetch(spec);
   const size_t n = spec.keys.size();

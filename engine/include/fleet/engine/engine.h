@@ -70,6 +70,15 @@ class Engine {
   // before `now_ns` on the engine's Clock. With a virtual clock the replay session calls it
   // before each dispatch; with the real clock the engine's own thread does.
   virtual void run_until(int64_t /*now_ns*/) {}
+  // A paced real-clock dispatch thread runs the engine's due work itself while it waits
+  // (docs/causal-pacing.md, "Who runs the engine's work"). With `on`, a call that queues work
+  // does not wake the engine's own thread (on a VM that futex wake costs the caller 8-20 us,
+  // inside the timed call): the work waits for the caller's next run_until() or
+  // release_wakeups(), or at most 50 us of later calls. Off by default and when the run ends.
+  virtual void hold_wakeups(bool /*on*/) {}
+  // Wakes the engine's thread now if work it should run is held back (the caller is about to
+  // wait long enough to pay for the wake-up, or to sleep).
+  virtual void release_wakeups() {}
   // The replay is about to issue a record recorded `trace_ns` after the run's first record.
   // Engines built to follow the trace's time (EngineConfig::follow_trace_time) run the
   // eviction ticks due by then and move their lock TTLs' clock; others ignore it.

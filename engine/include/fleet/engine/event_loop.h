@@ -31,17 +31,21 @@ class EventLoop {
     return in_event_ && clock_.is_virtual() ? event_time_ : clock_.now_ns();
   }
 
-  // Engine thread only (the caller holds the engine mutex).
+  // Engine thread only (the caller holds the engine mutex). Wakes no one: the engine decides
+  // once it has released its mutex (StorageManager::CallLock), against next_scheduled_ns().
   void schedule_at(int64_t t_ns, Fn fn);
   // Any thread.
   void post(int64_t t_ns, Fn fn);
-  // Called (without the engine mutex) whenever work is added; the real-clock driver wakes up.
+  // Called (without the engine mutex) whenever post() adds work; the real-clock driver wakes up.
   void set_wakeup(std::function<void()> w) { wakeup_ = std::move(w); }
 
   // Runs every event due at or before now_ns, including ones scheduled while running. Returns
   // how many ran.
   size_t run_until(int64_t now_ns);
   int64_t next_event_ns() const;
+  // The first scheduled event's instant, INT64_MAX when none (engine thread: the inbox, which
+  // post() wakes the driver for, is not looked at).
+  int64_t next_scheduled_ns() const;
   bool empty() const;
 
  private:

@@ -81,6 +81,8 @@ class StorageManager final : public engine::Engine {
   engine::CallResult read_exit(engine::ReadContext& ctx) override;
   engine::CallResult finish_read(const KeyList& keys, int64_t read_locks) override;
   void run_until(int64_t now_ns) override;
+  void hold_wakeups(bool on) override;
+  void release_wakeups() override;
   int64_t next_event_ns() const override;
   void follow_trace_time(int64_t trace_ns) override;
   bool store_pending(const KeyList& keys) const override;
@@ -119,6 +121,25 @@ class StorageManager final : public engine::Engine {
   void set_l2_op_observer(std::function<void(const L2OpSample&)> fn);
 
  private:
+  // mu_ for one call. On release, wakes the real-clock driver when the call scheduled work
+  // ahead of the instant the driver sleeps until, after unlocking (woken under mu_, the driver
+  // would only block on it and cost the caller a second futex wake), unless wake-ups are held.
+  class CallLock {
+   public:
+    explicit CallLock(StorageManager& sm) : sm_(sm) { sm_.mu_.lock(); }
+    ~CallLock();
+    CallLock(const CallLock&) = delete;
+    CallLock& operator=(const CallLock&) = delete;
+
+   private:
+    StorageManager& sm_;
+  };
+  // Under mu_: whether the driver must be woken now (wake-ups held count from the first).
+  bool wake_due_locked();
+  // How long a held wake-up may wait for the holder's next call (docs/causal-pacing.md, "Who
+  // runs the engine's work").
+  static constexpr int64_t kHeldWakeMaxNs = 50'000;
+
   struct BuiltL2;  // an adapter open() built, with its spec's eviction block
   StorageManager(const EngineConfig& cfg, util::Clock& clock, std::vector<BuiltL2> l2);
   void attach_l2(std::vector<BuiltL2> l2);
@@ -175,7 +196,11 @@ class StorageManager final : public engine::Engine {
   std::vector<stats::L2FailureRecord> l2_failures_;  // one per adapter, even without failures
   engine::L2FailureListener failure_listener_;
 
-  // Real-clock driver.
+  // Real-clock driver. Under mu_: the instant it sleeps until (recomputed each time it wakes),
+  // whether a caller holds wake-ups back (hold_wakeups) and since when one is held (0: none).
+  int64_t driver_deadline_ns_ = 0;
+  bool hold_wakeups_ = false;
+  int64_t wake_held_since_ns_ = 0;
   std::thread driver_;
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
