@@ -58,6 +58,8 @@ TEST(FlagErrors, CoordinatorEnumFlagsListTheNames) {
 TEST(FlagErrors, WorkerRangesReadAsWritten) {
   expect_refused(run(worker_bin(), "--heartbeat-ms 5"),
                  "--heartbeat-ms: must be between 10 and 60000, got 5");
+  expect_refused(run(worker_bin(), "--spin-us 50001"),
+                 "--spin-us: must be between 0 and 50000, got 50001");
   expect_refused(run(worker_bin(), "--max-l1-gb -1"), "--max-l1-gb: must be ≥ 0, got -1");
   expect_refused(run(worker_bin(), "--eviction-tick-ms 0"),
                  "--eviction-tick-ms: must be > 0, got 0");
