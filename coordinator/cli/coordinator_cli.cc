@@ -255,8 +255,20 @@ Result<storage::EngineConfig> config_from_trace(const std::string& path) {
   }
 }
 
+// --heartbeat-ms sets the coordinator's period; --local workers get the same one (each side
+// judges the other lost after 3 silent periods of its own), unless --local-worker-arg gives
+// theirs: a longer period for a crowded host must protect both sides.
+void forward_heartbeat_to_local_workers(ParsedCli& cli) {
+  session::FleetOptions& fleet = cli.fleet;
+  if (fleet.local <= 0 || cli.app->get_option("--heartbeat-ms")->count() == 0) return;
+  for (const std::string& a : fleet.local_worker_args)
+    if (a == "--heartbeat-ms" || a.rfind("--heartbeat-ms=", 0) == 0) return;
+  fleet.local_worker_args.push_back("--heartbeat-ms=" + std::to_string(fleet.heartbeat_ms));
+}
+
 // The replay's own flags that need converting after the parse.
 Status apply_replay_flags(ParsedCli& cli) {
+  forward_heartbeat_to_local_workers(cli);
   const CliExtras& x = cli.extras;
   session::ReplayOptions& o = cli.fleet.replay;
   o.virtual_clock = x.clock == ClockKind::Virtual;

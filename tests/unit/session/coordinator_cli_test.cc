@@ -118,5 +118,24 @@ TEST(CoordinatorCli, EnumFlagsBindTheirEnums) {
   EXPECT_EQ(code, 2);
 }
 
+// --heartbeat-ms reaches --local workers (each side's loss budget is 3 of its own periods),
+// unless --local-worker-arg gives theirs; workers elsewhere keep their own.
+TEST(CoordinatorCli, LocalWorkersGetTheCoordinatorsHeartbeatPeriod) {
+  using Args = std::vector<std::string>;
+  auto given = parse({"t.lct", "--local", "2", "--heartbeat-ms", "1000"});
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->fleet.local_worker_args, Args{"--heartbeat-ms=1000"});
+  auto own = parse({"t.lct", "--local", "2", "--heartbeat-ms", "1000",
+                    "--local-worker-arg=--heartbeat-ms=2000"});
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->fleet.local_worker_args, Args{"--heartbeat-ms=2000"});
+  auto unset = parse({"t.lct", "--local", "2"});
+  ASSERT_TRUE(unset);
+  EXPECT_TRUE(unset->fleet.local_worker_args.empty());
+  auto remote = parse({"t.lct", "--workers", "hosts.txt", "--heartbeat-ms", "1000"});
+  ASSERT_TRUE(remote);
+  EXPECT_TRUE(remote->fleet.local_worker_args.empty());
+}
+
 }  // namespace
 }  // namespace fleet::cli
