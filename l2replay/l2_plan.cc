@@ -8,6 +8,7 @@
 #include "fleet/engine/key_table.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
 #include "plan_reading.h"
@@ -239,15 +240,16 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
   try {  // the reader's TraceError names the file: unreadable, not level l2, damaged mid-read
     trace::ReaderOptions ro;
     ro.max_frame_bytes = o.max_frame_bytes;
-    trace::L2Reader reader(path, ro);
+    // Records are decoded on the reader's thread while this one plans the batch before.
+    trace::L2BatchReader reader(path, ro);
     plan.header = reader.header();
     const uint64_t cut =
         o.trace_percent < 100
             ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
             : std::numeric_limits<uint64_t>::max();
     Reading reading(plan, cut);
-    L2Record r;
-    while (reader.next(r)) reading.add(r);
+    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch())
+      for (const L2Record& r : batch) reading.add(r);
     if (Status s = reading.refusal(reader.counters()); !s) return s;
     reading.finish_keys();
   } catch (const trace::TraceError& e) {
