@@ -226,6 +226,7 @@ void reserve_pools(L2Plan& plan, uint64_t file_bytes) {
   reserve(plan.ops, 512);
   reserve(plan.key_id_pool, 96);
   reserve(plan.size_pool, 128);
+  reserve(plan.index_pool, 128);
 }
 
 }  // namespace
