@@ -1,6 +1,8 @@
 #include "fleet/l2replay/l2_plan.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -8,6 +10,7 @@
 #include "fleet/engine/key_table.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
 #include "plan_reading.h"
@@ -142,6 +145,19 @@ class Reading {
     }
   }
 
+  // A batch of records, the interning's cache misses taken ahead: the index entries of the keys
+  // kAhead records on, the nodes of those half as far (their index entries arrived meanwhile).
+  void add_batch(std::span<const L2Record> batch) {
+    constexpr size_t kAhead = 8;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (i + kAhead < batch.size())
+        for (const trace::ObjectKey& k : batch[i + kAhead].keys) interned_.prefetch_index(k);
+      if (i + kAhead / 2 < batch.size())
+        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_node(k);
+      add(batch[i]);
+    }
+  }
+
   // The distinct keys, by id, into the plan.
   void finish_keys() {
     plan_.keys.reserve(interned_.size());
@@ -196,6 +212,23 @@ class Reading {
   std::vector<uint32_t> prev_ids_;
 };
 
+// Room for the pools of a trace of `file_bytes`, from what a record costs in the file (an
+// operation's submission frame is hundreds of bytes, a key in it tens): a pool that grows by
+// doubling copies itself and touches fresh pages each time, and fresh pages are what the plan
+// waits for most (docs/benchmarks.md, "L2 replay"). Reserved pages are not touched until used;
+// each reservation is capped, and a trace denser than the estimate only grows as before.
+void reserve_pools(L2Plan& plan, uint64_t file_bytes) {
+  constexpr uint64_t kCapBytes = 256ull << 20;
+  auto reserve = [&](auto& pool, uint64_t file_bytes_per_element) {
+    using T = typename std::decay_t<decltype(pool)>::value_type;
+    pool.reserve(std::min(file_bytes / file_bytes_per_element, kCapBytes / sizeof(T)));
+  };
+  reserve(plan.ops, 512);
+  reserve(plan.key_id_pool, 96);
+  reserve(plan.size_pool, 128);
+  reserve(plan.index_pool, 128);
+}
+
 }  // namespace
 
 uint64_t L2Plan::bytes(const L2PlanOp& op) const {
@@ -239,15 +272,19 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
   try {  // the reader's TraceError names the file: unreadable, not level l2, damaged mid-read
     trace::ReaderOptions ro;
     ro.max_frame_bytes = o.max_frame_bytes;
-    trace::L2Reader reader(path, ro);
+    // Records are decoded on the reader's thread while this one plans the batch before.
+    trace::L2BatchReader reader(path, ro);
     plan.header = reader.header();
+    std::error_code size_error;  // the reader opened it: a size it cannot give only skips this
+    const uintmax_t file_bytes = std::filesystem::file_size(path, size_error);
+    if (!size_error) reserve_pools(plan, file_bytes);
     const uint64_t cut =
         o.trace_percent < 100
             ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
             : std::numeric_limits<uint64_t>::max();
     Reading reading(plan, cut);
-    L2Record r;
-    while (reader.next(r)) reading.add(r);
+    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch())
+      reading.add_batch(batch);
     if (Status s = reading.refusal(reader.counters()); !s) return s;
     reading.finish_keys();
   } catch (const trace::TraceError& e) {

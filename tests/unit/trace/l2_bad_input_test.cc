@@ -1,12 +1,14 @@
 // L2 traces built by hand: the worked example of the L2 spec decodes into every record kind, the
 // fork's variants are accepted (layout_desc, decimal group keys, keys without cache_salt, schema
-// 1), and each damaged input gives its named error or lint finding.
+// 1), and each damaged input gives its named error or lint finding. The batch reader (a thread
+// decoding ahead) gives the same records and the same errors as the plain reader.
 #include <gtest/gtest.h>
 
 #include <functional>
 
 #include "fleet/trace/codecs.h"
 #include "fleet/trace/errors.h"
+#include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_checks.h"
 #include "fleet/trace/l2_reader.h"
 #include "trace_test_bytes.h"
@@ -336,6 +338,77 @@ TEST(L2Lint, SeveralSourceAdapters) {
   L2Checks c = lint("adapters", l2_header() + store_pair() + other + end_marker());
   EXPECT_EQ(c.finding("several_source_adapters").count, 1u);
 }
+
+// Records through the batch reader, in order; what it threw (empty when nothing).
+std::string read_batches(const std::string& path, size_t batch, size_t batches,
+                         std::vector<L2Record>& out) {
+  try {
+    L2BatchReader reader(path, {}, batch, batches);
+    for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch())
+      out.insert(out.end(), b.begin(), b.end());
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string many_stores(int pairs) {
+  std::string bytes = l2_header();
+  for (int i = 0; i < pairs; ++i) bytes += store_pair();
+  return bytes;
+}
+
+TEST(L2BatchRead, SameRecordsInOrderAsThePlainReader) {
+  const std::string path = write_trace("batches", many_stores(500) + end_marker());
+  const std::vector<L2Record> plain = read_all(path);
+  ASSERT_EQ(plain.size(), 1001u);
+  for (size_t batch : {1, 7, 512, 5000}) {
+    std::vector<L2Record> got;
+    EXPECT_EQ(read_batches(path, batch, 3, got), "");
+    ASSERT_EQ(got.size(), plain.size()) << batch;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].sequence, plain[i].sequence);
+      EXPECT_EQ(got[i].file_offset, plain[i].file_offset);
+      EXPECT_EQ(got[i].kind, plain[i].kind);
+      EXPECT_EQ(got[i].keys, plain[i].keys);
+      EXPECT_EQ(got[i].object_sizes, plain[i].object_sizes);
+    }
+  }
+}
+
+TEST(L2BatchRead, ErrorComesAfterEveryRecordBeforeItWithTheSameText) {
+  const std::string head = many_stores(300);
+  const std::string path = write_trace(
+      "batch_error",
+      head + l2_frame("l2.unlock.submitted", {{"request_id", num(1)}, {"adapter_index", num(0)}}) +
+          end_marker());
+  std::string plain_error;
+  try {
+    read_all(path);
+  } catch (const TraceError& e) {
+    plain_error = e.what();
+  }
+  ASSERT_NE(plain_error.find("record 600 at offset " + std::to_string(head.size())),
+            std::string::npos)
+      << plain_error;
+  for (size_t batch : {1, 64, 600, 1000}) {
+    std::vector<L2Record> got;
+    EXPECT_EQ(read_batches(path, batch, 2, got), plain_error) << batch;
+    EXPECT_EQ(got.size(), 600u) << batch;
+  }
+}
+
+TEST(L2BatchRead, StorageTraceIsRefusedOnTheCallersThread) {
+  const std::string path = write_trace("batch_storage", header_frame());
+  std::vector<L2Record> got;
+  EXPECT_NE(read_batches(path, 16, 2, got).find("level is \"storage\""), std::string::npos);
+}
+
+TEST(L2BatchRead, LeavingEarlyStopsTheThread) {
+  const std::string path = write_trace("batch_early", many_stores(2000) + end_marker());
+  L2BatchReader reader(path, {}, 8, 2);
+  EXPECT_EQ(reader.next_batch().size(), 8u);
+}  // joins: a reader blocked on a full ring must wake and stop
 
 }  // namespace
 }  // namespace fleet::trace
