@@ -2,9 +2,11 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -397,7 +399,15 @@ ExitCode exec_coordinator_net(char** argv) {
   return ExitCode::kBadInput;
 }
 
-void mark_start() { g_started = std::filesystem::file_time_type::clock::now(); }
+// File times come from the kernel's coarse clock, up to a tick behind the precise one: the start
+// is read from the same clock, or a page written within a tick of it would look older.
+void mark_start() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  const auto since_epoch = std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+  g_started = std::chrono::file_clock::from_sys(std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(since_epoch)));
+}
 
 ExitCode announce_report(const report::OutputOptions& o, ExitCode code) {
   namespace fs = std::filesystem;
