@@ -64,6 +64,11 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
                  "Pace: 1 = recorded, 2 = twice as fast, 0 = as fast as possible")
       ->check(flags::at_least(0))
       ->capture_default_str();
+  app.add_option("--spin-us", o.spin_us,
+                 "The pacer spins this long before each record instead of sleeping (embedded "
+                 "and --local workers; docs/causal-pacing.md \"How long the pacer spins\")")
+      ->check(flags::between(0, 50000))
+      ->capture_default_str();
   flags::add_enum_flag(app, "--pacing", x.pacing, kPacingNames,
                        "How --speed spaces the calls: causal keeps the gaps of dependency edges "
                        "(a read after its prefetch, a prefetch after the write it reads) and runs "
@@ -257,20 +262,21 @@ Result<storage::EngineConfig> config_from_trace(const std::string& path) {
   }
 }
 
-// --heartbeat-ms sets the coordinator's period; --local workers get the same one (each side
-// judges the other lost after 3 silent periods of its own), unless --local-worker-arg gives
-// theirs: a longer period for a crowded host must protect both sides.
-void forward_heartbeat_to_local_workers(ParsedCli& cli) {
+// A flag given to the coordinator that --local workers get too, unless --local-worker-arg
+// gives theirs: --heartbeat-ms (each side judges the other lost after 3 silent periods of its
+// own: a longer period for a crowded host must protect both sides) and --spin-us.
+void forward_to_local_workers(ParsedCli& cli, const std::string& flag, int64_t value) {
   session::FleetOptions& fleet = cli.fleet;
-  if (fleet.local <= 0 || cli.app->get_option("--heartbeat-ms")->count() == 0) return;
+  if (fleet.local <= 0 || cli.app->get_option(flag)->count() == 0) return;
   for (const std::string& a : fleet.local_worker_args)
-    if (a == "--heartbeat-ms" || a.rfind("--heartbeat-ms=", 0) == 0) return;
-  fleet.local_worker_args.push_back("--heartbeat-ms=" + std::to_string(fleet.heartbeat_ms));
+    if (a == flag || a.rfind(flag + "=", 0) == 0) return;
+  fleet.local_worker_args.push_back(flag + "=" + std::to_string(value));
 }
 
 // The replay's own flags that need converting after the parse.
 Status apply_replay_flags(ParsedCli& cli) {
-  forward_heartbeat_to_local_workers(cli);
+  forward_to_local_workers(cli, "--heartbeat-ms", cli.fleet.heartbeat_ms);
+  forward_to_local_workers(cli, "--spin-us", cli.fleet.replay.spin_us);
   const CliExtras& x = cli.extras;
   session::ReplayOptions& o = cli.fleet.replay;
   o.virtual_clock = x.clock == ClockKind::Virtual;

@@ -108,7 +108,8 @@ ExitCode run_l2_local(const ReplayOptions& o) {
     return s.code();
   }
   std::unique_ptr<util::Clock> vclock;
-  util::Clock* clock = &util::RealClock::instance();
+  util::RealClock real_clock(o.spin_us * 1000);
+  util::Clock* clock = &real_clock;
   if (o.virtual_clock) {
     vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
     clock = vclock.get();

@@ -250,7 +250,8 @@ ExitCode run_local(ReplayOptions o) {
   }
 
   std::unique_ptr<util::Clock> vclock;
-  util::Clock* clock = &util::RealClock::instance();
+  util::RealClock real_clock(o.spin_us * 1000);
+  util::Clock* clock = &real_clock;
   if (o.virtual_clock) {
     vclock = std::make_unique<util::VirtualClock>(1'000'000'000);
     clock = vclock.get();

@@ -119,8 +119,8 @@ TEST(CoordinatorCli, EnumFlagsBindTheirEnums) {
 }
 
 // --heartbeat-ms reaches --local workers (each side's loss budget is 3 of its own periods),
-// unless --local-worker-arg gives theirs; workers elsewhere keep their own.
-TEST(CoordinatorCli, LocalWorkersGetTheCoordinatorsHeartbeatPeriod) {
+// unless --local-worker-arg gives theirs; workers elsewhere keep their own. --spin-us too.
+TEST(CoordinatorCli, LocalWorkersGetTheCoordinatorsHeartbeatAndSpin) {
   using Args = std::vector<std::string>;
   auto given = parse({"t.lct", "--local", "2", "--heartbeat-ms", "1000"});
   ASSERT_TRUE(given);
@@ -135,6 +135,11 @@ TEST(CoordinatorCli, LocalWorkersGetTheCoordinatorsHeartbeatPeriod) {
   auto remote = parse({"t.lct", "--workers", "hosts.txt", "--heartbeat-ms", "1000"});
   ASSERT_TRUE(remote);
   EXPECT_TRUE(remote->fleet.local_worker_args.empty());
+  // --spin-us likewise: the embedded clock's, and the --local workers'.
+  auto spin = parse({"t.lct", "--local", "2", "--spin-us", "2000"});
+  ASSERT_TRUE(spin);
+  EXPECT_EQ(spin->fleet.replay.spin_us, 2000);
+  EXPECT_EQ(spin->fleet.local_worker_args, Args{"--spin-us=2000"});
 }
 
 }  // namespace

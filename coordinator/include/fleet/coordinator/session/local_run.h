@@ -34,6 +34,8 @@ struct ReplayOptions {
   storage::EngineConfig engine;
   bool config_from_trace = false;  // applied by main (header config + flag overrides)
   double speed = 1.0;
+  // The real clock's spin before each record (util/clock.h): sleep to this long before it.
+  int64_t spin_us = 300;
   causal::Pacing pacing = causal::Pacing::Uniform;  // resolved from --pacing and --speed
   causal::Schedule schedule = causal::Schedule::Ordered;
   double causal_horizon_s = 0.050;
