@@ -41,6 +41,8 @@ TEST(FlagErrors, CoordinatorRangesReadAsWritten) {
   expect_refused(run(coordinator, "t.lct --eviction-ratio 1.5"),
                  "--eviction-ratio: must be between 0 and 1, got 1.5");
   expect_refused(run(coordinator, "t.lct --l1-size-gb 0"), "--l1-size-gb: must be > 0, got 0");
+  expect_refused(run(coordinator, "t.lct --spin-us -5"),
+                 "--spin-us: must be between 0 and 50000, got -5");
   expect_refused(run(coordinator, "compare a b --noise 101"),
                  "--noise: must be between 0 and 100, got 101");
 }

@@ -22,5 +22,21 @@ TEST(WorkerSpin, ASpinFreeWorkerReplaysEveryRecordPaced) {
   EXPECT_LT(r.summary["lateness_us"]["p50"].get<double>(), 20000.0);
 }
 
+// The coordinator's --spin-us: its embedded replay's clock, and passed on to --local workers.
+TEST(WorkerSpin, TheEmbeddedReplayAndLocalWorkersTakeTheCoordinatorsSpin) {
+  TempDir dir;
+  const std::string path = synthetic_trace("spin_free", 300, 1, 100.0);
+  const TraceCounts trace = count_trace(path);
+  for (const char* local : {"0", "1"}) {
+    SCOPED_TRACE(local);
+    std::vector<std::string> args = {path, "--engine", "noop", "--speed", "1", "--spin-us", "0"};
+    if (std::string(local) != "0") args.insert(args.end(), {"--local", local});
+    auto r = run_coordinator(quick_args(args), dir / (std::string("run") + local));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.summary["records"]["total"], trace.records);
+    EXPECT_GT(r.summary["duration_s"].get<double>(), 0.9 * (trace.t_last - trace.t_first));
+  }
+}
+
 }  // namespace
 }  // namespace fleet::test
