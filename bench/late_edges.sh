@@ -34,7 +34,8 @@ s = json.load(open(sys.argv[1])); p = s["pacing"]; c = p["edges_late_by_cause"]
 sp = next(v for k, v in s["ops"].items() if k.endswith("submit_prefetch_task"))
 print(f'{sys.argv[2]:>12} round {sys.argv[3]}: late {p["edges_late_over_50us"]:4d}'
       f' (previous_call {c["previous_call"]}, between_calls {c["between_calls"]},'
-      f' engine_events {c["engine_events"]}, woke_late {c["woke_late"]}, after_waking {c["after_waking"]})'
+      f' next_record {c.get("next_record", "-")}, engine_events {c["engine_events"]},'
+      f' woke_late {c["woke_late"]}, after_waking {c["after_waking"]})'
       f' | submit_prefetch_task p50 {sp["p50_ms"] * 1e3:.1f} us'
       f' | L1+L2 hit {s["cache"]["lookup"]["l1_l2_hit_rate"] * 100:.2f} %')
 PY

@@ -93,6 +93,7 @@ class ReplaySession::Run {
   causal::PacingStats pacing_;
   int64_t last_causal_target_ = 0;
   int64_t last_call_end_ = 0;
+  int64_t last_bookkeeping_end_ = 0;  // tracked edges only: the late-cause instants
   bool classify_misses_ = false;  // the engine labels misses: tell it each record before its call
   // Engine::hold_wakeups: this thread runs the engine's queued work when its next record is at
   // least kDriveEngineAheadNs away (a wake-up of the engine's thread costs 8-20 us on a VM).
@@ -264,6 +265,7 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
                                const causal::Hold& hold) {
   causal::IssueTimes times;
   times.previous_call_end = last_call_end_;
+  times.bookkeeping_done = last_bookkeeping_end_;
   const bool fed_late = pace(target, edges_ ? &times : nullptr);
   if (pacing_.engine_follows_trace) [[unlikely]] {
     const int64_t trace_ns = std::llround((op.t_mono - pacer_.origin()) * 1e9);
@@ -289,6 +291,8 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   s_.progress_.records.store(res_.total, std::memory_order_relaxed);
   s_.progress_.trace_time_s.store(op.t_mono, std::memory_order_relaxed);
   if (on_record_) on_record_(ev);
+  if (edges_) [[unlikely]]
+    last_bookkeeping_end_ = clock_.now_ns();
 }
 
 // Causal pacing's completion edges (docs/causal-pacing.md): a prefetch waits for the write-behind

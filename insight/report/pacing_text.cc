@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace fleet::report {
 
 namespace {
@@ -38,12 +40,16 @@ double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 // "previous_call 20, woke_late 3": the late edges' non-zero causes, in the loop's order.
 std::string late_causes(const causal::PacingStats& p) {
+  using causal::LateCause;
+  constexpr LateCause kLoopOrder[] = {LateCause::PreviousCall, LateCause::BetweenCalls,
+                                      LateCause::NextRecord,   LateCause::EngineEvents,
+                                      LateCause::WokeLate,     LateCause::AfterWaking};
+  static_assert(std::size(kLoopOrder) == causal::kLateCauseCount);
   std::string parts;
-  for (size_t i = 0; i < causal::kLateCauseCount; ++i) {
-    if (p.late_by_cause[i] == 0) continue;
-    parts +=
-        fmt::format("{}{} {}", parts.empty() ? "" : ", ",
-                    causal::late_cause_name(static_cast<causal::LateCause>(i)), p.late_by_cause[i]);
+  for (LateCause c : kLoopOrder) {
+    const uint64_t n = p.late_by_cause[static_cast<size_t>(c)];
+    if (n == 0) continue;
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", causal::late_cause_name(c), n);
   }
   return parts;
 }
