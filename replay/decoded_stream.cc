@@ -1,6 +1,7 @@
 #include "fleet/replay/decoded_stream.h"
 
 #include <bit>
+#include <utility>
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
@@ -47,11 +48,42 @@ bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRe
   return true;
 }
 
-const DecodedRecord* InlineDecoder::next() {
+bool InlineDecoder::decode_into(size_t i) {
   while (source_.next(rec_)) {
-    if (decode_record(source_, rec_, slot_)) return &slot_;
+    if (decode_record(source_, rec_, slots_[i])) return true;
   }
-  return nullptr;
+  return false;
+}
+
+const DecodedRecord* InlineDecoder::next() {
+  const size_t i = next_slot_;
+  if (ahead_ > 0) {
+    --ahead_;
+  } else {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    if (ended_ || !decode_into(i)) {
+      ended_ = true;
+      return nullptr;
+    }
+  }
+  next_slot_ = (i + 1) % slots_.size();
+  return &slots_[i];
+}
+
+// The slots filled are the kAhead after the one handed out last, which stays untouched.
+void InlineDecoder::decode_ahead(const util::Clock& clock, int64_t until_ns) {
+  while (ahead_ < kAhead && !ended_ && !error_ && source_.next_never_waits() &&
+         clock.now_ns() < until_ns) {
+    try {
+      if (!decode_into((next_slot_ + ahead_) % slots_.size())) {
+        ended_ = true;
+        return;
+      }
+      ++ahead_;
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
 }
 
 namespace {

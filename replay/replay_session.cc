@@ -99,6 +99,11 @@ class ReplaySession::Run {
   // least kDriveEngineAheadNs away (a wake-up of the engine's thread costs 8-20 us on a VM).
   bool drives_engine_ = false;
   static constexpr int64_t kDriveEngineAheadNs = 50'000;
+  // Decode ahead only in a wait this long, and stop this far before its end: reading the
+  // file (a 256 KiB refill) is the longest step of a decode.
+  bool decodes_while_waiting_ = false;
+  static constexpr int64_t kDecodeAheadMinNs = 150'000;
+  static constexpr int64_t kDecodeAheadMarginNs = 100'000;
   static constexpr int64_t kWakeBeforeSleepNs = 1'000'000;
 };
 
@@ -145,6 +150,7 @@ ReplaySession::Run::Run(ReplaySession& session, RecordSource& source,
   // instead of paying a wake-up of the engine's thread inside each call (pace()).
   drives_engine_ = pacer_.paced() && !clock_.is_virtual();
   if (drives_engine_) s_.engine_.hold_wakeups(true);
+  decodes_while_waiting_ = pacer_.paced() && !clock_.is_virtual();
   if (s_.options_.decode_ahead) {
     stream_ = std::make_unique<DecodeAhead>(source);
   } else {
@@ -345,6 +351,11 @@ bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times) {
     if (times) [[unlikely]] {
       times->arrived = arrived;
       times->events_done = clock_.now_ns();
+    }
+    // Records after this one are read and decoded now, while there is time, rather than
+    // between this call and the next, which may be due right after it.
+    if (decodes_while_waiting_ && target - arrived > kDecodeAheadMinNs) {
+      stream_->decode_ahead(clock_, target - kDecodeAheadMarginNs);
     }
     pacer_.wait_until(target, &s_.stop_);
     if (times) [[unlikely]]

@@ -84,6 +84,13 @@ void BatchQueue::reject_malformed(const trace::RecordView&, const std::string& w
                      why);
 }
 
+bool BatchQueue::next_never_waits() const {
+  if (stopped_) return false;
+  if (has_current_ && pos_ < current_.split.frames.size()) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  return !queue_.empty() && !aborted_;
+}
+
 bool BatchQueue::next(trace::RecordView& out) {
   if (stopped_) return false;
   for (;;) {

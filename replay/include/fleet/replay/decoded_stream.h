@@ -1,12 +1,15 @@
 // The replay's first stage: records from a RecordSource, decoded into Ops (LMCache's skip
 // rules; malformed frames handed back to the source), in order. Two ways to run it:
-//  * InlineDecoder decodes on the caller's thread, one record at a time;
+//  * InlineDecoder decodes on the caller's thread: one record at a time, or a few ahead while
+//    a paced replay waits for its next instant (decode_ahead), so that reading and decoding
+//    are not between a call and the one due right after it;
 //  * DecodeAhead decodes on its own thread into a bounded ring (lock-free, one producer and
 //    one consumer) so that reading and decoding overlap pacing, the engine call and the stats.
 // Either way the session sees the same records in the same order with the same outcomes; only
 // where the decoding CPU is spent differs (docs/architecture.md, "One replay").
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -17,6 +20,7 @@
 
 #include "fleet/replay/record_source.h"
 #include "fleet/trace/op.h"
+#include "fleet/util/clock.h"
 
 namespace fleet::replay {
 
@@ -37,6 +41,13 @@ class DecodedStream {
   virtual const DecodedRecord* next() = 0;
   // Stops early (the session was asked to stop): later calls may return null.
   virtual void cancel() {}
+  // The caller is idle until `until_ns` on `clock`: decode records ahead meanwhile, if the
+  // stream does that on the caller's thread and its source never waits (a decoding thread
+  // does it anyway). An error is kept and thrown by the next() that reaches it.
+  virtual void decode_ahead(const util::Clock& clock, int64_t until_ns) {
+    (void)clock;
+    (void)until_ns;
+  }
 };
 
 // Decodes `rec` into `out`; false when the source found the record malformed (it was handed
@@ -45,13 +56,26 @@ bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRe
 
 class InlineDecoder final : public DecodedStream {
  public:
+  // At most this many records are decoded ahead: enough to cover a burst of records due
+  // back to back after one wait, few enough to stay in cache.
+  static constexpr size_t kAhead = 16;
+
   explicit InlineDecoder(RecordSource& source) : source_(source) {}
   const DecodedRecord* next() override;
+  void decode_ahead(const util::Clock& clock, int64_t until_ns) override;
 
  private:
+  // Decodes the next record into slot `i`; false at the end of the source.
+  bool decode_into(size_t i);
+
   RecordSource& source_;
   trace::RecordView rec_;
-  DecodedRecord slot_;
+  // A ring: the record handed out last (in use until the next call), then `ahead_` decoded ones.
+  std::array<DecodedRecord, kAhead + 1> slots_;
+  size_t next_slot_ = 0;  // the oldest record decoded ahead, or where the next one goes
+  size_t ahead_ = 0;
+  bool ended_ = false;        // the source has no record after those decoded
+  std::exception_ptr error_;  // the source failed after the records decoded ahead
 };
 
 class DecodeAhead final : public DecodedStream {

@@ -30,6 +30,9 @@ class RecordSource {
   }
   // Fraction of the input consumed in [0,1], or a negative value when unknown (progress).
   virtual double progress_fraction() const { return -1.0; }
+  // True when next() will not wait on another process or the network (it may still read a
+  // regular file): the replay then decodes records ahead while its pacer waits (decoded_stream.h).
+  virtual bool next_never_waits() const { return false; }
 };
 
 // Records of a trace file, streamed (the reader owns its own buffer).
@@ -44,6 +47,8 @@ class FileRecordSource final : public RecordSource {
     uint64_t size = reader_.file_size();
     return size ? static_cast<double>(reader_.counters().bytes_consumed) / size : -1.0;
   }
+  // A regular file (its size is known); a pipe's writer may keep next() waiting.
+  bool next_never_waits() const override { return reader_.file_size() > 0; }
 
  private:
   trace::FrameReader& reader_;

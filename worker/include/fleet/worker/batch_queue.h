@@ -43,6 +43,8 @@ class BatchQueue final : public replay::RecordSource {
 
   bool next(trace::RecordView& out) override;
   void reject_malformed(const trace::RecordView& rec, const std::string& why) override;
+  // The next record is in a batch already here: next() parses it without waiting.
+  bool next_never_waits() const override;
 
  private:
   struct Item {
