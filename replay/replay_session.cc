@@ -63,11 +63,20 @@ class ReplaySession::Run {
   // it now; drain: issue every parked record due by `limit`.
   void replay_partial(const DecodedRecord& rec, int64_t target);
   int64_t await_l2(const trace::Op& op, int64_t target, int64_t trace_ns);
+  bool l2_pending(const trace::Op& op, int64_t trace_ns) const;
+  int64_t trace_ns_of(const trace::Op& op) const {
+    return std::llround((op.t_mono - pacer_.origin()) * 1e9);
+  }
+  // The engine follows the trace's time: before the pacer's wait, move it to the record's
+  // trace instant (its eviction ticks, 20-130 us each, run in the wait, not before the call),
+  // unless the record must first wait for L2 work to land. True: done.
+  bool follow_trace_before_waiting(const trace::Op& op);
   void drain_parked(int64_t limit);
   RecordEvent begin_event(std::string_view qualname);
   // Waits for the record's instant; true: it was fed late. `times` (tracked edges only) gets the
   // instants of the way there, which name a late edge's cause.
-  inline bool pace(int64_t target, causal::IssueTimes* times);
+  // `follow`: the record, when the engine follows the trace's time (follow_trace_before_waiting).
+  inline bool pace(int64_t target, causal::IssueTimes* times, const trace::Op* follow);
   inline void count_lateness(int64_t late, bool fed_late);
   inline void count_outcome(const trace::Op& op, engine::CallResult& result, RecordEvent& ev);
   WindowSink counting_sink();
@@ -102,6 +111,7 @@ class ReplaySession::Run {
   // Decode ahead only in a wait this long, and stop this far before its end: reading the
   // file (a 256 KiB refill) is the longest step of a decode.
   bool decodes_while_waiting_ = false;
+  bool followed_before_waiting_ = false;  // the record being issued: its trace time is set
   static constexpr int64_t kDecodeAheadMinNs = 150'000;
   static constexpr int64_t kDecodeAheadMarginNs = 100'000;
   static constexpr int64_t kWakeBeforeSleepNs = 1'000'000;
@@ -272,9 +282,10 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
   causal::IssueTimes times;
   times.previous_call_end = last_call_end_;
   times.bookkeeping_done = last_bookkeeping_end_;
-  const bool fed_late = pace(target, edges_ ? &times : nullptr);
-  if (pacing_.engine_follows_trace) [[unlikely]] {
-    const int64_t trace_ns = std::llround((op.t_mono - pacer_.origin()) * 1e9);
+  const bool fed_late =
+      pace(target, edges_ ? &times : nullptr, pacing_.engine_follows_trace ? &op : nullptr);
+  if (pacing_.engine_follows_trace && !followed_before_waiting_) [[unlikely]] {
+    const int64_t trace_ns = trace_ns_of(op);
     target = await_l2(op, target, trace_ns);
     last_causal_target_ = std::max(last_causal_target_, target);
     s_.engine_.follow_trace_time(trace_ns);
@@ -307,15 +318,27 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
 // than the causal horizon of trace time ahead of the oldest store still in flight (a backlog
 // holds keys locked in L1 that the recorded server had released). Returns the instant the record
 // may go: its target, or when the work landed (lateness counts from there).
-int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_t trace_ns) {
+bool ReplaySession::Run::l2_pending(const trace::Op& op, int64_t trace_ns) const {
   const int64_t horizon_ns = std::llround(s_.options_.edge_ttl.horizon_s * 1e9);
-  auto pending = [&] {
-    const int64_t oldest = s_.engine_.oldest_store_trace_ns();
-    if (oldest != INT64_MAX && trace_ns - oldest > horizon_ns) return true;
-    if (op.kind == trace::OpKind::SubmitPrefetch) return s_.engine_.store_pending(op.spec.keys);
-    if (op.kind == trace::OpKind::ReadEnter) return s_.engine_.prefetch_pending(op.keys);
-    return false;
-  };
+  const int64_t oldest = s_.engine_.oldest_store_trace_ns();
+  if (oldest != INT64_MAX && trace_ns - oldest > horizon_ns) return true;
+  if (op.kind == trace::OpKind::SubmitPrefetch) return s_.engine_.store_pending(op.spec.keys);
+  if (op.kind == trace::OpKind::ReadEnter) return s_.engine_.prefetch_pending(op.keys);
+  return false;
+}
+
+// Nothing pending now stays so through the wait: only this thread's calls queue L2 work, and
+// the wait only lets queued work land. So the L2 wait after the pacer's would return at once,
+// and following the trace now gives the engine the order it would have had after the wait.
+bool ReplaySession::Run::follow_trace_before_waiting(const trace::Op& op) {
+  const int64_t trace_ns = trace_ns_of(op);
+  if (l2_pending(op, trace_ns)) return false;
+  s_.engine_.follow_trace_time(trace_ns);
+  return true;
+}
+
+int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_t trace_ns) {
+  auto pending = [&] { return l2_pending(op, trace_ns); };
   if (!pending()) return target;
   if (drives_engine_) s_.engine_.release_wakeups();  // what lands the work must not wait on us
   const int64_t from = clock_.now_ns();
@@ -336,7 +359,7 @@ int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_
   return std::max(target, now);
 }
 
-bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times) {
+bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times, const trace::Op* follow) {
   bool fed_late = false;
   if (pacer_.paced()) {
     const int64_t arrived = clock_.now_ns();
@@ -348,6 +371,8 @@ bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times) {
       // while this one spins, it would likely preempt it on its core.
       if (target - clock_.now_ns() > kWakeBeforeSleepNs) s_.engine_.release_wakeups();
     }
+    followed_before_waiting_ =
+        follow && !clock_.is_virtual() && follow_trace_before_waiting(*follow);
     if (times) [[unlikely]] {
       times->arrived = arrived;
       times->events_done = clock_.now_ns();

@@ -19,8 +19,12 @@ class TimedEngine : public testing::RecordingEngine {
  public:
   explicit TimedEngine(util::Clock& clock) : clock_(clock) {}
   std::vector<int64_t> at;
-  std::vector<int64_t> trace_at;  // follow_trace_time's argument, per call
-  void follow_trace_time(int64_t trace_ns) override { trace_at.push_back(trace_ns); }
+  std::vector<int64_t> trace_at;       // follow_trace_time's argument, per call
+  std::vector<int64_t> trace_told_at;  // and the clock when it came
+  void follow_trace_time(int64_t trace_ns) override {
+    trace_at.push_back(trace_ns);
+    trace_told_at.push_back(clock_.now_ns());
+  }
   // A write-behind store that lands at `store_lands` on the clock (0: none pending).
   int64_t store_lands = 0;
   bool store_pending(const std::vector<trace::ObjectKey>&) const override {
@@ -265,6 +269,36 @@ TEST(CausalSession, ThePacingTravelsInTheNodeResult) {
   wire::NodeResult n = to_node_result(replay(causal::Pacing::Causal, 10).result, "n");
   ASSERT_TRUE(n.pacing);
   EXPECT_EQ(n.pacing->held_records, 1u);
+}
+
+// On the real clock the engine is told a record's trace instant before the pacer's wait, so its
+// eviction ticks (which that runs) are not between the wait and the call; but a record that
+// must first wait for its keys' store to land is told after that wait, as on the virtual clock.
+TEST(CausalSession, TheRealClockTellsTheEngineTheTraceInstantBeforeWaiting) {
+  for (const bool store_pending : {false, true}) {
+    trace::FrameReader reader(read_trace());
+    FileRecordSource src(reader);
+    util::RealClock clock;
+    TimedEngine e(clock);
+    if (store_pending) e.store_lands = clock.now_ns() + 3000 * kUs;
+    SessionOptions so;
+    so.speed = 10;
+    so.pacing = causal::Pacing::Causal;
+    so.engine_follows_trace = true;
+    ReplaySession s(e, clock, so);
+    const SessionResult r = s.run(src);
+    ASSERT_EQ(e.at.size(), 4u);
+    ASSERT_EQ(e.trace_told_at.size(), 4u);
+    // The enter is held 5 ms after the prefetch's issue: told right after that issue, not
+    // when the wait ends (a margin of 1 ms for a preempted thread).
+    EXPECT_LT(e.trace_told_at[1], e.at[1] - 1000 * kUs) << "store pending: " << store_pending;
+    EXPECT_GE(e.trace_told_at[1], e.at[0]);
+    if (store_pending) {
+      EXPECT_GE(e.trace_told_at[0], e.store_lands) << "told before the store it waited for";
+      EXPECT_EQ(r.pacing->l2_awaits, 1u);
+    }
+    for (size_t i = 0; i < 4; ++i) EXPECT_LE(e.trace_told_at[i], e.at[i]) << i;
+  }
 }
 
 }  // namespace
