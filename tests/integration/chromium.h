@@ -55,7 +55,9 @@ struct BrowserRun {
 inline BrowserRun run_chromium(const std::string& binary, const std::string& url,
                                const std::vector<std::string>& extra,
                                const BrowserOptions& options) {
-  ScratchDir home;
+  // A short name, not the test's: the browser binds TMPDIR/org.chromium.Chromium.XXXXXX/
+  // SingletonSocket, and a unix socket's path must fit in 108 bytes.
+  ScratchDir home("chromium");
   // env(1) gives the browser its own HOME and TMPDIR without touching this process's
   // environment: its temp files (org.chromium.Chromium.*) go with the directory, also when the
   // browser is killed at the deadline.
