@@ -32,7 +32,8 @@ class ScratchDir {
     path_ = tmpl;
   }
   ~ScratchDir() {
-    if (std::getenv("FLEET_KEEP_TMP")) {
+    const char* keep = std::getenv("FLEET_KEEP_TMP");  // set and not empty, as scripts test it
+    if (keep && *keep) {
       std::fprintf(stderr, "FLEET_KEEP_TMP: kept %s\n", path_.c_str());
       return;
     }
