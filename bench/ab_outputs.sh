@@ -9,6 +9,7 @@
 # worker's records, docs/sharding.md) is new; it is left out with the volatile fields.
 set -u
 NEW=$(realpath "${1:?NEW_BUILD_DIR}"); OLD=$(realpath "${2:?OLD_BUILD_DIR}"); D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
 $NEW/tools/lct/lct gen -o $D/t.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
 $OLD/tools/lct/lct gen -o $D/t_old.lct --seed 5 --duration 30 --rate 20 --era 3 --tp 1 >/dev/null
 cmp $D/t.lct $D/t_old.lct && echo "lct gen: identical trace"

@@ -13,7 +13,7 @@
 set -eu
 B=$(realpath "${1:-build}")
 DURATION=${DURATION:-100}; RATE=${RATE:-30}; BACKENDS=${BACKENDS:-"mock redis"}
-D=$(mktemp -d); trap 'kill $(cat $D/redis.pid 2>/dev/null) 2>/dev/null || true; rm -rf $D' EXIT
+D=$(mktemp -d); trap 'kill $(cat $D/redis.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$D"' EXIT
 T=${TRACE:-$D/chat.lct}
 # 512 KiB chunks (2 x 2 layers x 8 heads x 32 dims x bf16 x 256 tokens): the L2 data of a
 # 100-s trace (a few GB) fits this machine's Redis; a 50-MB L1 per worker (~100 chunks) makes

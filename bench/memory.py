@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,39 +94,41 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fleet-memory-")
-    sizes = [a.records // 5, a.records]
-    rows = {}
-    for n in sizes:
-        trace = f"{work}/t{n}.lct"
-        gen(a.build, trace, n, a.context)
-        row = {"trace_mib": os.path.getsize(trace) / 2**20}
-        row.update(embedded(a.build, trace, f"{work}/emb{n}"))
-        row.update(fleet(a.build, trace, f"{work}/fleet{n}", work))
-        rows[n] = row
-        os.remove(trace)
-    small, big = rows[sizes[0]], rows[sizes[1]]
-    print(f"{'process':<12} {'records':>10} {'peak_rss_mib':>13} {'at_N/5_mib':>11} "
-          f"{'slope_B/record':>15} {'limit_mib':>10} verdict")
-    failed = False
-    for proc in ["embedded", "coordinator", "worker0", "worker1"]:
-        # Records the process held samples for: every record, or (a worker) its shard's half.
-        # (key sharding splits calls: a fleet run holds a sample per sub-call).
-        key = "embedded_records" if proc == "embedded" else "records"
-        held_big = big[key] / (2 if proc.startswith("worker") else 1)
-        held_small = small[key] / (2 if proc.startswith("worker") else 1)
-        slope = (big[proc] - small[proc]) * 2**20 / max(held_big - held_small, 1)
-        kind = "worker" if proc.startswith("worker") else proc
-        limit = FIXED_MIB[kind] + PER_RECORD_BYTES[kind] * held_big / 2**20
-        ok = big[proc] <= limit
-        failed |= not ok
-        print(f"{proc:<12} {int(held_big):>10} {big[proc]:>13.1f} {small[proc]:>11.1f} "
-              f"{slope:>15.1f} {limit:>10.1f} {'ok' if ok else 'OVER'}")
-    print(f"trace: {sizes[1]} records, {big['trace_mib']:.0f} MiB on disk")
-    if not a.keep:
-        subprocess.run(["rm", "-rf", work])
-    else:
-        print(f"kept {work}")
-    return 1 if failed else 0
+    try:
+        sizes = [a.records // 5, a.records]
+        rows = {}
+        for n in sizes:
+            trace = f"{work}/t{n}.lct"
+            gen(a.build, trace, n, a.context)
+            row = {"trace_mib": os.path.getsize(trace) / 2**20}
+            row.update(embedded(a.build, trace, f"{work}/emb{n}"))
+            row.update(fleet(a.build, trace, f"{work}/fleet{n}", work))
+            rows[n] = row
+            os.remove(trace)
+        small, big = rows[sizes[0]], rows[sizes[1]]
+        print(f"{'process':<12} {'records':>10} {'peak_rss_mib':>13} {'at_N/5_mib':>11} "
+              f"{'slope_B/record':>15} {'limit_mib':>10} verdict")
+        failed = False
+        for proc in ["embedded", "coordinator", "worker0", "worker1"]:
+            # Records the process held samples for: every record, or (a worker) its shard's half.
+            # (key sharding splits calls: a fleet run holds a sample per sub-call).
+            key = "embedded_records" if proc == "embedded" else "records"
+            held_big = big[key] / (2 if proc.startswith("worker") else 1)
+            held_small = small[key] / (2 if proc.startswith("worker") else 1)
+            slope = (big[proc] - small[proc]) * 2**20 / max(held_big - held_small, 1)
+            kind = "worker" if proc.startswith("worker") else proc
+            limit = FIXED_MIB[kind] + PER_RECORD_BYTES[kind] * held_big / 2**20
+            ok = big[proc] <= limit
+            failed |= not ok
+            print(f"{proc:<12} {int(held_big):>10} {big[proc]:>13.1f} {small[proc]:>11.1f} "
+                  f"{slope:>15.1f} {limit:>10.1f} {'ok' if ok else 'OVER'}")
+        print(f"trace: {sizes[1]} records, {big['trace_mib']:.0f} MiB on disk")
+        return 1 if failed else 0
+    finally:  # also when a run fails midway: the traces are gigabytes
+        if a.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

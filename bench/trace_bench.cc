@@ -6,7 +6,7 @@
 // own peak and not the generator's.
 //
 //   trace_bench [--size-mb 1024] [--file TRACE] [--py-size-mb 50] [--python /usr/bin/python3]
-//               [--py-script PATH] [--tmpdir /tmp] [--keep] [--no-python]
+//               [--py-script PATH] [--tmpdir DIR ($TMPDIR, else /tmp)] [--keep] [--no-python]
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -168,7 +169,10 @@ int main(int argc, char** argv) {
     if (n > 0) self.assign(buf, static_cast<size_t>(n));
   }
   double size_mb = 1024, py_size_mb = 50;
-  std::string file, tmpdir = "/tmp", python = "/usr/bin/python3";
+  // $TMPDIR first: the suite's smoke run (ctest bench_smoke_trace) writes where the suite's
+  // leftover check looks (scripts/ctest-clean-tmp.sh).
+  std::string file, tmpdir = std::filesystem::temp_directory_path().string(),
+                    python = "/usr/bin/python3";
   std::string py_script = std::string(FLEET_SOURCE_DIR) + "/../shared/bench/py_replay.py";
   bool keep = false, run_python = true;
   for (int i = 1; i < argc; ++i) {

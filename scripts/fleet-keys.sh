@@ -139,9 +139,11 @@ put_file() {
     return 0
   fi
   tmp="$(mktemp "$file.XXXXXX")"
-  printf '%s\n' "$content" > "$tmp"
-  chmod "$mode" "$tmp"
-  mv -f "$tmp" "$file"
+  if ! { printf '%s\n' "$content" >"$tmp" && chmod "$mode" "$tmp" && mv -f "$tmp" "$file"; }; then
+    rm -f "$tmp"  # no half-written temp file left beside the key files
+    echo "fleet-keys.sh: cannot write $file" >&2
+    return 1
+  fi
   changed=1
 }
 

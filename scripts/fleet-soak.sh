@@ -19,9 +19,16 @@ build="${2:-$(cd "$(dirname "$0")/.." && pwd)/build}"
 records="${3:-200000}"
 work="$(mktemp -d)"
 wpids=()
+fails=0
+# Only the logs of failed runs outlive the script (their paths are printed); an early exit or
+# Ctrl-C leaves nothing.
 cleanup() {
   for p in "${wpids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  rm -rf "$work/trace.lct" "$work/paced.lct"
+  if [ "$fails" -gt 0 ]; then
+    rm -rf "$work/trace.lct" "$work/paced.lct" "$work/out" "$work/fault-out"
+  else
+    rm -rf "$work"
+  fi
 }
 trap cleanup EXIT
 if [ -x "$build/bench/fleet_bench" ]; then
@@ -31,7 +38,6 @@ else  # a build without the benchmarks: a generated trace of about as many recor
     --rate 100 --era 3 --tp 1 >/dev/null
 fi
 runs=0
-fails=0
 
 # Prints nothing when OUT/fleet_summary.json's accounting balances and node LOST_NODE (if given)
 # is lost; else what is wrong.
@@ -70,7 +76,7 @@ start_worker() {
     [ -n "$waddr" ] && return 0
     sleep 0.05
   done
-  echo "worker $1 did not start"; exit 1
+  echo "worker $1 did not start: $(tail -3 "$work/w-$1.err")"; exit 1
 }
 
 # One fault round: FAULT is stop or kill, applied to worker 0 one second into a paced run.
@@ -142,7 +148,6 @@ while [ "$SECONDS" -lt "$end" ]; do
   fi
 done
 if [ "$fails" -eq 0 ]; then
-  rm -rf "$work"
   echo "runs=$runs failures=0"
   exit 0
 fi

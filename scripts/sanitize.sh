@@ -20,7 +20,7 @@ case "$kind" in
     # (Python), the Kubernetes schemas (npm) and the pages drawn in headless Chromium (the C++
     # that writes those pages is tested here by the report's own tests).
     targets=()
-    ctest_filter=(-E '^(deploy_files|deploy_k8s_schemas|deploy_doc_refs|deploy_rooms|deploy_function_length|deploy_throws)$|^ReportBrowser\.')
+    ctest_filter=(-E '^(deploy_files|deploy_k8s_schemas|deploy_doc_refs|deploy_rooms|deploy_function_length|deploy_throws|deploy_ctest_clean_tmp)$|^ReportBrowser\.')
     ;;
   thread)
     build="${TSAN_BUILD_DIR:-build-tsan}"

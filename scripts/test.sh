@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # README command (2): set up, build and run the whole test suite (unit + integration).
-# Integration tests start real worker processes over loopback and a real redis-server.
+# Integration tests start real worker processes over loopback and a real redis-server. The
+# suite runs with a TMPDIR of its own and fails if it leaves anything there
+# (scripts/ctest-clean-tmp.sh; FLEET_KEEP_TMP=1 keeps the tests' files to debug a failure).
 #
 #   scripts/test.sh [CTEST_ARGS...]            the suite, RelWithDebInfo, -Werror (./build)
 #   scripts/test.sh --sanitize [CTEST_ARGS...] the suite under ASan+UBSan (./build-asan), then
@@ -24,8 +26,8 @@ esac
 bash scripts/setup.sh
 if [ -z "$sanitize" ]; then
   bash scripts/build.sh
-  cd "${BUILD_DIR:-build}"
-  ctest --output-on-failure --timeout 300 -j2 "$@"
+  # In a temp dir of its own, which must be empty at the end (the suite leaves nothing behind).
+  bash scripts/ctest-clean-tmp.sh "${BUILD_DIR:-build}" --output-on-failure --timeout 300 -j2 "$@"
   exit 0
 fi
 

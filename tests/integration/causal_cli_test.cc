@@ -15,9 +15,9 @@ namespace fleet::test {
 namespace {
 
 using Ran = CliRun;
-Ran run(const std::string& args, const TempDir& dir) { return run_coordinator(args, dir); }
+Ran run(const std::string& args, const ScratchDir& dir) { return run_coordinator(args, dir); }
 
-std::string gen_trace(const TempDir& dir) {
+std::string gen_trace(const ScratchDir& dir) {
   const std::string t = (dir.path() / "t.lct").string();
   EXPECT_EQ(
       std::system(
@@ -27,7 +27,7 @@ std::string gen_trace(const TempDir& dir) {
 }
 
 TEST(CausalCli, CausalPacingNeedsASpeed) {
-  TempDir dir;
+  ScratchDir dir;
   const Ran r = run(gen_trace(dir) + " --speed 0 --pacing causal", dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--pacing causal: needs --speed > 0"), std::string::npos) << r.err;
@@ -38,7 +38,7 @@ TEST(CausalCli, CausalPacingNeedsASpeed) {
 }
 
 TEST(CausalCli, PlanOnlyPreviewsTheScheduleWithoutARun) {
-  TempDir dir;
+  ScratchDir dir;
   const Ran r = run(gen_trace(dir) + " --config-from-trace --plan-only --speed 10 --output-dir " +
                         (dir.path() / "run").string(),
                     dir);
@@ -52,7 +52,7 @@ TEST(CausalCli, PlanOnlyPreviewsTheScheduleWithoutARun) {
 // A sharded run's preview schedules each node's share as that node would, names the slowest,
 // and counts the read-after-write edges a time window boundary cuts; key sharding cuts none.
 TEST(CausalCli, PlanOnlyPreviewsEachNodeAndCountsTheEdgesATimeShardCuts) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = gen_trace(dir);
   const Ran t = run(
       trace + " --config-from-trace --plan-only --speed 10 --local 3 --shard time " + "--window 1",
@@ -76,7 +76,7 @@ TEST(CausalCli, PlanOnlyPreviewsEachNodeAndCountsTheEdgesATimeShardCuts) {
 // coordinator routes (it counts them) or the workers route themselves (each counts the ones
 // whose child it replays); the nodes' counts add up to the run's.
 TEST(CausalCli, ATimeShardedRunCountsTheEdgesItsWindowsCutAsThePreviewDid) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = gen_trace(dir);
   const std::string shard = " --config-from-trace --speed 10 --local 3 --shard time --window 1";
   const Ran plan = run(trace + shard + " --plan-only", dir);
@@ -103,7 +103,7 @@ TEST(CausalCli, ATimeShardedRunCountsTheEdgesItsWindowsCutAsThePreviewDid) {
 }
 
 TEST(CausalCli, ATenfoldLocalRunReportsItsEdgesAndNoneEarly) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string out = (dir.path() / "run").string();
   const Ran r = run(gen_trace(dir) + " --config-from-trace --speed 10 --local 2 --shard key " +
                         "--schedule partial --progress never --output-dir " + out,

@@ -55,11 +55,16 @@ struct BrowserRun {
 inline BrowserRun run_chromium(const std::string& binary, const std::string& url,
                                const std::vector<std::string>& extra,
                                const BrowserOptions& options) {
-  TempDir home;
-  // env(1) gives the browser its own HOME without touching this process's environment.
+  // A short name, not the test's: the browser binds TMPDIR/org.chromium.Chromium.XXXXXX/
+  // SingletonSocket, and a unix socket's path must fit in 108 bytes.
+  ScratchDir home("chromium");
+  // env(1) gives the browser its own HOME and TMPDIR without touching this process's
+  // environment: its temp files (org.chromium.Chromium.*) go with the directory, also when the
+  // browser is killed at the deadline.
   std::vector<std::string> argv = {
       "/usr/bin/env",
       "HOME=" + home.path().string(),
+      "TMPDIR=" + home.path().string(),
       binary,
       "--headless",
       "--no-sandbox",  // needed as root, harmless otherwise

@@ -59,7 +59,7 @@ const std::pair<std::string, std::string>& cache_runs() {
 }
 
 TEST(Compare, BiggerL1RaisesTheHitRateWithTheRightSignAndNamesTheField) {
-  TempDir dir;
+  ScratchDir dir;
   const auto& [a, b] = cache_runs();
   CompareResult r = run_compare(
       {a, b, "--fail-on", "cache.l1_hit_rate < -0.02", "--fail-on", "failed > 0"}, dir / "cmp");
@@ -91,7 +91,7 @@ TEST(Compare, BiggerL1RaisesTheHitRateWithTheRightSignAndNamesTheField) {
 }
 
 TEST(Compare, ACrossedThresholdExitsFourAndSaysByHowMuch) {
-  TempDir dir;
+  ScratchDir dir;
   const auto& [a, b] = cache_runs();
   // B -> A: the L1 hit rate drops.
   CompareResult drop = run_compare({b, a, "--fail-on", "cache.l1_hit_rate < -0.02"}, dir / "d");
@@ -109,7 +109,7 @@ TEST(Compare, ACrossedThresholdExitsFourAndSaysByHowMuch) {
 }
 
 TEST(Compare, SameConfigTwiceIsNoSignificantLatencyChange) {
-  TempDir dir;
+  ScratchDir dir;
   // Virtual clock: the same config replays identically.
   const std::string v1 = dir / "v1";
   ASSERT_EQ(run_coordinator(cache_run("1"), v1).code, 0);
@@ -155,7 +155,7 @@ TEST(Compare, SameConfigTwiceIsNoSignificantLatencyChange) {
 }
 
 TEST(Compare, BadInputExitsTwoNamingWhatIsWrong) {
-  TempDir dir;
+  ScratchDir dir;
   const auto& [a, b] = cache_runs();
   CompareResult missing = run_compare({a, dir / "nope"}, dir / "m");
   EXPECT_EQ(missing.code, 2);
@@ -186,7 +186,7 @@ TEST(Compare, BadInputExitsTwoNamingWhatIsWrong) {
 }
 
 TEST(Compare, APartialRunIsComparedAndMarked) {
-  TempDir dir;
+  ScratchDir dir;
   const auto& [a, b] = cache_runs();
   std::filesystem::create_directories(dir / "partial");
   json s = json::parse(read_file(b + "/fleet_summary.json"));
@@ -203,7 +203,7 @@ TEST(Compare, APartialRunIsComparedAndMarked) {
 }
 
 TEST(Compare, PageDrawsEveryChartInABrowser) {
-  TempDir dir;
+  ScratchDir dir;
   const auto& [a, b] = cache_runs();
   CompareResult r = run_compare({a, b, "-q", "--fail-on", "failed > 0"}, dir / "cmp");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -19,7 +19,7 @@ TEST(CreditFlow, CoordinatorPeakRssStaysFarBelowTheTraceSize) {
   const uint64_t trace_bytes = static_cast<uint64_t>(st.st_size);
   ASSERT_GE(trace_bytes, 50ull << 20);
   const TraceCounts tc = count_trace(path);
-  TempDir dir;
+  ScratchDir dir;
   auto r = run_coordinator(quick_args({path, "--local", "1", "--engine", "noop", "--speed", "0",
                                        "--credit-window", "2"}),
                            dir / "run", std::chrono::seconds(90));

@@ -110,7 +110,7 @@ class DoneShape : public ::testing::TestWithParam<BadField> {};
 
 TEST_P(DoneShape, AMistypedFieldLosesThatWorkerNamingItAndThePartialReportIsWritten) {
   const BadField& bad = GetParam();
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("small", 300);
   WorkerProcess real(dir.path().string(), "w", {"--engine", "noop"});
   ASSERT_TRUE(real.ok()) << real.proc().err();

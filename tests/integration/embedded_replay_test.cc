@@ -12,6 +12,7 @@
 #include <string>
 
 #include "fleet/trace/trace_writer.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace {
@@ -88,14 +89,8 @@ std::string small_trace(const fs::path& dir, bool with_failure = false) {
 
 class EmbeddedReplay : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("embedded-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  fs::path dir_;
+  fleet::test::ScratchDir scratch_;
+  const fs::path& dir_ = scratch_.path();
   const std::string engine_ =
       " --clock virtual --l1-size-gb 0.001 --no-l1-use-lazy --eviction-policy LRU";
 };

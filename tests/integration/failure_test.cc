@@ -40,7 +40,7 @@ TEST_P(WorkerLoss, KilledWorkerIsDetectedWithin2sAndReported) {
   const std::string policy = GetParam();
   const std::string path = long_trace();
   const TraceCounts tc = count_trace(path);
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w0(dir.path().string(), "w0", {"--engine", "noop"});
   WorkerProcess w1(dir.path().string(), "w1", {"--engine", "noop"});
   ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
@@ -127,7 +127,7 @@ std::string gap_trace(const std::string& path) {
 }
 
 TEST(CoordinatorLoss, WorkerStopsWithin2sAndAcceptsTheNextCoordinator) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = gap_trace(dir / "gap.lct");
   WorkerProcess w(dir.path().string(), "w", {"--engine", "noop"});
   ASSERT_TRUE(w.ok()) << w.proc().err();
@@ -199,7 +199,7 @@ std::vector<pid_t> local_workers_of(pid_t coordinator) {
 
 TEST(CoordinatorLoss, LocalWorkersDoNotOutliveTheirCoordinator) {
   const std::string path = long_trace();
-  TempDir dir;
+  ScratchDir dir;
   std::filesystem::create_directories(dir / "run");
   Process coord({coordinator_bin(), path, "--progress", "never", "--local", "2", "--speed", "1",
                  "--engine", "noop", "--start-delay", "0.2", "--output-dir", dir / "run"},
@@ -230,7 +230,7 @@ size_t occurrences(const std::string& s, const std::string& text) {
 // stop). Exit 3, and the partial report as complete as before.
 TEST(LocalWorkerLoss, StoppedWorkerEndsTheRunWithin2sOfTheStop) {
   const std::string path = long_trace();
-  TempDir dir;
+  ScratchDir dir;
   std::filesystem::create_directories(dir / "run");
   Process coord({coordinator_bin(), path, "--progress", "never", "--local", "2", "--speed", "1",
                  "--engine", "noop", "--output-dir", dir / "run"},
@@ -273,7 +273,7 @@ TEST(LocalWorkerLoss, StoppedWorkerEndsTheRunWithin2sOfTheStop) {
 // 5 s). Signals sent all through the shutdown must leave a clean exit; the ASan pass sees any
 // access to freed memory.
 TEST(CoordinatorLoss, WorkerSignalledAgainWhileItShutsDownExitsCleanly) {
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w(dir.path().string(), "w", {"--engine", "noop"});
   ASSERT_TRUE(w.ok()) << w.proc().err();
   const pid_t pid = w.proc().pid();
@@ -300,7 +300,7 @@ using namespace std::chrono_literals;
 // create) refuses the run with ABORT kind "config": the coordinator names the worker and the
 // reason, stops the others, and exits 2 (configuration error), not 3 (failed run).
 TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("cfg_refusal", 200);
   // --fs-root /proc: the policy lets the path through, so the engine itself meets the failure.
   WorkerProcess w0(dir.path().string(), "w0", {"--fs-root", "/proc"});
@@ -324,7 +324,7 @@ TEST(ConfigRefusal, WorkerThatCannotBuildItsEngineMakesTheCoordinatorExitTwo) {
 
 // The embedded run meets the same adapter before its replay: exit 2, the adapter named.
 TEST(ConfigRefusal, EmbeddedRunThatCannotBuildItsEngineExitsTwo) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("cfg_refusal_embedded", 50);
   RunResult r =
       run_coordinator({path, "-q", "--l1-size-gb", "1", "--l2-adapter",
@@ -348,7 +348,7 @@ using namespace std::chrono_literals;
 // Ctrl-C mid-run: the coordinator stops every worker, still writes a partial report (marked
 // stopped early, nodes "aborted") and exits 130; the workers stay up for the next run.
 TEST(Interrupt, CtrlCStopsTheFleetAndWritesAPartialReport) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = long_trace();
   const TraceCounts tc = count_trace(path);
   WorkerProcess w0(dir.path().string(), "w0", {"--engine", "noop"});
@@ -386,7 +386,7 @@ TEST(Interrupt, CtrlCStopsTheFleetAndWritesAPartialReport) {
 
 // The embedded replay too: SIGINT ends the loop, the partial outputs are written, exit 130.
 TEST(Interrupt, CtrlCInAnEmbeddedReplayWritesAPartialReport) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = long_trace();
   std::filesystem::create_directories(dir / "run");
   Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--engine", "noop",

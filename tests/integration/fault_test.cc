@@ -89,7 +89,7 @@ void expect_ready_for_next_run(WorkerProcess& w, const std::string& out_dir,
 TEST(Fault, StoppedWorkerIsLostWithinTheHeartbeatBudgetAndSigcontCorruptsNothing) {
   const std::string path = long_trace();
   const uint64_t records = count_trace(path).records;
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w0(dir.path().string(), "w0", {"--engine", "noop"});
   WorkerProcess w1(dir.path().string(), "w1", {"--engine", "noop"});
   ASSERT_TRUE(w0.ok() && w1.ok()) << w0.proc().err() << w1.proc().err();
@@ -198,7 +198,7 @@ nlohmann::json adapter_counters(const nlohmann::json& summary, size_t i) {
 
 TEST(Fault, RedisKilledMidRunAndRestartedIsCountedAndReconnected) {
   if (!have_redis()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
-  TempDir dir;
+  ScratchDir dir;
   Redis redis(dir.path().string(), redis_port(30000));
   ASSERT_TRUE(redis.ok());
   const std::string path = long_trace();
@@ -264,7 +264,7 @@ TEST(Fault, RedisKilledMidRunAndRestartedIsCountedAndReconnected) {
 // own command counter stops), and every worker is idle for the next run.
 TEST(Fault, KilledCoordinatorLeavesNoOrphanLoadOnASharedRedis) {
   if (!have_redis()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
-  TempDir dir;
+  ScratchDir dir;
   Redis redis(dir.path().string(), redis_port(40000));
   ASSERT_TRUE(redis.ok());
   const std::string path = long_trace();
@@ -326,7 +326,7 @@ std::string wait_listening(Process& p) {
 }
 
 TEST(Fault, FsAdapterOnAFullFilesystemCountsWriteFailuresAndLeavesNoPartialObject) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string mnt = dir / "l2";
   std::filesystem::create_directories(mnt);
   {
@@ -381,7 +381,7 @@ TEST(Fault, FsAdapterOnAFullFilesystemCountsWriteFailuresAndLeavesNoPartialObjec
 // ------------------------------------------------------------------ truncated shared trace
 
 TEST(Fault, ASharedTraceTruncatedWhileReadEndsWithTheReasonAndAccountsEveryRecord) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string src = long_trace();
   const std::string path = dir / "t.lct";
   std::filesystem::copy_file(src, path);
@@ -424,7 +424,7 @@ int port_of(const WorkerProcess& w) {
 }
 
 struct ProxiedRun {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = long_trace();
   uint64_t records = count_trace(path).records;
   WorkerProcess w0{dir.path().string(), "w0", {"--engine", "noop"}};
@@ -530,7 +530,7 @@ TEST(Fault, DroppedConnectionsCompleteExactlyOrFailWithTheReason) {
 
 // tc netem inside a network namespace, where the kernel has sch_netem.
 TEST(Fault, NetemDelayAndLossInANamespaceCompletesOrFailsWithTheReason) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string ns = "fltfault" + std::to_string(getpid());
   auto sh = [&](const std::string& cmd, const std::string& tag) {
     Process p({"/bin/sh", "-c", cmd}, dir.path().string(), tag);

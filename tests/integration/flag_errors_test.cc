@@ -19,7 +19,7 @@ struct Ran {
 
 // `binary ARGS` through the shell, stderr captured (CLI11 prints its errors there).
 Ran run(const std::string& binary, const std::string& args) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string err = (dir.path() / "err").string();
   const int st = std::system((binary + " " + args + " >/dev/null 2>" + err).c_str());
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(err)};

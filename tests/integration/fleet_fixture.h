@@ -30,8 +30,8 @@ constexpr bool kSanitized = false;
 namespace fleet::test {
 
 // One directory for the whole test binary's cached traces.
-inline const TempDir& suite_dir() {
-  static TempDir dir;
+inline const ScratchDir& suite_dir() {
+  static ScratchDir dir("traces");
   return dir;
 }
 

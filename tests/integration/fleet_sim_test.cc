@@ -28,7 +28,7 @@ void expect_every_record_accounted(const nlohmann::json& s, uint64_t records) {
 }
 
 // The simulator started with `args`, bound, and the coordinator run against it.
-RunResult run_against_sim(const TempDir& dir, const std::string& trace,
+RunResult run_against_sim(const ScratchDir& dir, const std::string& trace,
                           std::vector<std::string> sim_args, std::vector<std::string> extra) {
   if (!std::filesystem::exists(sim_bin())) {
     ADD_FAILURE() << "no " << sim_bin();
@@ -64,7 +64,7 @@ TEST(FleetSim, SimulatedWorkersReplayEveryRecordExactly) {
   SKIP_WITHOUT_SIM();
   const std::string trace = synthetic_trace("fleet_sim", 3000, 1, 2000.0);
   const uint64_t records = count_trace(trace).records;
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_against_sim(dir, trace, {"--workers", "6"}, {"--shard", "key", "--speed", "0"});
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_EQ(r.summary["nodes"].size(), 6u);
@@ -86,7 +86,7 @@ TEST(FleetSim, SimulatedWorkersReplayEveryRecordExactly) {
 TEST(FleetSim, TheHandshakeAndClockPingsKeepEveryWorkerAlive) {
   SKIP_WITHOUT_SIM();
   const std::string trace = synthetic_trace("fleet_sim", 3000, 1, 2000.0);
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_against_sim(dir, trace, {"--workers", "200", "--heartbeat-ms", "150"},
                                 {"--shard", "key", "--speed", "0", "--heartbeat-ms", "150"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -99,7 +99,7 @@ TEST(FleetSim, AFrozenSimulatedWorkerIsLostAndTheRunEndsWithThePartialReport) {
   // Paced over ~3 s so that the freeze, 0.5 s into the run, lands mid-replay.
   const std::string trace = synthetic_trace("fleet_sim_paced", 3000, 1, 1000.0);
   const uint64_t records = count_trace(trace).records;
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_against_sim(dir, trace, {"--workers", "4", "--freeze", "2@0.5"},
                                 {"--shard", "key", "--speed", "1", "--on-worker-loss", "continue"});
   EXPECT_EQ(r.code, 3) << r.err;  // a node was lost

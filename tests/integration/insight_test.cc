@@ -72,7 +72,7 @@ json node_lookup(const json& node) {
 class CacheAccounting : public ::testing::TestWithParam<int> {};  // 0 = embedded, else --local N
 
 TEST_P(CacheAccounting, AddsUpPerNodeMergedAndOverTime) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("insight", 6000);
   std::vector<std::string> args = cache_args(trace);
   if (GetParam() > 0) {
@@ -207,7 +207,7 @@ std::string write_hand_trace(const std::string& path) {
 // A recording with a day-long silence: the virtual clock crosses it in one step, and the time
 // series skips the empty windows instead of writing 86 400 of them.
 TEST(CacheAccounting, AGapInTheRecordingIsNotWrittenWindowByWindow) {
-  TempDir dir;
+  ScratchDir dir;
   trace::Header h;
   h.t_mono_start = 100.0;
   h.t_wall_start = 1.7e9 + 100.0;
@@ -230,7 +230,7 @@ TEST(CacheAccounting, AGapInTheRecordingIsNotWrittenWindowByWindow) {
 }
 
 TEST(CacheAccounting, AHandDerivedTraceGivesTheExpectedBuckets) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = write_hand_trace(dir / "hand.lct");
   for (bool with_l2 : {false, true}) {
     SCOPED_TRACE(with_l2 ? "mock L2" : "no L2");
@@ -261,7 +261,7 @@ TEST(CacheAccounting, AHandDerivedTraceGivesTheExpectedBuckets) {
 
 // The terminal's Cache section comes after LMCache's block, which stays first.
 TEST(CacheAccounting, TheCacheSectionFollowsLmcachesBlock) {
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_coordinator(
       {write_hand_trace(dir / "hand.lct"), "--clock", "virtual", "--l1-size-gb", "1"}, dir / "run");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -291,7 +291,7 @@ std::string last_line(const std::string& text) {
 }
 
 TEST(Report, EveryRunWritesItsPageAndNamesItLast) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("insight", 6000);
   RunResult r = run_coordinator(quick_args(cache_args(trace)), dir / "run");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -327,7 +327,7 @@ TEST(Report, EveryRunWritesItsPageAndNamesItLast) {
 // its page too: file times come from the kernel's coarse clock, which may be a tick behind the
 // instant the run started (the line was missing in 16 of 24 such runs before).
 TEST(Report, EvenAnInstantRunNamesItsPage) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = shared_fixtures() + "/l2/l2_small.lct";
   const std::string mock = R"({"type":"mock","max_size_gb":1,"mock_bandwidth_gb":100})";
   for (int i = 0; i < 12; ++i) {
@@ -365,7 +365,7 @@ void expect_report_redraws_the_same_page(const std::filesystem::path& run, const
 }
 
 TEST(Report, TheRunsPageIsTheOneItsFilesDraw) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("insight", 6000);
   RunResult embedded = run_coordinator(quick_args(cache_args(trace)), dir / "embedded");
   ASSERT_EQ(embedded.code, 0) << embedded.err;
@@ -385,7 +385,7 @@ TEST(Report, TheRunsPageIsTheOneItsFilesDraw) {
 }
 
 TEST(Report, APartialRunIsMarkedAndRebuiltFromItsFiles) {
-  TempDir dir;
+  ScratchDir dir;
   // ~30 s of recorded traffic on the real clock: interrupted after about one second.
   const std::string trace = synthetic_trace("insight-long", 3000, 1, 100.0);
   std::vector<std::string> argv = {

@@ -8,7 +8,7 @@ namespace {
 // mock L2 with ~33 MB objects, the L2 controller trims it, and both the counters and the
 // report's Fleet block show it.
 TEST(EmbeddedL2Eviction, ControllerTrimsTheMockAndTheReportShowsIt) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("l2_eviction", 600, 1, 20.0);
   RunResult r = run_coordinator(
       {path, "--clock", "virtual", "--l1-size-gb", "8", "--l2-adapter",

@@ -91,7 +91,7 @@ uint64_t timeseries_l2_failed(const std::string& path) {
 
 TEST(L2Failures, RedisOutOfMemoryThenKilledIsInTheLogSummaryJsonAndVerdict) {
   if (!have_redis()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
-  TempDir dir;
+  ScratchDir dir;
   FullRedis redis(dir.path().string(), free_port());
   ASSERT_TRUE(redis.ok());
   const std::string path = small_object_trace();

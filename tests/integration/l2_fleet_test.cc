@@ -276,7 +276,7 @@ TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
     b.lookup(500 + i, lk, {key(i)}).lookup_done(500 + i, lk, {0});
   }
   const std::string path = b.end().write("paced");
-  TempDir dir;
+  ScratchDir dir;
   const std::vector<std::string> policy = {"--trace-root", "/", "--allow-l2", "*"};
   WorkerProcess w0(dir.path().string(), "w0", policy);
   WorkerProcess w1(dir.path().string(), "w1", policy);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace {
@@ -40,9 +41,7 @@ RunOutput run(const std::string& args) {
   return r;
 }
 
-std::string dir(const std::string& name) {
-  return ::testing::TempDir() + "/l2out_" + name + "_" + std::to_string(::getpid());
-}
+std::string dir(const std::string& name) { return fleet::test::test_scratch_dir() / name; }
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace {
@@ -40,9 +41,7 @@ RunOutput run(const std::string& args) {
 }
 
 std::string fixture() { return ::fleet::test::shared_fixtures() + "/l2/l2_small.lct"; }
-std::string out_dir(const std::string& name) {
-  return ::testing::TempDir() + "/l2cli_" + name + "_" + std::to_string(::getpid());
-}
+std::string out_dir(const std::string& name) { return fleet::test::test_scratch_dir() / name; }
 
 TEST(L2ReplayCli, EmbeddedReplayWritesTheForksStats) {
   const std::string dir = out_dir("embedded");

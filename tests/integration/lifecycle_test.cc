@@ -66,7 +66,7 @@ void expect_no_split_lifecycle(const nlohmann::json& summary) {
 }
 
 TEST(TimeSharding, PlanMovesOpenLifecyclesWhole) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = write_lifecycle_trace(dir / "lifecycle.lct");
   auto r = run_coordinator(
       {path, "--local", "2", "--shard", "time", "--window", "1", "--plan-only", "--format", "json"},
@@ -85,7 +85,7 @@ TEST(TimeSharding, PlanMovesOpenLifecyclesWhole) {
 }
 
 TEST(TimeSharding, NativeEngineSeesNoSplitLifecycle) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = write_lifecycle_trace(dir / "lifecycle.lct");
   for (const char* shard : {"time", "key"}) {
     SCOPED_TRACE(shard);

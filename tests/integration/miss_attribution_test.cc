@@ -16,9 +16,9 @@ namespace fleet::test {
 namespace {
 
 using Ran = CliRun;
-Ran run(const std::string& args, const TempDir& dir) { return run_coordinator(args, dir); }
+Ran run(const std::string& args, const ScratchDir& dir) { return run_coordinator(args, dir); }
 
-std::string gen_trace(const TempDir& dir) {
+std::string gen_trace(const ScratchDir& dir) {
   const std::string t = (dir.path() / "t.lct").string();
   EXPECT_EQ(std::system((bin("tools/lct/lct") + " gen -q -o " + t +
                          " --seed 5 --duration 3 --rate 30 --layout 2x2x2x64:bfloat16")
@@ -43,7 +43,7 @@ size_t lines_of(const std::string& path) {
 const char* kEngine = " --l1-size-gb 4 --progress never --clock virtual";
 
 TEST(MissAttribution, ARunWritesEveryClassifiedMissAndItsClasses) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string out = (dir.path() / "base").string();
   const Ran r = run(gen_trace(dir) + kEngine + " --classify-misses --output-dir " + out, dir);
   ASSERT_EQ(r.code, 0) << r.err;
@@ -63,7 +63,7 @@ TEST(MissAttribution, ARunWritesEveryClassifiedMissAndItsClasses) {
 }
 
 TEST(MissAttribution, AKeyShardedFleetRunPairsEveryMissWithTheEmbeddedBaseline) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = gen_trace(dir);
   const std::string base = (dir.path() / "base").string(), fleet = (dir.path() / "fleet").string();
   ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
@@ -86,7 +86,7 @@ TEST(MissAttribution, AKeyShardedFleetRunPairsEveryMissWithTheEmbeddedBaseline) 
 // A uniform 10x run on the real clock against its 1x baseline: every miss is paired or counted
 // on one side, and a run whose misses moved says so in the report's verdict.
 TEST(MissAttribution, ATenfoldRunAccountsForEveryMissAgainstItsBaseline) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = gen_trace(dir);
   const std::string base = (dir.path() / "base").string(), fast = (dir.path() / "fast").string();
   ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
@@ -119,7 +119,7 @@ TEST(MissAttribution, ATenfoldRunAccountsForEveryMissAgainstItsBaseline) {
 }
 
 TEST(MissAttribution, ABaselineWithoutAMissLogIsRefusedBeforeTheRun) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = gen_trace(dir);
   const std::string plain = (dir.path() / "plain").string();
   ASSERT_EQ(run(trace + kEngine + " --output-dir " + plain, dir).code, 0);

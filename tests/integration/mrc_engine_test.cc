@@ -158,7 +158,7 @@ CurveHits curve_of(const std::string& path) {
 class MrcEngine : public ::testing::TestWithParam<bool> {};  // varied object sizes?
 
 TEST_P(MrcEngine, LruTraceHitsEqualTheCurveAtThreeSizes) {
-  TempDir dir;
+  ScratchDir dir;
   auto accesses = access_pattern(GetParam() ? 21 : 20, GetParam());
   std::string path = write_trace(dir / "lru.lct", accesses, trace::WriteMode::All);
   CurveHits curve = curve_of(path);
@@ -177,7 +177,7 @@ TEST_P(MrcEngine, LruTraceHitsEqualTheCurveAtThreeSizes) {
 }
 
 TEST_P(MrcEngine, WithoutTheRefreshTheEngineIsFifoNotTheCurve) {
-  TempDir dir;
+  ScratchDir dir;
   auto accesses = access_pattern(GetParam() ? 21 : 20, GetParam());
   std::string path = write_trace(dir / "fifo.lct", accesses, trace::WriteMode::New);
   CurveHits curve = curve_of(path);  // the same key stream as the LRU trace

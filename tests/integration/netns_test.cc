@@ -11,7 +11,7 @@ using namespace std::chrono_literals;
 std::string script() { return ::fleet::test::source_dir() + "/scripts/netns-cluster.sh"; }
 
 TEST(NetnsCluster, ThreeWorkerNamespacesReplayTheTraceOnce) {
-  TempDir dir;
+  ScratchDir dir;
   {
     Process check({"/bin/bash", script(), "--check"}, dir.path().string(), "check");
     auto code = check.wait_exit(20s);

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::test {
@@ -37,27 +38,6 @@ inline std::string read_file(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-// A fresh directory under the test temp dir, removed by the destructor.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fleet-it-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!std::getenv("FLEET_KEEP_TMP")) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Polls `pred` every 5 ms until it holds or `timeout` passes. Polling a file or a pid is the
 // only signal these processes give; the deadline keeps every wait bounded.
@@ -209,7 +189,7 @@ struct CliRun {
   int code = -1;
   std::string out, err;
 };
-inline CliRun run_coordinator(const std::string& args, const TempDir& dir) {
+inline CliRun run_coordinator(const std::string& args, const ScratchDir& dir) {
   const std::string out = (dir.path() / "out").string(), err = (dir.path() / "err").string();
   const int st = std::system((coordinator_bin() + " " + args + " >" + out + " 2>" + err).c_str());
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_file(out), read_file(err)};

@@ -23,7 +23,7 @@ std::optional<zmq::message_t> recv_within(zmq::socket_t& s, std::chrono::millise
 }
 
 TEST(ProtocolVersion, WorkerRefusesAHelloOfAnotherVersion) {
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w(dir.path().string(), "w");
   ASSERT_TRUE(w.ok()) << w.proc().err();
   zmq::context_t ctx(1);
@@ -50,7 +50,7 @@ TEST(ProtocolVersion, WorkerRefusesAHelloOfAnotherVersion) {
 }
 
 TEST(ProtocolVersion, CoordinatorRefusesAWorkerOfAnotherVersion) {
-  TempDir dir;
+  ScratchDir dir;
   zmq::context_t ctx(1);
   zmq::socket_t router(ctx, zmq::socket_type::router);
   router.set(zmq::sockopt::linger, 0);
@@ -121,7 +121,7 @@ std::vector<std::string> garbage() {
 TEST(Garbage, RejectedWithoutHarmingARunningReplay) {
   const std::string path = synthetic_trace("long", 1800, 1, 50.0);
   const TraceCounts tc = count_trace(path);
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w(dir.path().string(), "w", {"--engine", "noop"});
   ASSERT_TRUE(w.ok()) << w.proc().err();
   std::filesystem::create_directories(dir / "run");
@@ -167,7 +167,7 @@ using namespace std::chrono_literals;
 TEST(Ipv6, WorkerOnIpv6LoopbackCompletesARun) {
   if (::system("ip -6 addr show lo 2>/dev/null | grep -q '::1'") != 0)
     GTEST_SKIP() << "no IPv6 loopback on this host: IPv6 test SKIPPED";
-  TempDir dir;
+  ScratchDir dir;
   Process w(
       {worker_bin(), "--listen", "tcp://[::1]:0", "--announce", "--name", "v6", "--engine", "noop"},
       dir.path().string(), "w6");
@@ -187,7 +187,7 @@ TEST(Ipv6, WorkerOnIpv6LoopbackCompletesARun) {
 // dns: with --expect-workers larger than what the name lists: re-resolved until
 // --connect-timeout, then a clear error (exit 2) that names what was found.
 TEST(DnsWorkers, ExpectWorkersWaitsForTheNameThenFailsClearly) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("dns_wait", 50);
   const auto start = Clock::now();
   RunResult r = run_coordinator({path, "-q", "--workers", "dns:localhost:5999", "--expect-workers",
@@ -249,7 +249,7 @@ void run_empty_replay(zmq::socket_t& dealer, WorkerProcess& w) {
 class MaxRunsWorker : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(w_.ok()) << w_.proc().err(); }
-  TempDir dir_;
+  ScratchDir dir_;
   WorkerProcess w_{dir_.path().string(), "w", {"--max-runs", "1"}};
   zmq::context_t ctx_{1};
   zmq::socket_t dealer_ = dealer_to(ctx_, w_);
@@ -346,7 +346,7 @@ class DamagedBatchStream : public ::testing::Test {
     EXPECT_TRUE(reader.next(rec));
     return std::string(reinterpret_cast<const char*>(rec.body), rec.body_size);
   }();
-  TempDir dir_;
+  ScratchDir dir_;
   WorkerProcess w_{dir_.path().string(), "w", {"--engine", "noop"}};
   zmq::context_t ctx_{1};
   zmq::socket_t dealer_ = dealer_to(ctx_, w_);
@@ -409,7 +409,7 @@ using namespace std::chrono_literals;
 // A worker whose DONE cannot be decoded is reported lost for that reason at once, not as a
 // worker that merely fell silent afterwards.
 TEST(UndecodableResult, TheNodeIsLostWithTheDecodeError) {
-  TempDir dir;
+  ScratchDir dir;
   zmq::context_t ctx(1);
   zmq::socket_t router(ctx, zmq::socket_type::router);
   router.set(zmq::sockopt::linger, 0);

@@ -18,7 +18,7 @@
 namespace fleet::test {
 namespace {
 
-std::string write_report(const TempDir& dir, const nlohmann::json& model) {
+std::string write_report(const ScratchDir& dir, const nlohmann::json& model) {
   const std::string path = dir / "report.html";
   std::ofstream(path, std::ios::binary) << report::html::render_report_html(model);
   return path;
@@ -40,7 +40,7 @@ void expect_page_drawn(const BrowserCheck& check, int nodes) {
 }
 
 TEST(ReportBrowser, TwoNodeReportDrawsEveryChart) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string html = write_report(dir, synthetic_report_model({.hostile_names = true}));
   BrowserCheck check = open_in_browser(html);
   if (!check.available) GTEST_SKIP() << check.skip_reason;
@@ -56,7 +56,7 @@ TEST(ReportBrowser, TwoNodeReportDrawsEveryChart) {
 }
 
 TEST(ReportBrowser, SixtyFourNodeReportDrawsEveryChart) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string html = write_report(
       dir, synthetic_report_model({.nodes = 64, .points = 1000, .ops = 20, .cdf_points = 256}));
   BrowserCheck check = open_in_browser(html);
@@ -67,7 +67,7 @@ TEST(ReportBrowser, SixtyFourNodeReportDrawsEveryChart) {
 // The real thing: a 2-node --local run with a mock L2 writes its own report.html, and every
 // chart of it draws in the browser from disk, with one table row per node.
 TEST(ReportBrowser, ARealTwoNodeRunsReportDrawsEveryChart) {
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_coordinator(
       quick_args({synthetic_trace("report-browser", 6000), "--local", "2", "--shard", "key",
                   "--clock", "virtual", "--l1-size-gb", "4", "--config-from-trace", "--l2-adapter",
@@ -105,7 +105,7 @@ std::string as_without_javascript(std::string html) {
 }
 
 TEST(ReportBrowser, ReadableWithJavaScriptOff) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string html = dir / "report-nojs.html";
   std::ofstream(html, std::ios::binary)
       << as_without_javascript(report::html::render_report_html(synthetic_report_model({})));
@@ -126,7 +126,7 @@ TEST(ReportBrowser, ReadableWithJavaScriptOff) {
 // An L2 replay's page (docs/report.md, "L2 runs"), rebuilt from the stored L2 run: every chart
 // (report.js's CDF and l2_report.js's kinds) draws with no script error.
 TEST(ReportBrowser, AnL2RunsReportDrawsEveryChart) {
-  TempDir dir;
+  ScratchDir dir;
   const Result<summary::L2RunStats> run =
       summary::read_l2_run_stats(source_dir() + "/tests/fixtures/l2_run_dirs/small_speed1_virtual");
   ASSERT_TRUE(run) << run.status().message();

@@ -66,7 +66,7 @@ TEST(RouteCache, ASavedPlanReplaysToTheSameOutputsInEveryShardMode) {
                                          {"time", {"--window", "1"}},
                                          {"time", {"--window", "1", "--timeline", "stack"}},
                                          {"key", {}}}) {
-    TempDir dir;
+    ScratchDir dir;
     std::vector<std::string> flags = {"--shard", m.shard};
     flags.insert(flags.end(), m.flags.begin(), m.flags.end());
     const std::string label = m.shard + (m.flags.size() > 2 ? " stack" : "");
@@ -110,7 +110,7 @@ TEST(RouteCache, ASavedPlanReplaysToTheSameOutputsInEveryShardMode) {
 }
 
 TEST(RouteCache, ATraceThatChangedIsRoutedAgain) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = dir / "t.lct";
   std::filesystem::copy_file(trace_3k(), path);
   auto first = run_cached(path, dir / "routes", {"--shard", "key"}, dir / "a");
@@ -142,7 +142,7 @@ TEST(RouteCache, ATraceThatChangedIsRoutedAgain) {
 }
 
 TEST(RouteCache, ADamagedPlanIsRefusedAndTheTraceRoutedAgain) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = trace_3k();
   auto first = run_cached(path, dir / "routes", {"--shard", "time", "--window", "1"}, dir / "a");
   ASSERT_EQ(first.code, 0) << first.err;
@@ -169,7 +169,7 @@ TEST(RouteCache, ADamagedPlanIsRefusedAndTheTraceRoutedAgain) {
 // (routed from the plan so far, or not read), and the plan is neither rewritten nor removed.
 TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
   using namespace std::chrono_literals;
-  TempDir dir;
+  ScratchDir dir;
   // 60 s of trace time, and more records than the credit window holds (so some are never sent).
   const std::string path = synthetic_trace("route_cache_long", 60000, /*tp=*/1, /*rate=*/1000);
   const uint64_t records = count_trace(path).records;
@@ -211,7 +211,7 @@ TEST(RouteCache, AnInterruptedReplayAccountsEveryRecordAndKeepsThePlan) {
 }
 
 TEST(RouteCache, ACacheDirectoryOthersCanWriteIsRefused) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string cache = dir / "routes";
   std::filesystem::create_directories(cache);
   ::chmod(cache.c_str(), 0777);

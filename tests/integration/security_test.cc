@@ -21,7 +21,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // `worker keygen NAME --dir DIR`; the public key it printed.
-std::string keygen(const TempDir& dir, const std::string& name) {
+std::string keygen(const ScratchDir& dir, const std::string& name) {
   Process p({worker_bin(), "keygen", name, "--dir", dir.path().string()}, dir.path().string(),
             "keygen-" + name);
   auto code = p.wait_exit(10s);
@@ -32,7 +32,7 @@ std::string keygen(const TempDir& dir, const std::string& name) {
   return at == std::string::npos ? std::string() : out.substr(at + tag.size(), 40);
 }
 
-std::vector<std::string> keyed_worker_args(const TempDir& keys, const std::string& name) {
+std::vector<std::string> keyed_worker_args(const ScratchDir& keys, const std::string& name) {
   return {"--curve-cert", keys / (name + ".key_secret"), "--authorized-keys",
           keys / "coordinator.key"};
 }
@@ -65,7 +65,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
 }
 
 TEST(Keys, KeygenWritesACzmqPairWithAPrivateSecretAndNeverOverwrites) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string pub = keygen(dir, "gpu1");
   ASSERT_EQ(pub.size(), 40u);
   struct stat st {};
@@ -83,7 +83,7 @@ TEST(Keys, KeygenWritesACzmqPairWithAPrivateSecretAndNeverOverwrites) {
 }
 
 TEST(Keys, ASecretCertificateOthersCanReadIsRefused) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   keygen(keys, "w");
   chmod((keys / "w.key_secret").c_str(), 0644);
@@ -97,7 +97,7 @@ TEST(Keys, ASecretCertificateOthersCanReadIsRefused) {
 }
 
 TEST(ProtectedMode, AWorkerWithoutAKeyListensOnLoopbackOnlyUnlessInsecure) {
-  TempDir dir;
+  ScratchDir dir;
   Process refused({worker_bin(), "--listen", "tcp://0.0.0.0:0"}, dir.path().string(), "refused");
   EXPECT_EQ(refused.wait_exit(10s), 2);
   EXPECT_TRUE(contains(refused.err(), "protected mode")) << refused.err();
@@ -113,7 +113,7 @@ TEST(ProtectedMode, AWorkerWithoutAKeyListensOnLoopbackOnlyUnlessInsecure) {
 // Two keyed workers, each with its own key on its hosts line: the run is exact, and its
 // LMCache outputs are byte-identical to the same run in plaintext (virtual clock).
 TEST(Curve, AnAuthorizedRunMatchesThePlaintextRunByteForByte) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   const std::string k0 = keygen(keys, "w0");
   const std::string k1 = keygen(keys, "w1");
@@ -156,7 +156,7 @@ TEST(Curve, AnAuthorizedRunMatchesThePlaintextRunByteForByte) {
 // An unknown coordinator never gets past the handshake: refused within moments (exit 2, not a
 // lost heartbeat), logged by the worker with the key's fingerprint, and no run is opened.
 TEST(Curve, AnUnauthorizedCoordinatorIsRefusedAndTheWorkerOpensNoRun) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   const std::string intruder = keygen(keys, "intruder");
   const std::string k0 = keygen(keys, "w0");
@@ -185,7 +185,7 @@ TEST(Curve, AnUnauthorizedCoordinatorIsRefusedAndTheWorkerOpensNoRun) {
 // greeting must be closed at once, at the greeting, before any mechanism runs (a peer offering
 // CURVE would be kept for the 5 s handshake timeout), and the worker must go on serving.
 TEST(Curve, APeerOfferingGssapiIsClosedAtTheGreetingAndTheWorkerServesOn) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   const std::string k0 = keygen(keys, "w0");
   WorkerProcess w(keys.path().string(), "w0", keyed_worker_args(keys, "w0"));
@@ -218,7 +218,7 @@ TEST(Curve, APeerOfferingGssapiIsClosedAtTheGreetingAndTheWorkerServesOn) {
 }
 
 TEST(Curve, AWorkerKeyThatIsNotTheWorkersIsAServerKeyMismatch) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   keygen(keys, "w0");
   const std::string impostor = keygen(keys, "impostor");
@@ -236,7 +236,7 @@ TEST(Curve, AWorkerKeyThatIsNotTheWorkersIsAServerKeyMismatch) {
 // name the one worker whose key is wrong, also when it is addressed by a hostname (the events
 // spell the resolved address).
 TEST(Curve, OneMismatchedWorkerAmongGoodOnesIsTheOneNamed) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   const std::string k0 = keygen(keys, "w0");
   keygen(keys, "w1");
@@ -258,7 +258,7 @@ TEST(Curve, OneMismatchedWorkerAmongGoodOnesIsTheOneNamed) {
 }
 
 TEST(Curve, CurveOnOneSideOnlyIsNamed) {
-  TempDir keys;
+  ScratchDir keys;
   keygen(keys, "coordinator");
   const std::string k0 = keygen(keys, "w0");
   WorkerProcess keyed(keys.path().string(), "keyed", keyed_worker_args(keys, "w0"));
@@ -274,7 +274,7 @@ TEST(Curve, CurveOnOneSideOnlyIsNamed) {
 }
 
 TEST(Curve, LocalRunsUseEphemeralKeysUnlessInsecure) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("security", 600);
   RunResult keyed = run_coordinator(
       quick_args({trace, "--local", "2", "--shard", "key", "--engine", "noop", "--speed", "0"}),
@@ -293,7 +293,7 @@ TEST(Curve, LocalRunsUseEphemeralKeysUnlessInsecure) {
 
 // --fs-root: the one directory a run's fs adapter may write in.
 TEST(Policy, FsAdapterOutsideTheRootOrThroughASymlinkIsRefusedAndNothingIsCreated) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string root = dir / "root";
   const std::string outside = dir / "outside";
   std::filesystem::create_directories(root);
@@ -327,7 +327,7 @@ TEST(Policy, FsAdapterOutsideTheRootOrThroughASymlinkIsRefusedAndNothingIsCreate
 }
 
 TEST(Policy, ARespEndpointNotInAllowL2IsRefused) {
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w(dir.path().string(), "w", {"--allow-l2", "127.0.0.1:1"});
   ASSERT_TRUE(w.ok());
   RunResult r = run_against(w.host_port(),
@@ -347,7 +347,7 @@ TEST(Policy, ARespEndpointNotInAllowL2IsRefused) {
 // --trace-root: shared-trace mode opens only regular files inside it, without blocking on a
 // FIFO; refused paths are reported by the coordinator (exit 2 with --trace-access shared).
 TEST(Policy, SharedTracePathsOutsideTheRootFifosAndDevicesAreRefused) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string root = dir / "traces";
   std::filesystem::create_directories(root);
   const std::string inside = root + "/t.lct";
@@ -384,7 +384,7 @@ TEST(Policy, SharedTracePathsOutsideTheRootFifosAndDevicesAreRefused) {
 // A peer announcing a message larger than any batch is cut off by libzmq from the frame
 // header: the worker never allocates it, and serves the next run.
 TEST(Limits, AnOversizedMessageIsDroppedWithoutALargeAllocation) {
-  TempDir dir;
+  ScratchDir dir;
   WorkerProcess w(dir.path().string(), "w");
   ASSERT_TRUE(w.ok());
   const uint64_t before = vm_hwm_bytes(w.proc().pid());
@@ -417,7 +417,7 @@ TEST(Policy, RedisWithRequirepassWorksWithTheWorkersSecretFileOnly) {
   if (std::system("command -v redis-server >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
   }
-  TempDir dir;
+  ScratchDir dir;
   const int port = 20000 + static_cast<int>(getpid() % 20000);
   Process redis({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
                  "--requirepass", "s3cret-pw", "--save", "", "--appendonly", "no"},

@@ -80,7 +80,7 @@ TEST(SelfRouting, OutputsAreByteIdenticalToCoordinatorRouting) {
   const std::string path = synthetic_trace("selfroute", 3000, /*tp=*/2);
   const uint64_t records = count_trace(path).records;
   for (const std::string shard : {"none", "key", "time"}) {
-    TempDir out;
+    ScratchDir out;
     RunResult by_coord = run_routed(path, "coordinator", shard, out / "coordinator");
     RunResult by_workers = run_routed(path, "workers", shard, out / "workers");
     ASSERT_EQ(by_coord.code, 0) << shard << "\n" << by_coord.err;
@@ -112,7 +112,7 @@ TEST(SelfRouting, OutputsAreByteIdenticalToCoordinatorRouting) {
 
 TEST(SelfRouting, WorkersThatCannotReadTheTraceAreRefusedByName) {
   const std::string path = synthetic_trace("selfroute", 3000, /*tp=*/2);
-  TempDir out;
+  ScratchDir out;
   RunResult r =
       run_coordinator(quick_args({path, "--local", "2", "--engine", "noop", "--speed", "0",
                                   "--trace-access", "stream", "--routing", "workers"}),
@@ -126,7 +126,7 @@ TEST(SelfRouting, WorkersThatCannotReadTheTraceAreRefusedByName) {
 // workers' scans (PROGRESS.read_fraction): a paced ~3-s run shows it rising, not stuck at 0 %.
 TEST(SelfRouting, TheProgressLineShowsTheWorkersScan) {
   const std::string path = synthetic_trace("selfroute_progress", 6000, 1, 300.0);
-  TempDir out;
+  ScratchDir out;
   RunResult r = run_coordinator({path, "--local", "2", "--engine", "noop", "--start-delay", "0.3",
                                  "--trace-access", "shared", "--progress", "always"},
                                 out / "run");
@@ -148,7 +148,7 @@ std::optional<zmq::message_t> recv_within(zmq::socket_t& s, std::chrono::millise
 // returns the worker's ABORT (kind, reason), or fails.
 std::pair<std::string, std::string> abort_for(const wire::SelfRouting& routing, int node_count,
                                               bool offer_trace) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("selfroute", 3000, /*tp=*/2);
   const std::string root = std::filesystem::path(path).parent_path().string();
   WorkerProcess w(dir.path().string(), "w-bad-plan", {"--trace-root", root});

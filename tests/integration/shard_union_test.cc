@@ -65,7 +65,7 @@ TEST_P(ShardUnion, EveryRecordReplayedTheRightNumberOfTimes) {
   const Case c = GetParam();
   const std::string path = trace_3k();
   const TraceCounts tc = count_trace(path);
-  TempDir out;
+  ScratchDir out;
   auto r =
       run_coordinator(quick_args({path, "--local", std::to_string(c.workers), "--shard", c.shard,
                                   "--window", "1", "--engine", "noop", "--speed", "0"}),
@@ -131,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Fleet, ShardUnion,
 // errors are the sums of the nodes' in fleet_summary.json.
 TEST(FleetMerge, MergedCsvCountsAreTheSumOfTheNodes) {
   const std::string path = trace_3k();
-  TempDir out;
+  ScratchDir out;
   auto r = run_coordinator(
       quick_args({path, "--local", "2", "--shard", "key", "--engine", "noop", "--speed", "0"}),
       out / "run");
@@ -175,7 +175,7 @@ TEST(FleetMerge, EveryBatchCodecReplaysTheSameRecords) {
         {"--compression", "zstd"},
         {"--compression", "zstd", "--compression-level", "-5"},
         {"--compression", "none"}}) {
-    TempDir out;
+    ScratchDir out;
     // Streamed: with references (the default on loopback) there would be no frames to encode.
     std::vector<std::string> args = {
         path,       "--local", "2",       "--shard", "time",           "--window", "1",
@@ -236,7 +236,7 @@ void damaged_copy(const std::string& clean, const std::string& path,
 // appended to every 10th record, which only a walk to the end of its args can see).
 TEST(FleetMerge, MalformedFramesAreCountedOnceAndNeverReplayed) {
   uint64_t records = 0, bad = 0;
-  TempDir out;
+  ScratchDir out;
   const std::string path = out / "damaged.lct";
   damaged_copy(
       trace_3k(), path, [](uint64_t i, const trace::RecordView&) { return i % 10 == 9; }, records,
@@ -273,7 +273,7 @@ TEST(FleetMerge, MalformedFirstRecordsDoNotSetTheStartInstant) {
   const std::string clean = synthetic_trace("first-bad", 300);
   const double t_first = count_trace(clean).t_first;
   uint64_t records = 0, bad = 0;
-  TempDir out;
+  ScratchDir out;
   const std::string path = out / "first-bad.lct";
   damaged_copy(
       clean, path, [&](uint64_t, const trace::RecordView& r) { return r.t_mono < t_first + 0.3; },

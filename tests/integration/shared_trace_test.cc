@@ -31,7 +31,7 @@ std::vector<std::map<std::string, uint64_t>> node_ops(const RunResult& r) {
 TEST(SharedTrace, EveryShardModeReplaysWhatStreamingReplays) {
   const std::string path = trace_2k();
   for (const std::string shard : {"time", "key", "none"}) {
-    TempDir out;
+    ScratchDir out;
     auto shared = run_with(path, shard, {"--trace-access", "shared"}, out / "shared");
     auto stream = run_with(path, shard, {"--trace-access", "stream"}, out / "stream");
     ASSERT_EQ(shared.code, 0) << shard << "\n" << shared.err;
@@ -66,7 +66,7 @@ TEST(SharedTrace, EveryShardModeReplaysWhatStreamingReplays) {
 
 TEST(SharedTrace, AWorkerThatCannotReadTheTraceIsRefusedOrStreamedTo) {
   const std::string path = trace_2k();
-  TempDir out;
+  ScratchDir out;
   const std::string missing = out / "nowhere/trace.lct";
   auto refused = run_with(
       path, "time", {"--trace-access", "shared", "--worker-trace-path", missing}, out / "refused");
@@ -83,7 +83,7 @@ TEST(SharedTrace, AWorkerThatCannotReadTheTraceIsRefusedOrStreamedTo) {
 
 TEST(SharedTrace, ACopyWithOtherContentIsRefusedAtTheHandshake) {
   const std::string path = trace_2k();
-  TempDir out;
+  ScratchDir out;
   std::string bytes = read_file(path);
   bytes[bytes.size() - 10] ^= 0x5a;  // inside the fingerprinted tail
   const std::string copy = out / "copy.lct";
@@ -121,7 +121,7 @@ TEST(SharedTrace, ACopyThatDiffersInTheMiddleStopsTheRunWithExit2) {
   std::string swapped = bytes.substr(0, a_off) + bytes.substr(b_off, 4 + b_size) +
                         bytes.substr(a_off, 4 + a_size) + bytes.substr(b_off + 4 + b_size);
   ASSERT_EQ(swapped.size(), bytes.size());
-  TempDir out;
+  ScratchDir out;
   const std::string copy = out / "swapped.lct";
   { std::ofstream(copy, std::ios::binary) << swapped; }
   auto r = run_with(path, "none", {"--trace-access", "shared", "--worker-trace-path", copy},
@@ -150,7 +150,7 @@ TEST(SharedTrace, ACopyWithADamagedRecordStopsTheRunWithExit2) {
   ASSERT_GT(off, 0u);
   ASSERT_EQ(static_cast<unsigned char>(bytes[off + 4]), 0x85u) << "a record is a map of 5";
   bytes[off + 4] = static_cast<char>(0xc1);  // never a valid msgpack type byte
-  TempDir out;
+  ScratchDir out;
   const std::string copy = out / "damaged.lct";
   { std::ofstream(copy, std::ios::binary) << bytes; }
   auto r = run_with(path, "time", {"--trace-access", "shared", "--worker-trace-path", copy},

@@ -37,7 +37,7 @@ std::string write_paced_trace(const std::string& path) {
 }
 
 TEST(StartSync, EveryNodeStartsWithin5msOfT0) {
-  TempDir dir;
+  ScratchDir dir;
   std::string path = write_paced_trace(dir / "paced.lct");
   auto r = run_coordinator({path, "-q", "--local", "3", "--shard", "none", "--speed", "1",
                             "--start-delay", "1", "--engine", "native", "--l1-size-gb", "1"},

@@ -39,7 +39,7 @@ int run(const std::vector<std::string>& argv, const std::string& log_dir, const 
 }
 
 TEST(StoredRunDir, ReportRedrawsThePageTheReleaseDrew) {
-  TempDir dir;
+  ScratchDir dir;
   for (const std::string name : {"embedded", "key2"}) {
     SCOPED_TRACE(name);
     const std::string page = dir / (name + ".html");
@@ -54,7 +54,7 @@ TEST(StoredRunDir, ReportRedrawsThePageTheReleaseDrew) {
 }
 
 TEST(StoredRunDir, CompareGivesWhatTheReleaseGave) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string out = dir / "compare.json";
   Process p({coordinator_bin(), "compare", run_dirs() + "/embedded", run_dirs() + "/key2", "--json",
              out, "--no-html"},
@@ -69,7 +69,7 @@ TEST(StoredRunDir, CompareGivesWhatTheReleaseGave) {
 }
 
 TEST(StoredRunDir, ARunComparedWithItselfHasNoChange) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string key2 = run_dirs() + "/key2";
   Process p({coordinator_bin(), "compare", key2, key2, "--output-dir", dir.path().string()},
             dir.path().string(), "self");

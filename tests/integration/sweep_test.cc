@@ -16,7 +16,7 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(Sweep, ThreeL1SizesRunConcurrentlyWithOneT0) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("sweep", 6000);
   // The trace's LRU curve, drawn under the variants in sweep.html.
   Process mrc(
@@ -71,7 +71,7 @@ TEST(Sweep, ThreeL1SizesRunConcurrentlyWithOneT0) {
 }
 
 TEST(Sweep, WithoutWorkersVariantsRunOneAfterAnother) {
-  TempDir dir;
+  ScratchDir dir;
   RunResult r = run_coordinator({synthetic_trace("sweep", 6000), "--engine", "noop", "--speed", "0",
                                  "--sweep", "speed=0,0.0"},
                                 dir / "sweep");
@@ -83,7 +83,7 @@ TEST(Sweep, WithoutWorkersVariantsRunOneAfterAnother) {
 }
 
 TEST(Sweep, BadSweepsAreClearErrors) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string trace = synthetic_trace("sweep", 6000);
   RunResult not_a_flag = run_coordinator({trace, "--sweep", "no-such-flag=1,2"}, dir / "a");
   EXPECT_EQ(not_a_flag.code, 2);
@@ -99,7 +99,7 @@ TEST(Sweep, VariantsSharingARedisGetAKeyNamespaceEach) {
   if (std::system("command -v redis-server >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
   }
-  TempDir dir;
+  ScratchDir dir;
   const int port = 21000 + static_cast<int>(getpid() % 20000);
   Process redis({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
                  "--save", "", "--appendonly", "no"},

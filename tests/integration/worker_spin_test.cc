@@ -7,7 +7,7 @@ namespace fleet::test {
 namespace {
 
 TEST(WorkerSpin, ASpinFreeWorkerReplaysEveryRecordPaced) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("spin_free", 300, 1, 100.0);
   const TraceCounts trace = count_trace(path);
   auto r = run_coordinator(quick_args({path, "--local", "2", "--engine", "noop", "--speed", "1",
@@ -24,7 +24,7 @@ TEST(WorkerSpin, ASpinFreeWorkerReplaysEveryRecordPaced) {
 
 // The coordinator's --spin-us: its embedded replay's clock, and passed on to --local workers.
 TEST(WorkerSpin, TheEmbeddedReplayAndLocalWorkersTakeTheCoordinatorsSpin) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string path = synthetic_trace("spin_free", 300, 1, 100.0);
   const TraceCounts trace = count_trace(path);
   for (const char* local : {"0", "1"}) {

@@ -11,6 +11,7 @@
 
 #include "fleet/trace/l2_encoder.h"
 #include "fleet/trace/trace_writer.h"
+#include "scratch_dir.h"
 
 namespace fleet::l2replay::build {
 
@@ -79,10 +80,9 @@ class L2TraceBuilder {
     return *this;
   }
 
-  // Writes the trace to a fresh temporary file and returns its path.
+  // Writes the trace into the test's scratch directory and returns its path.
   std::string write(const std::string& name, const std::string& level = "l2") const {
-    const std::string path =
-        ::testing::TempDir() + "/l2replay_" + name + "_" + std::to_string(::getpid()) + ".lct";
+    const std::string path = fleet::test::test_scratch_dir() / (name + ".lct");
     trace::Header h;
     h.level = level;
     trace::TraceWriter w(path, h);

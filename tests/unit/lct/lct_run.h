@@ -1,5 +1,5 @@
 // Running the `lct` binary from a test: stdout, stderr and exit code of one command line, and
-// per-test temporary paths (ctest runs the tests of a suite in parallel).
+// paths in the test's own scratch directory (removed when the test ends).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../trace/trace_test_bytes.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::trace::testing {
@@ -21,14 +22,9 @@ struct LctRun {
   std::string out, err;
 };
 
-inline std::string test_unique_name() {
-  return std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-         std::to_string(::getpid());
-}
-
 // Runs `lct ARGS` in `dir` through the shell, capturing stdout, stderr and the exit code.
 inline LctRun lct(const std::string& args, const std::string& dir = ".") {
-  std::string base = ::testing::TempDir() + "/lct_run_" + test_unique_name();
+  const std::string base = fleet::test::test_scratch_dir() / "lct_run";
   std::string cmd =
       "cd '" + dir + "' && '" + kLct + "' " + args + " >" + base + ".out 2>" + base + ".err";
   int st = std::system(cmd.c_str());
@@ -39,9 +35,7 @@ inline LctRun lct(const std::string& args, const std::string& dir = ".") {
   return r;
 }
 
-// Unique per test and process.
-inline std::string tmp(const std::string& name) {
-  return ::testing::TempDir() + "/lct_" + test_unique_name() + "_" + name;
-}
+// `name` in the test's scratch directory.
+inline std::string tmp(const std::string& name) { return fleet::test::test_scratch_dir() / name; }
 
 }  // namespace fleet::trace::testing

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../security/test_dir.h"
+#include "scratch_dir.h"
 
 namespace fleet::plan {
 namespace {

@@ -8,15 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scratch_dir.h"
+
 namespace fleet::session {
 namespace {
 
 std::string write_hosts(const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("fleet-hosts-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-               "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt");
+  const std::string path = fleet::test::test_scratch_dir() / "hosts.txt";
   std::ofstream(path) << text;
-  return path.string();
+  return path;
 }
 
 // The error a spelling gets, "" when it is accepted.

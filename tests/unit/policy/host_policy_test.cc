@@ -1,4 +1,4 @@
-// The worker's host policy against real files: a fresh directory per test (mkdtemp) with the
+// The worker's host policy against real files: a fresh directory per test (ScratchDir) with the
 // roots, symlinks, FIFOs and sockets each case needs. Every refusal is checked for what it names.
 #include "fleet/worker/host_policy.h"
 
@@ -19,6 +19,7 @@
 #include "fleet/engine/engine_config_json.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/shared_trace.h"
+#include "scratch_dir.h"
 
 namespace fleet::policy {
 namespace {
@@ -33,9 +34,7 @@ constexpr const char* kRespEnv[] = {"LMCACHE_RESP_HOST", "LMCACHE_RESP_PORT",
 class HostPolicyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "host_policy_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = fs::canonical(tmpl).string();
+    dir_ = fs::canonical(scratch_.path()).string();
     root_ = dir_ + "/fleet";
     fs::create_directory(root_);
     // The adapter reads these: a test starts without them and leaves them as it found them.
@@ -47,8 +46,6 @@ class HostPolicyTest : public ::testing::Test {
   void TearDown() override {
     for (const char* name : kRespEnv) ::unsetenv(name);
     for (const auto& [name, value] : saved_env_) ::setenv(name.c_str(), value.c_str(), 1);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   HostPolicy Make(HostPolicyOptions o) {
@@ -84,6 +81,7 @@ class HostPolicyTest : public ::testing::Test {
     return out;
   }
 
+  test::ScratchDir scratch_;
   std::string dir_, root_;
   std::map<std::string, std::string> saved_env_;
 };

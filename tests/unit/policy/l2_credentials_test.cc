@@ -12,6 +12,8 @@
 #include <fstream>
 #include <optional>
 
+#include "scratch_dir.h"
+
 namespace fleet::policy {
 namespace {
 
@@ -21,15 +23,6 @@ using ::testing::Not;
 
 class L2CredentialsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "l2_credentials_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string Write(const std::string& text, mode_t mode = 0600) {
     const std::string path = dir_ + "/secret" + std::to_string(n_++);
     std::ofstream(path) << text;
@@ -42,7 +35,8 @@ class L2CredentialsTest : public ::testing::Test {
     return r.ok() ? Status() : r.status();
   }
 
-  std::string dir_;
+  test::ScratchDir scratch_;
+  const std::string dir_ = scratch_.str();
   int n_ = 0;
 };
 

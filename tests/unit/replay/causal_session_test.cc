@@ -8,6 +8,7 @@
 #include "fleet/trace/trace_writer.h"
 #include "fleet/wire/node_result.h"
 #include "recording_engine.h"
+#include "scratch_dir.h"
 
 namespace fleet::replay {
 namespace {
@@ -90,7 +91,7 @@ trace::Op make(trace::OpKind kind, double t, char k = 'a') {
 
 // prefetch a; 5 ms later __enter__(a); __exit__ and finish_read 1 and 2 ms after that.
 std::string read_trace() {
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_causal_read.lct";
+  std::string path = fleet::test::test_scratch_dir() / "causal_read.lct";
   trace::TraceWriter w(path, trace::Header{});
   for (auto [kind, t] : {std::pair{trace::OpKind::SubmitPrefetch, 10.000},
                          {trace::OpKind::ReadEnter, 10.005},
@@ -230,8 +231,7 @@ TEST(CausalSession, UniformAtOneXTracksNothing) {
 
 // prefetch a; __enter__(a) 0.5 ms later; a write of b at 1 ms (0.2 ms long).
 std::string overtaking_trace() {
-  std::string path =
-      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_causal_overtake.lct";
+  std::string path = fleet::test::test_scratch_dir() / "causal_overtake.lct";
   trace::TraceWriter w(path, trace::Header{});
   for (const trace::Op& o :
        {make(trace::OpKind::SubmitPrefetch, 10.000), make(trace::OpKind::ReadEnter, 10.0005),

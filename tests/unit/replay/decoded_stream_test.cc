@@ -24,6 +24,7 @@
 #include "fleet/trace/op_encoder.h"
 #include "fleet/trace/trace_writer.h"
 #include "recording_engine.h"
+#include "scratch_dir.h"
 
 namespace fleet::replay {
 namespace {
@@ -78,7 +79,7 @@ std::string malformed_record(double t) {
 // `n` records cycling through every outcome: replayable ops, a skip, a decode error and a
 // malformed frame.
 std::string write_mixed_trace(const std::string& name, int n) {
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+  std::string path = fleet::test::test_scratch_dir() / name;
   trace::TraceWriter w(path, trace::Header{});
   for (int i = 0; i < n; ++i) {
     const double t = 0.001 * i;

@@ -7,6 +7,7 @@
 #include "fleet/trace/msgpack_writer.h"
 #include "fleet/trace/trace_writer.h"
 #include "recording_engine.h"
+#include "scratch_dir.h"
 
 namespace fleet::replay {
 namespace {
@@ -55,7 +56,7 @@ std::string unknown_qualname_record(double t) {
 }
 
 std::string write_trace(const std::string& name, const std::vector<std::string>& bodies) {
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+  std::string path = fleet::test::test_scratch_dir() / name;
   trace::TraceWriter w(path, trace::Header{});
   for (const auto& b : bodies) w.write_frame(b);
   w.close();

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "fleet/trace/synthetic_trace.h"
+#include "scratch_dir.h"
 
 namespace fleet::report {
 namespace {
@@ -135,7 +136,8 @@ TEST(Accounting, CountsThatDoNotAddUpAreFlaggedNotHidden) {
 }
 
 TEST(Accounting, TheRemainderScanCountsEveryRecordLeft) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_rest.lct";
+  const test::ScratchDir dir;
+  const std::string path = dir / "rest.lct";
   trace::SyntheticOptions o;
   o.records = 500;
   const auto stats = trace::write_synthetic_trace(path, o);

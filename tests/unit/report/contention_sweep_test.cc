@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace fleet::report {
 namespace {
 
@@ -67,14 +69,9 @@ const char* kRedisStats =
 class ContentionSweep : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("fleet-sweep-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     write_run("n1", summary_n1(), kRedisStats);
     write_run("n2", summary_n2(), "");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   std::string write_run(const std::string& name, const json& summary, const std::string& redis) {
     const fs::path dir = root_ / name;
@@ -88,7 +85,8 @@ class ContentionSweep : public ::testing::Test {
     return {load_sweep_row(1, dir("n1")).value(), load_sweep_row(2, dir("n2")).value()};
   }
 
-  fs::path root_;
+  test::ScratchDir scratch_;
+  const fs::path& root_ = scratch_.path();
 };
 
 TEST_F(ContentionSweep, RowsComeFromSummaryAndCommandstats) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "fleet/insight/html/report_writer.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::report::html {
@@ -86,8 +87,8 @@ TEST(L2Report, AnInterruptedRunWithoutTimelineStillRenders) {
 }
 
 TEST(L2Report, WriteReportPageOnAnL2DirectoryWritesTheL2Page) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("l2report_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::ScratchDir scratch;
+  const fs::path& dir = scratch.path();
   for (const auto& f : fs::directory_iterator(stored()))
     fs::copy_file(f.path(), dir / f.path().filename(), fs::copy_options::overwrite_existing);
   const Result<std::string> written = write_report_page(dir.string());

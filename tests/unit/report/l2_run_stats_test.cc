@@ -11,6 +11,7 @@
 #include <fstream>
 #include <numeric>
 
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::summary {
@@ -23,8 +24,7 @@ std::string stored() {
 }
 
 std::string dir_with(const std::string& name, const std::string& stats) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / ("l2stats_" + name + "_" + std::to_string(::getpid()));
+  const fs::path dir = fs::path(fleet::test::test_scratch_dir().path()) / name;
   fs::create_directories(dir);
   std::ofstream(dir / kL2StatsFile) << stats;
   return dir.string();
@@ -69,7 +69,7 @@ TEST(L2RunStats, AStoredRunReadsIntoTheStruct) {
 }
 
 TEST(L2RunStats, AMissingFileIsAnErrorNamingIt) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = fleet::test::test_scratch_dir().str();
   const Result<L2RunStats> read = read_l2_run_stats(dir + "/no-such-run");
   ASSERT_FALSE(read);
   EXPECT_NE(read.status().message().find("no-such-run/l2_replay_stats.json"), std::string::npos)

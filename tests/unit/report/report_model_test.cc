@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "fleet/insight/html/report_page.h"
+#include "scratch_dir.h"
 
 namespace fleet::report::html {
 namespace {
@@ -17,14 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "fleet-report-XXXXXX").string();
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::ScratchDir;
 
 // A synthetic fleet run: `nodes` nodes, `windows` 1-second windows each, L2 traffic.
 void write_run(const fs::path& dir, int nodes, int windows, bool with_summary = true) {
@@ -82,9 +76,9 @@ void write_run(const fs::path& dir, int nodes, int windows, bool with_summary = 
 }
 
 TEST(ReportModel, SixtyFourNodesAndAnHourStayBounded) {
-  TempDir dir;
-  write_run(dir.path, 64, 3600);
-  const json m = build_report_model(load_run_files(dir.path.string()).value());
+  ScratchDir dir;
+  write_run(dir.path(), 64, 3600);
+  const json m = build_report_model(load_run_files(dir.path().string()).value());
   const json& rps = m["series"]["records_per_s"];
   ASSERT_EQ(rps.size(), kTopNodes + 1);  // top 8 + "others (56)"
   EXPECT_EQ(rps.back()["name"], "others (56)");
@@ -119,9 +113,9 @@ TEST(ReportModel, DownsamplingKeepsEveryBucketsMinAndMax) {
 }
 
 TEST(ReportModel, ARunThatLeftOnlyItsTimeSeriesIsPartial) {
-  TempDir dir;
-  write_run(dir.path, 2, 30, /*with_summary=*/false);
-  const json m = build_report_model(load_run_files(dir.path.string()).value());
+  ScratchDir dir;
+  write_run(dir.path(), 2, 30, /*with_summary=*/false);
+  const json m = build_report_model(load_run_files(dir.path().string()).value());
   EXPECT_TRUE(m["partial"].get<bool>());
   EXPECT_EQ(m["verdict"]["status"], "warn");
   EXPECT_EQ(m["series"]["records_per_s"].size(), 2u);
@@ -129,16 +123,16 @@ TEST(ReportModel, ARunThatLeftOnlyItsTimeSeriesIsPartial) {
 }
 
 TEST(ReportModel, ALostNodeFailsTheVerdictWithItsReason) {
-  TempDir dir;
-  write_run(dir.path, 2, 5);
-  json s = json::parse(std::ifstream(dir.path / "fleet_summary.json"));
+  ScratchDir dir;
+  write_run(dir.path(), 2, 5);
+  json s = json::parse(std::ifstream(dir.path() / "fleet_summary.json"));
   s["stopped_early"] = true;
   s["nodes"][1]["status"] = "lost";
   s["nodes"][1]["records_received"] = 500;
   s["nodes"][1]["engine"]["counters"] = {{"lost_reason", "no heartbeat for 1504 ms"},
                                          {"records_confirmed_finished", 420}};
-  std::ofstream(dir.path / "fleet_summary.json") << s.dump();
-  const json m = build_report_model(load_run_files(dir.path.string()).value());
+  std::ofstream(dir.path() / "fleet_summary.json") << s.dump();
+  const json m = build_report_model(load_run_files(dir.path().string()).value());
   EXPECT_TRUE(m["partial"].get<bool>());
   EXPECT_NE(m["partial_reason"].get<std::string>().find("no heartbeat for 1504 ms"),
             std::string::npos);
@@ -156,10 +150,10 @@ TEST(ReportModel, ALostNodeFailsTheVerdictWithItsReason) {
 // A hostile summary (a million nested arrays would overflow the parser's stack) is refused
 // with the file's name; the page is still built from the time series.
 TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
-  TempDir dir;
-  write_run(dir.path, 1, 3, /*with_summary=*/false);
-  std::ofstream(dir.path / "fleet_summary.json") << std::string(1'000'000, '[');
-  const RunFiles f = load_run_files(dir.path.string()).value();
+  ScratchDir dir;
+  write_run(dir.path(), 1, 3, /*with_summary=*/false);
+  std::ofstream(dir.path() / "fleet_summary.json") << std::string(1'000'000, '[');
+  const RunFiles f = load_run_files(dir.path().string()).value();
   EXPECT_FALSE(f.summary.has_value());
   ASSERT_FALSE(f.problems.empty());
   EXPECT_NE(f.problems[0].find("fleet_summary.json: JSON nested deeper than 64"), std::string::npos)
@@ -168,13 +162,13 @@ TEST(ReportModel, ADeeplyNestedSummaryIsRefusedByName) {
 }
 
 TEST(ReportModel, NotARunDirectoryIsAClearError) {
-  TempDir dir;
-  EXPECT_EQ(load_run_files(dir.path.string()).status().message(),
-            dir.path.string() +
+  ScratchDir dir;
+  EXPECT_EQ(load_run_files(dir.path().string()).status().message(),
+            dir.path().string() +
                 ": neither fleet_summary.json nor fleet_timeseries.csv: not the output directory "
                 "of a run");
-  EXPECT_EQ(load_run_files((dir.path / "missing").string()).status().message(),
-            (dir.path / "missing").string() + ": not a directory");
+  EXPECT_EQ(load_run_files((dir.path() / "missing").string()).status().message(),
+            (dir.path() / "missing").string() + ": not a directory");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/json_file.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::summary {
@@ -101,9 +102,8 @@ TEST(RunSummary, ADamagedSummaryReadsAsFarAsItGoes) {
 }
 
 TEST(RunSummary, AFileThatIsNotJsonIsAnErrorNamingIt) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("fleet-run-summary-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::ScratchDir scratch;
+  const fs::path& dir = scratch.path();
   std::ofstream(dir / "fleet_summary.json") << "{ this is not json";
   Result<RunSummary> read = read_run_summary(dir.string());
   EXPECT_FALSE(read);
@@ -113,7 +113,6 @@ TEST(RunSummary, AFileThatIsNotJsonIsAnErrorNamingIt) {
   Result<RunSummary> missing = read_run_summary(dir.string());
   EXPECT_FALSE(missing);
   EXPECT_NE(missing.status().message().find("fleet_summary.json"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 }  // namespace

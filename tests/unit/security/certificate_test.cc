@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "fleet/security/private_file.h"
-#include "test_dir.h"
+#include "scratch_dir.h"
 
 namespace fleet::security {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "fleet/security/certificate.h"
-#include "test_dir.h"
+#include "scratch_dir.h"
 
 namespace fleet::security {
 namespace {

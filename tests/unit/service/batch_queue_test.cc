@@ -13,6 +13,7 @@
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/wire/batch.h"
+#include "scratch_dir.h"
 
 namespace fleet::service {
 namespace {
@@ -33,8 +34,7 @@ void push_batch(BatchQueue& q, const std::vector<std::string>& bodies, int64_t s
 }
 
 std::vector<std::string> some_records(size_t n) {
-  const std::string path =
-      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_batch_queue_test.lct";
+  const std::string path = fleet::test::test_scratch_dir() / "batch_queue_test.lct";
   trace::SyntheticOptions o;
   o.records = n;
   o.duration_s = 1e9;

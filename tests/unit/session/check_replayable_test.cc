@@ -9,6 +9,7 @@
 
 #include "fleet/coordinator/session/local_run.h"
 #include "fleet/insight/report/outputs.h"
+#include "scratch_dir.h"
 
 namespace fleet::session {
 namespace {
@@ -29,8 +30,8 @@ TEST(CheckReplayable, AnotherLevelOrSchemaIsRefusedNamingTheFile) {
 }
 
 TEST(PrepareOutputDir, CreatesParentsOrSaysWhyNot) {
-  const auto root =
-      std::filesystem::path(::testing::TempDir()) / ("prepare-output-" + std::to_string(getpid()));
+  const test::ScratchDir scratch;
+  const std::filesystem::path& root = scratch.path();
   EXPECT_TRUE(report::prepare_output_dir((root / "a" / "b").string()).ok());
   EXPECT_TRUE(std::filesystem::is_directory(root / "a" / "b"));
   std::ofstream(root / "file") << "x";
@@ -38,7 +39,6 @@ TEST(PrepareOutputDir, CreatesParentsOrSaysWhyNot) {
   const Status s = report::prepare_output_dir(under_a_file);
   EXPECT_EQ(s.message().rfind("--output-dir " + under_a_file + ": cannot create directory", 0), 0u)
       << s.message();
-  std::filesystem::remove_all(root);
 }
 
 }  // namespace

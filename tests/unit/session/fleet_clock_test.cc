@@ -24,6 +24,7 @@
 #include "fleet/util/build_info.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/protocol.h"
+#include "scratch_dir.h"
 
 namespace fleet::session {
 namespace {
@@ -35,15 +36,6 @@ constexpr int64_t kStart = 5'000'000'000'000;
 constexpr int64_t kBeat = int64_t{wire::kHeartbeatMs} * 1'000'000;
 constexpr int64_t kLost = kBeat * wire::kLostAfterHeartbeats;
 constexpr int64_t kWorkerAhead = 7777;  // the fake worker's clock runs this far ahead
-
-std::filesystem::path temp_dir() {
-  auto base = std::filesystem::temp_directory_path() /
-              ("fleet-clock-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(base);
-  std::filesystem::create_directories(base);
-  return base;
-}
 
 // Enough records for many batches, so that a credit window of 2 holds the stream back.
 std::string write_trace(const std::filesystem::path& dir) {
@@ -141,7 +133,7 @@ class FakeWorker {
 };
 
 struct VirtualRun {
-  explicit VirtualRun(const std::string& host_port) : dir(temp_dir()), clock(kStart) {
+  explicit VirtualRun(const std::string& host_port) : dir(scratch.path()), clock(kStart) {
     options.replay.trace_path = write_trace(dir);
     options.replay.speed = 0;
     options.replay.output.output_dir = (dir / "out").string();
@@ -170,9 +162,9 @@ struct VirtualRun {
       std::fprintf(stderr, "FATAL: run_fleet did not end within 60 s of the test's end\n");
       std::_Exit(1);
     }
-    std::filesystem::remove_all(dir);
   }
 
+  test::ScratchDir scratch;  // first: removed last, after the run has ended
   std::filesystem::path dir;
   util::VirtualClock clock;
   FleetOptions options;

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace fleet::session {
 namespace {
 
@@ -38,7 +40,8 @@ TEST(LocalWorkers, AWorkerThatExitsSilentlyIsAnErrorNamingIt) {
 }
 
 TEST(LocalWorkers, AWorkerThatNeverAnnouncesIsAnErrorAfterTheTimeout) {
-  const std::string silent = ::testing::TempDir() + "/silent-worker-" + std::to_string(getpid());
+  const test::ScratchDir dir;
+  const std::string silent = dir / "silent-worker";
   std::ofstream(silent) << "#!/bin/sh\nexec sleep 30\n";
   std::filesystem::permissions(silent, std::filesystem::perms::owner_all);
   with_worker_bin(silent, [&] {
@@ -47,7 +50,6 @@ TEST(LocalWorkers, AWorkerThatNeverAnnouncesIsAnErrorAfterTheTimeout) {
     EXPECT_EQ(workers.status().message(),
               "--local: worker 0 (" + silent + ") did not announce its endpoint in time");
   });
-  std::filesystem::remove(silent);
 }
 
 }  // namespace

@@ -10,21 +10,17 @@
 #include "fleet/coordinator/session/known_workers.h"
 #include "fleet/coordinator/session/worker_addresses.h"
 #include "fleet/security/curve_key.h"
+#include "scratch_dir.h"
 
 namespace fleet::session {
 namespace {
 
 struct Files {
-  Files() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fleet-keys-XXXXXX").string();
-    dir = mkdtemp(tmpl.data());
-  }
-  ~Files() { std::filesystem::remove_all(dir); }
   std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir + "/" + name) << text;
-    return dir + "/" + name;
+    std::ofstream(dir / name) << text;
+    return dir / name;
   }
-  std::string dir;
+  test::ScratchDir dir;
 };
 
 // A key holding '#' and ':' (both in Z85's alphabet), found by trying.

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace fleet::util {
 namespace {
 
@@ -50,9 +52,8 @@ TEST(JsonFile, BracketsInsideStringsDoNotCount) {
 
 TEST(JsonFile, BadJsonAndUnreadableFilesNameThePath) {
   EXPECT_NE(error_of(R"({"a": )").find("T: not valid JSON"), std::string::npos);
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / ("json_file_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const fleet::test::ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path();
   const std::string file = (dir / "s.json").string();
   std::ofstream(file) << R"({"records": {"total": 3}, "ops": []})";
   EXPECT_EQ(read_json_file(file).value()["records"]["total"], 3);
@@ -69,7 +70,6 @@ TEST(JsonFile, BadJsonAndUnreadableFilesNameThePath) {
   EXPECT_EQ(read_error(fifo).rfind(fifo + ": cannot read: ", 0), 0u) << read_error(fifo);
   EXPECT_EQ(read_error((dir / "missing.json").string()),
             (dir / "missing.json").string() + ": cannot read: No such file or directory");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -8,15 +8,12 @@
 #include <fstream>
 
 #include "fleet/stats/miss_summary.h"
+#include "scratch_dir.h"
 
 namespace fleet::stats {
 namespace {
 
-std::string temp_path(const char* name) {
-  return (std::filesystem::temp_directory_path() /
-          (std::string(name) + "." + std::to_string(::getpid())))
-      .string();
-}
+std::string temp_path(const char* name) { return fleet::test::test_scratch_dir() / name; }
 
 MissEvent ev(double t, uint64_t key, MissWhere w, MissClass c) { return {t, key, w, c}; }
 

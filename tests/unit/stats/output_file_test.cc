@@ -12,6 +12,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "scratch_dir.h"
+
 namespace fleet::util {
 namespace {
 
@@ -19,16 +21,7 @@ namespace fs = std::filesystem;
 
 class OutputFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("output_file_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return dir_ / name; }
   static std::string read(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
@@ -47,7 +40,7 @@ class OutputFile : public ::testing::Test {
     for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
     return out;
   }
-  fs::path dir_;
+  test::ScratchDir dir_;
 };
 
 TEST_F(OutputFile, ARegularFileIsReplacedByANewOneWithExactlyThePieces) {

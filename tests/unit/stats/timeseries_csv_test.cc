@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "scratch_dir.h"
+
 namespace fleet::stats {
 namespace {
 
@@ -38,8 +40,8 @@ RunWindow sample(int64_t index) {
 }
 
 TEST(TimeseriesCsv, WritesCrlfRowsAndReadsThemBack) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "fleet_timeseries_test.csv").string();
+  const fleet::test::ScratchDir dir;
+  const std::string path = dir / "fleet_timeseries.csv";
   {
     auto writer = TimeseriesCsvWriter::create(path);
     ASSERT_TRUE(writer.ok()) << writer.status().message();
@@ -68,8 +70,8 @@ TEST(TimeseriesCsv, WritesCrlfRowsAndReadsThemBack) {
 }
 
 TEST(TimeseriesCsv, ARowCutMidWriteIsSkippedAndCounted) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "fleet_timeseries_cut.csv").string();
+  const fleet::test::ScratchDir dir;
+  const std::string path = dir / "fleet_timeseries.csv";
   {
     auto writer = TimeseriesCsvWriter::create(path);
     ASSERT_TRUE(writer.ok()) << writer.status().message();

@@ -16,6 +16,7 @@
 #include "fleet/flags/engine_flags.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/sha256.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::storage {
@@ -155,8 +156,8 @@ TEST(Flags, ParseEveryFlag) {
 }
 
 TEST(Flags, ConfigFileThenOverrides) {
-  const std::string path =
-      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_engine_cfg.json";
+  const test::ScratchDir dir;
+  const std::string path = dir / "engine_cfg.json";
   {
     std::ofstream out(path);
     out << R"({"l1-size-gb": 2, "eviction-ratio": 0.3, "l2_adapter": [{"type":"mock","max_size_gb":1,"mock_bandwidth_gb":2}], "engine": "noop"})";

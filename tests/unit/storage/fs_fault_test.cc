@@ -9,6 +9,7 @@
 #include "fleet/engine/fault_inject_l2_adapter.h"
 #include "fleet/engine/fs_l2_adapter.h"
 #include "fleet/engine/mock_l2_adapter.h"
+#include "scratch_dir.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {
@@ -16,17 +17,7 @@ namespace {
 using namespace testing;
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::path(::testing::TempDir()) /
-           ("fleet_fs_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using test::ScratchDir;
 
 TEST(Era3Example89, FsFileNames) {
   trace::ObjectKey k;
@@ -52,26 +43,26 @@ EngineConfig FsConfig(const fs::path& dir) {
 }
 
 TEST(FsAdapter, StoreWritesLmcacheNamesAndAnotherEngineLoadsThem) {
-  TempDir dir;
+  ScratchDir dir;
   KeyList keys = {K(std::string("\x01\x02", 2), 0, 0, "org/model"),
                   K(std::string("\x03\x04", 2), 0, 0, "org/model")};
   {
     util::VirtualClock clock;
-    auto opened = Open(FsConfig(dir.path), clock);
+    auto opened = Open(FsConfig(dir.path()), clock);
     StorageManager& sm = *opened;
     Put(sm, keys);
     sm.close(true);
     EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 8000);
   }
-  const fs::path f = dir.path / "org-SEP-model@0x00000000@0@0102.data";
+  const fs::path f = dir.path() / "org-SEP-model@0x00000000@0@0102.data";
   ASSERT_TRUE(fs::exists(f));
   EXPECT_EQ(fs::file_size(f), 4000u);  // logical bytes, not the 4096-B footprint
-  EXPECT_FALSE(fs::exists(dir.path / "org-SEP-model@0x00000000@0@0102.tmp"));
+  EXPECT_FALSE(fs::exists(dir.path() / "org-SEP-model@0x00000000@0@0102.tmp"));
   // A file written by someone else (e.g. Python LMCache) under the same naming is found too.
-  std::ofstream(dir.path / "org-SEP-model@0x00000000@0@0506.data") << std::string(4000, '\0');
+  std::ofstream(dir.path() / "org-SEP-model@0x00000000@0@0506.data") << std::string(4000, '\0');
   keys.push_back(K(std::string("\x05\x06", 2), 0, 0, "org/model"));
   util::VirtualClock clock;
-  auto opened = Open(FsConfig(dir.path), clock);
+  auto opened = Open(FsConfig(dir.path()), clock);
   StorageManager& sm = *opened;
   sm.submit_prefetch_task(Spec(keys));
   sm.run_until(clock.now_ns());
@@ -97,16 +88,16 @@ TEST(FsAdapter, UnusableBasePathIsRefusedWhenTheEngineIsOpened) {
 }
 
 TEST(FsAdapter, ExistingFileIsSkippedAndShortFileIsAMiss) {
-  TempDir dir;
+  ScratchDir dir;
   auto k = K("\x07", 0, 0, "m");
-  std::ofstream(dir.path / "m@0x00000000@0@07.data") << std::string(10, 'x');  // short
+  std::ofstream(dir.path() / "m@0x00000000@0@07.data") << std::string(10, 'x');  // short
   util::VirtualClock clock;
-  auto opened = Open(FsConfig(dir.path), clock);
+  auto opened = Open(FsConfig(dir.path()), clock);
   StorageManager& sm = *opened;
   Put(sm, {k});
   sm.run_until(clock.now_ns());
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 0);  // exists-skip
-  EXPECT_EQ(fs::file_size(dir.path / "m@0x00000000@0@07.data"), 10u);
+  EXPECT_EQ(fs::file_size(dir.path() / "m@0x00000000@0@07.data"), 10u);
   sm.delete_l1_keys({k});
   sm.submit_prefetch_task(Spec({k}));
   sm.run_until(clock.now_ns());
@@ -115,10 +106,10 @@ TEST(FsAdapter, ExistingFileIsSkippedAndShortFileIsAMiss) {
 }
 
 TEST(FsAdapter, HostileNamesStayInsideBasePath) {
-  TempDir dir;
-  fs::create_directories(dir.path / "base");
+  ScratchDir dir;
+  fs::create_directories(dir.path() / "base");
   util::VirtualClock clock;
-  auto opened = Open(FsConfig(dir.path / "base"), clock);
+  auto opened = Open(FsConfig(dir.path() / "base"), clock);
   StorageManager& sm = *opened;
   auto evil = K("\x01", 0, 0, "../../escape");
   trace::ObjectKey salted = K("\x02");
@@ -126,29 +117,29 @@ TEST(FsAdapter, HostileNamesStayInsideBasePath) {
   Put(sm, {evil, salted});
   sm.close(true);
   size_t inside = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir.path)) {
+  for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
     if (!e.is_regular_file()) continue;
-    EXPECT_EQ(e.path().parent_path(), dir.path / "base") << e.path();
+    EXPECT_EQ(e.path().parent_path(), dir.path() / "base") << e.path();
     ++inside;
   }
   EXPECT_EQ(inside, 1u);
-  EXPECT_TRUE(fs::exists(dir.path / "base" / "..-SEP-..-SEP-escape@0x00000000@0@01.data"));
+  EXPECT_TRUE(fs::exists(dir.path() / "base" / "..-SEP-..-SEP-escape@0x00000000@0@01.data"));
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_failed_tasks"], 1);
 }
 
 TEST(FsAdapter, RealThreadsAndRelativeTmpDir) {
-  TempDir dir;
+  ScratchDir dir;
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c,
-                 {{"type", "fs"}, {"base_path", dir.path.string()}, {"relative_tmp_dir", "tmp"}});
+                 {{"type", "fs"}, {"base_path", dir.path().string()}, {"relative_tmp_dir", "tmp"}});
   auto opened = Open(c, util::RealClock::instance());
   StorageManager& sm = *opened;
   sm.enable_l2_op_samples(true);
   Put(sm, Keys({"a", "b", "c"}));
   sm.close(true);
   EXPECT_EQ(fleet::engine::to_json(sm.counters())["l2_store_bytes"], 12000);
-  EXPECT_TRUE(fs::exists(dir.path / "m@0x00000000@0@61.data"));
-  EXPECT_TRUE(fs::is_empty(dir.path / "tmp"));
+  EXPECT_TRUE(fs::exists(dir.path() / "m@0x00000000@0@61.data"));
+  EXPECT_TRUE(fs::is_empty(dir.path() / "tmp"));
   auto samples = sm.take_l2_op_samples();
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_GE(samples[0].latency_ns, 0);

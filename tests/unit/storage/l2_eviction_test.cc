@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "fleet/engine/mock_l2_adapter.h"
+#include "scratch_dir.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {
@@ -169,7 +170,8 @@ TEST(L2Eviction, BlockValidationNamesTheField) {
 TEST(L2Eviction, AdapterWithoutCapacityIsNotWired) {
   util::VirtualClock clock;
   EngineConfig cfg = BigL1();
-  std::string dir = ::testing::TempDir() + "/l2_eviction_fs";
+  const test::ScratchDir scratch;
+  const std::string dir = scratch / "l2_eviction_fs";
   nlohmann::json fs = {
       {"type", "fs"}, {"base_path", dir}, {"eviction", {{"eviction_policy", "LRU"}}}};
   add_l2_adapter(cfg, fs);

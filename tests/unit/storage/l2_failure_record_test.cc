@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "scratch_dir.h"
 #include "storage_test_util.h"
 
 namespace fleet::storage {
@@ -60,9 +61,8 @@ TEST(L2FailureRecords, AnUnreachableRedisFailsEveryOpWithTheConnectError) {
 }
 
 TEST(L2FailureRecords, AnFsStoreThatCannotBeWrittenSaysWhy) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) /
-                   ("fleet_l2_failure_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path();
   util::VirtualClock clock;
   EngineConfig c = ExampleConfig(1 << 20);
   add_l2_adapter(c, {{"type", "fs"}, {"base_path", dir.string()}});
@@ -71,7 +71,6 @@ TEST(L2FailureRecords, AnFsStoreThatCannotBeWrittenSaysWhy) {
   Put(sm, {K("x", 0, 0, std::string(300, 'm'))});  // no file name fits 255 bytes
   sm.close(true);
   const auto f = sm.l2_failures();
-  std::filesystem::remove_all(dir);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].type, "fs");
   EXPECT_EQ(f[0].failed, 1u);

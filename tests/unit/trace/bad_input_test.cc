@@ -13,6 +13,7 @@
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/op_decoder.h"
 #include "fleet/util/utf8.h"
+#include "scratch_dir.h"
 #include "trace_test_bytes.h"
 
 namespace fleet::trace {
@@ -32,13 +33,8 @@ class Collect final : public Reporter {
 
 class BadInput : public ::testing::Test {
  protected:
-  // Unique per test and process: ctest runs the tests of this file in parallel.
-  std::string path(const std::string& name) {
-    return ::testing::TempDir() + "/bad_" +
-           (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid())) +
-           "_" + name;
-  }
+  std::string path(const std::string& name) const { return dir_ / name; }
+  test::ScratchDir dir_;
 
   // Opening must fail with a TraceError whose message contains `needle`.
   void expect_open_error(const std::string& bytes, const std::string& needle) {

@@ -12,6 +12,7 @@
 #include "fleet/trace/format.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/op_decoder.h"
+#include "scratch_dir.h"
 #include "trace_test_bytes.h"
 
 namespace fleet::trace {
@@ -230,8 +231,8 @@ TEST(DeferredArgsCheck, ReaderCountsRejectedRecordsAsMalformed) {
   });
   std::string good =
       encode_record_body(test_op(OpKind::FinishWrite, 1.0, {test_key(1)}), Era::Three);
-  std::string path =
-      ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_deferred_check.lct";
+  fleet::test::ScratchDir dir;
+  std::string path = dir / "deferred_check.lct";
   testing::write_bytes(path, testing::header_frame() + frame_bytes(bad) + frame_bytes(good));
   struct Collect : Reporter {
     std::vector<std::string> messages;

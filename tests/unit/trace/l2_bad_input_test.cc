@@ -11,6 +11,7 @@
 #include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_checks.h"
 #include "fleet/trace/l2_reader.h"
+#include "scratch_dir.h"
 #include "trace_test_bytes.h"
 
 namespace fleet::trace {
@@ -106,7 +107,7 @@ std::string worked_example(const Put& layout_arg = layout_4096(),
 }
 
 std::string write_trace(const std::string& name, const std::string& bytes) {
-  std::string path = ::testing::TempDir() + "/l2_" + name + "_" + std::to_string(::getpid());
+  std::string path = fleet::test::test_scratch_dir() / name;
   write_bytes(path, bytes);
   return path;
 }

@@ -11,6 +11,7 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
+#include "scratch_dir.h"
 #include "trace_test_bytes.h"
 
 namespace fleet::trace {
@@ -26,11 +27,7 @@ class Collect final : public Reporter {
   std::vector<std::string> seen;
 };
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/read_ahead_" +
-         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
-         std::to_string(::getpid()) + "_" + name;
-}
+std::string temp_path(const std::string& name) { return fleet::test::test_scratch_dir() / name; }
 
 // What a reader reported, in a form two runs can be compared by.
 struct Reading {
@@ -175,7 +172,8 @@ TEST(ReadAhead, BlocksConcatenateToTheFile) {
 }
 
 TEST(ReadAhead, AReadErrorArrivesWithItsOffset) {
-  const int fd = ::open(::testing::TempDir().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int fd =
+      ::open(fleet::test::test_scratch_dir().path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   {
     ReadAhead ra(fd, 4096, 0, 3);

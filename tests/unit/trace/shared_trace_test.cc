@@ -12,13 +12,12 @@
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/trace_writer.h"
+#include "scratch_dir.h"
 
 namespace fleet::trace {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/shared_" + std::to_string(::getpid()) + "_" + name;
-}
+std::string temp_path(const std::string& name) { return fleet::test::test_scratch_dir() / name; }
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -97,7 +96,7 @@ TEST(SharedTrace, RefusesACopyOfAnotherSizeOrContent) {
     EXPECT_NE(std::string(e.what()).find("different content"), std::string::npos) << e.what();
   }
   EXPECT_THROW(identify_trace(temp_path("missing.lct")), TraceError);
-  EXPECT_THROW(identify_trace(::testing::TempDir()), TraceError);  // a directory
+  EXPECT_THROW(identify_trace(fleet::test::test_scratch_dir().str()), TraceError);  // a directory
 }
 
 TEST(SharedTrace, AReferenceThatDoesNotMatchTheFileIsAnError) {

@@ -7,6 +7,7 @@
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/synthetic_trace.h"
 #include "fleet/util/sha256.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 #include "trace_test_bytes.h"
 
@@ -55,8 +56,8 @@ class SyntheticRoundTrip : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyntheticRoundTrip, ReadsBackAsGenerated) {
   SyntheticOptions o = small(static_cast<Era>(GetParam()));
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_synth_" +
-                     std::to_string(GetParam()) + ".lct";
+  const fleet::test::ScratchDir dir;
+  std::string path = dir / ("synth_" + std::to_string(GetParam()) + ".lct");
   SyntheticStats stats = write_synthetic_trace(path, o);
   ASSERT_GT(stats.records, 100u);
   EXPECT_GT(stats.hit_chunks, 0u);
@@ -106,8 +107,8 @@ INSTANTIATE_TEST_SUITE_P(Eras, SyntheticRoundTrip, ::testing::Values(1, 3, 4));
 
 TEST(SyntheticTrace, SameSeedSameBytesOtherSeedOtherBytes) {
   SyntheticOptions o = small(Era::Three);
-  std::string a = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_a.lct",
-              b = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_seed_b.lct";
+  const fleet::test::ScratchDir dir;
+  std::string a = dir / "seed_a.lct", b = dir / "seed_b.lct";
   write_synthetic_trace(a, o);
   write_synthetic_trace(b, o);
   std::string ba = testing::read_bytes(a);

@@ -10,6 +10,7 @@
 #include "fleet/trace/op_decoder.h"
 #include "fleet/trace/trace_writer.h"
 #include "fleet/util/sha256.h"
+#include "scratch_dir.h"
 #include "test_paths.h"
 
 namespace fleet::trace {
@@ -31,7 +32,8 @@ TEST(WorkedExample, WriterReproducesFixtureBytes) {
   Header h;
   h.t_mono_start = 1000.0;
   h.t_wall_start = 1700000000.0;
-  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_worked.lct";
+  const fleet::test::ScratchDir dir;
+  std::string path = dir / "worked.lct";
   {
     TraceWriter w(path, h);
     Op reserve;

@@ -15,6 +15,7 @@
 #include "fleet/trace/shared_trace.h"
 #include "fleet/trace/trace_writer.h"
 #include "fleet/wire/protocol.h"
+#include "scratch_dir.h"
 
 namespace fleet::wire {
 namespace {
@@ -164,7 +165,8 @@ namespace {
 // References and inline frames in one batch: the worker gets every body back in batch order,
 // the referenced ones read from its copy of the trace.
 TEST(BatchRefs, MixInlineFramesAndReferencesInOrder) {
-  const std::string path = ::testing::TempDir() + "/batch_refs_" + std::to_string(::getpid());
+  const test::ScratchDir dir;
+  const std::string path = dir / "batch_refs";
   std::string file = "HDR";
   std::vector<std::pair<uint64_t, std::string>> on_disk;
   for (int i = 0; i < 50; ++i) {
@@ -199,7 +201,8 @@ TEST(BatchRefs, MixInlineFramesAndReferencesInOrder) {
 // Masked references come back as their frames with their masks beside them, in batch order;
 // unmasked entries have empty masks.
 TEST(BatchRefs, MaskedReferencesCarryTheirMasks) {
-  const std::string path = ::testing::TempDir() + "/batch_masked_" + std::to_string(::getpid());
+  const test::ScratchDir dir;
+  const std::string path = dir / "batch_masked";
   std::string file = "HDR";
   std::vector<std::pair<uint64_t, std::string>> on_disk;
   for (int i = 0; i < 6; ++i) {
