@@ -69,6 +69,28 @@ TEST(BatchQueue, AConsumedBatchWakesTheNetworkThread) {
   EXPECT_EQ(q.corruption(), "");
 }
 
+// The replay decodes ahead only while next() cannot block (decoded_stream.h): a record in the
+// batch in hand or a batch already queued, never an empty queue waiting for the network.
+TEST(BatchQueue, SaysWhenTheNextRecordIsAlreadyHere) {
+  const auto records = some_records(3);
+  ASSERT_GE(records.size(), 3u);
+  BatchQueue q;
+  EXPECT_FALSE(q.next_never_waits()) << "nothing received yet: next() would wait";
+  push_batch(q, {records[0], records[1]}, 0);
+  EXPECT_TRUE(q.next_never_waits());
+  trace::RecordView rec;
+  ASSERT_TRUE(q.next(rec));
+  EXPECT_TRUE(q.next_never_waits()) << "the batch in hand has a record left";
+  ASSERT_TRUE(q.next(rec));
+  EXPECT_FALSE(q.next_never_waits()) << "batch used up, none queued";
+  push_batch(q, {records[2]}, 1);
+  EXPECT_TRUE(q.next_never_waits());
+  ASSERT_TRUE(q.next(rec));
+  q.close_input();
+  EXPECT_FALSE(q.next_never_waits()) << "closed and empty: next() ends, there is nothing to read";
+  EXPECT_FALSE(q.next(rec));
+}
+
 TEST(BatchQueue, ARecordThatDoesNotParseStopsTheReplayWithItsPlace) {
   const auto records = some_records(3);
   BatchQueue q;
