@@ -13,6 +13,7 @@
 #include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
+#include "fleet/util/ahead_prefaulter.h"
 #include "plan_reading.h"
 
 namespace fleet::l2replay {
@@ -212,6 +213,21 @@ class Reading {
   std::vector<uint32_t> prev_ids_;
 };
 
+// How far ahead of each pool's end its pages are populated: a few batches' worth.
+constexpr size_t kAheadBytes = size_t{4} << 20;
+
+void publish_pools(const L2Plan& plan, util::AheadPrefaulter& ahead) {
+  size_t i = 0;
+  auto publish = [&](const auto& pool) {
+    using T = typename std::decay_t<decltype(pool)>::value_type;
+    ahead.publish(i++, pool.data(), pool.size() * sizeof(T), pool.capacity() * sizeof(T));
+  };
+  publish(plan.ops);
+  publish(plan.key_id_pool);
+  publish(plan.size_pool);
+  publish(plan.index_pool);
+}
+
 // Room for the pools of a trace of `file_bytes`, from what a record costs in the file (an
 // operation's submission frame is hundreds of bytes, a key in it tens): a pool that grows by
 // doubling copies itself and touches fresh pages each time, and fresh pages are what the plan
@@ -283,8 +299,12 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
             ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
             : std::numeric_limits<uint64_t>::max();
     Reading reading(plan, cut);
-    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch())
+    // The pools are populated ahead of their ends on another thread.
+    util::AheadPrefaulter ahead(4, kAheadBytes);
+    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+      publish_pools(plan, ahead);
       reading.add_batch(batch);
+    }
     if (Status s = reading.refusal(reader.counters()); !s) return s;
     reading.finish_keys();
   } catch (const trace::TraceError& e) {
