@@ -159,12 +159,8 @@ class Reading {
     }
   }
 
-  // The distinct keys, by id, into the plan.
-  void finish_keys() {
-    plan_.keys.reserve(interned_.size());
-    for (uint32_t id = 0; id < interned_.size(); ++id) plan_.keys.push_back(interned_.key(id));
-    interned_.clear();
-  }
+  // The keys are in the plan already (intern): the table is no longer needed.
+  void finish_keys() { interned_.clear(); }
 
   Status refusal(const trace::ReaderCounters& counters) const {
     std::vector<std::string> why = trace::l2_refusals(summary_.summary, counters);
@@ -195,12 +191,20 @@ class Reading {
     ids_.clear();
     for (size_t j = 0; j < keys.size(); ++j) {
       const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
-      ids_.push_back(same ? prev_ids_[j] : interned_.try_emplace(keys[j]).first);
+      ids_.push_back(same ? prev_ids_[j] : intern(keys[j]));
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
     prev_keys_ = keys;
     prev_ids_.swap(ids_);
+  }
+
+  // A new key also goes to the plan's keys (its id is its index there) while the reading
+  // populates their pages ahead, rather than all copied out of the table at the end.
+  uint32_t intern(const trace::ObjectKey& key) {
+    const auto [id, fresh] = interned_.try_emplace(key);
+    if (fresh) plan_.keys.push_back(key);
+    return id;
   }
 
   L2Plan& plan_;
@@ -226,6 +230,7 @@ void publish_pools(const L2Plan& plan, util::AheadPrefaulter& ahead) {
   publish(plan.key_id_pool);
   publish(plan.size_pool);
   publish(plan.index_pool);
+  publish(plan.keys);
 }
 
 // Room for the pools of a trace of `file_bytes`, from what a record costs in the file (an
@@ -243,6 +248,7 @@ void reserve_pools(L2Plan& plan, uint64_t file_bytes) {
   reserve(plan.key_id_pool, 96);
   reserve(plan.size_pool, 128);
   reserve(plan.index_pool, 128);
+  reserve(plan.keys, 96);  // at most one new key per key mention
 }
 
 }  // namespace
@@ -300,7 +306,7 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
             : std::numeric_limits<uint64_t>::max();
     Reading reading(plan, cut);
     // The pools are populated ahead of their ends on another thread.
-    util::AheadPrefaulter ahead(4, kAheadBytes);
+    util::AheadPrefaulter ahead(5, kAheadBytes);
     for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
       publish_pools(plan, ahead);
       reading.add_batch(batch);
