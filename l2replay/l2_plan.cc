@@ -7,13 +7,13 @@
 #include <optional>
 #include <unordered_map>
 
-#include "fleet/engine/key_table.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
 #include "fleet/util/ahead_prefaulter.h"
+#include "key_interner.h"
 #include "plan_reading.h"
 
 namespace fleet::l2replay {
@@ -128,7 +128,7 @@ class TaskIndex {
 // One pass: the selected operations, their completions, and what the refusals need.
 class Reading {
  public:
-  Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut) {}
+  Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut), interned_(plan.keys) {}
 
   void add(const L2Record& r) {
     if (r.kind == L2Kind::TraceEnd || r.kind == L2Kind::StoreSubmitted ||
@@ -154,12 +154,12 @@ class Reading {
       if (i + kAhead < batch.size())
         for (const trace::ObjectKey& k : batch[i + kAhead].keys) interned_.prefetch_index(k);
       if (i + kAhead / 2 < batch.size())
-        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_node(k);
+        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_key(k);
       add(batch[i]);
     }
   }
 
-  // The keys are in the plan already (intern): the table is no longer needed.
+  // The keys are in the plan already (interned there): the index is no longer needed.
   void finish_keys() { interned_.clear(); }
 
   Status refusal(const trace::ReaderCounters& counters) const {
@@ -191,7 +191,7 @@ class Reading {
     ids_.clear();
     for (size_t j = 0; j < keys.size(); ++j) {
       const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
-      ids_.push_back(same ? prev_ids_[j] : intern(keys[j]));
+      ids_.push_back(same ? prev_ids_[j] : interned_.intern(keys[j]));
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
@@ -199,20 +199,12 @@ class Reading {
     prev_ids_.swap(ids_);
   }
 
-  // A new key also goes to the plan's keys (its id is its index there) while the reading
-  // populates their pages ahead, rather than all copied out of the table at the end.
-  uint32_t intern(const trace::ObjectKey& key) {
-    const auto [id, fresh] = interned_.try_emplace(key);
-    if (fresh) plan_.keys.push_back(key);
-    return id;
-  }
-
   L2Plan& plan_;
   uint64_t cut_;
   Completeness summary_;
   TaskIndex tasks_;
-  storage::KeyTable<uint8_t> interned_;  // never erased: slots are dense ids in first-seen order
-  std::vector<uint32_t> ids_;            // one record's, reused
+  detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
+  std::vector<uint32_t> ids_;                // one record's, reused
   std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
   std::vector<uint32_t> prev_ids_;
 };
