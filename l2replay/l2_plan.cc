@@ -7,12 +7,13 @@
 #include <optional>
 #include <unordered_map>
 
-#include "fleet/engine/key_table.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/trace/l2_batch_reader.h"
 #include "fleet/trace/l2_reader.h"
 #include "fleet/trace/l2_summary.h"
+#include "fleet/util/ahead_prefaulter.h"
+#include "key_interner.h"
 #include "plan_reading.h"
 
 namespace fleet::l2replay {
@@ -127,7 +128,7 @@ class TaskIndex {
 // One pass: the selected operations, their completions, and what the refusals need.
 class Reading {
  public:
-  Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut) {}
+  Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut), interned_(plan.keys) {}
 
   void add(const L2Record& r) {
     if (r.kind == L2Kind::TraceEnd || r.kind == L2Kind::StoreSubmitted ||
@@ -153,17 +154,13 @@ class Reading {
       if (i + kAhead < batch.size())
         for (const trace::ObjectKey& k : batch[i + kAhead].keys) interned_.prefetch_index(k);
       if (i + kAhead / 2 < batch.size())
-        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_node(k);
+        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_key(k);
       add(batch[i]);
     }
   }
 
-  // The distinct keys, by id, into the plan.
-  void finish_keys() {
-    plan_.keys.reserve(interned_.size());
-    for (uint32_t id = 0; id < interned_.size(); ++id) plan_.keys.push_back(interned_.key(id));
-    interned_.clear();
-  }
+  // The keys are in the plan already (interned there): the index is no longer needed.
+  void finish_keys() { interned_.clear(); }
 
   Status refusal(const trace::ReaderCounters& counters) const {
     std::vector<std::string> why = trace::l2_refusals(summary_.summary, counters);
@@ -194,7 +191,7 @@ class Reading {
     ids_.clear();
     for (size_t j = 0; j < keys.size(); ++j) {
       const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
-      ids_.push_back(same ? prev_ids_[j] : interned_.try_emplace(keys[j]).first);
+      ids_.push_back(same ? prev_ids_[j] : interned_.intern(keys[j]));
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
@@ -206,11 +203,27 @@ class Reading {
   uint64_t cut_;
   Completeness summary_;
   TaskIndex tasks_;
-  storage::KeyTable<uint8_t> interned_;  // never erased: slots are dense ids in first-seen order
-  std::vector<uint32_t> ids_;            // one record's, reused
+  detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
+  std::vector<uint32_t> ids_;                // one record's, reused
   std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
   std::vector<uint32_t> prev_ids_;
 };
+
+// How far ahead of each pool's end its pages are populated: a few batches' worth.
+constexpr size_t kAheadBytes = size_t{4} << 20;
+
+void publish_pools(const L2Plan& plan, util::AheadPrefaulter& ahead) {
+  size_t i = 0;
+  auto publish = [&](const auto& pool) {
+    using T = typename std::decay_t<decltype(pool)>::value_type;
+    ahead.publish(i++, pool.data(), pool.size() * sizeof(T), pool.capacity() * sizeof(T));
+  };
+  publish(plan.ops);
+  publish(plan.key_id_pool);
+  publish(plan.size_pool);
+  publish(plan.index_pool);
+  publish(plan.keys);
+}
 
 // Room for the pools of a trace of `file_bytes`, from what a record costs in the file (an
 // operation's submission frame is hundreds of bytes, a key in it tens): a pool that grows by
@@ -227,6 +240,7 @@ void reserve_pools(L2Plan& plan, uint64_t file_bytes) {
   reserve(plan.key_id_pool, 96);
   reserve(plan.size_pool, 128);
   reserve(plan.index_pool, 128);
+  reserve(plan.keys, 96);  // at most one new key per key mention
 }
 
 }  // namespace
@@ -283,8 +297,12 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
             ? selected_count(count_submissions(path, o.max_frame_bytes), o.trace_percent)
             : std::numeric_limits<uint64_t>::max();
     Reading reading(plan, cut);
-    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch())
+    // The pools are populated ahead of their ends on another thread.
+    util::AheadPrefaulter ahead(5, kAheadBytes);
+    for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
+      publish_pools(plan, ahead);
       reading.add_batch(batch);
+    }
     if (Status s = reading.refusal(reader.counters()); !s) return s;
     reading.finish_keys();
   } catch (const trace::TraceError& e) {

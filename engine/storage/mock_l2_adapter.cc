@@ -61,26 +61,48 @@ int64_t MockL2Adapter::transfer_ns(uint64_t bytes) const {
 }
 
 int64_t MockL2Adapter::lock_count(const trace::ObjectKey& k) const {
-  const Slot s = objects_.find(k);
-  return present(s) ? objects_.value(s).locks : 0;
+  const Ref r = find(k);
+  return present(r) ? r.entry->locks : 0;
 }
 
-MockL2Adapter::Slot MockL2Adapter::find_slot(uint32_t id) const {
-  if (id >= id_slot_.size()) {
-    throw std::logic_error("mock L2 adapter: key id " + std::to_string(id) +
-                           " outside the bound table of " + std::to_string(id_slot_.size()));
+MockL2Adapter::Slot MockL2Adapter::bound_id(const trace::ObjectKey& k) const {
+  if (by_id_.empty()) return Objects::npos;
+  if (!bound_index_built_) {
+    for (uint32_t id = 0; id < key_table_.size(); ++id)
+      bound_index_.value(bound_index_.try_emplace(key_table_[id]).first) = id;
+    bound_index_built_ = true;
   }
-  return id_slot_[id];
+  const Slot s = bound_index_.find(k);
+  return s == Objects::npos ? s : bound_index_.value(s);
 }
 
-void MockL2Adapter::remove(Slot s) {
-  Entry& e = objects_.value(s);
-  current_ -= std::min(current_, e.size);
-  if (e.pinned) {
-    e = Entry{};  // absent again; its id keeps the slot
-    e.pinned = true;
+MockL2Adapter::Ref MockL2Adapter::find(const trace::ObjectKey& k) const {
+  if (const Slot id = bound_id(k); id != Objects::npos) return find(id);
+  const Slot s = objects_.find(k);
+  if (s == Objects::npos) return {};
+  return {const_cast<Entry*>(&objects_.value(s)), s};
+}
+
+MockL2Adapter::Ref MockL2Adapter::find(uint32_t id) const {
+  if (id >= by_id_.size()) {
+    throw std::logic_error("mock L2 adapter: key id " + std::to_string(id) +
+                           " outside the bound table of " + std::to_string(by_id_.size()));
+  }
+  return {&by_id_[id], Objects::npos};
+}
+
+MockL2Adapter::Ref MockL2Adapter::insert(const trace::ObjectKey& k) {
+  if (const Slot id = bound_id(k); id != Objects::npos) return find(id);
+  const Slot s = objects_.try_emplace(k).first;
+  return {&objects_.value(s), s};
+}
+
+void MockL2Adapter::remove(Ref r) {
+  current_ -= std::min(current_, r.entry->size);
+  if (r.slot == Objects::npos) {
+    *r.entry = Entry{};  // a bound id: absent again
   } else {
-    objects_.erase(s);
+    objects_.erase(r.slot);
   }
 }
 
@@ -102,9 +124,9 @@ L2Completion MockL2Adapter::store(std::span<const Key> keys, std::span<const uin
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t size = sizes[i];
     if (size > capacity_) continue;
-    if (present(find_slot(keys[i]))) continue;
+    if (present(find(keys[i]))) continue;
     if (current_ + size > capacity_) continue;  // no self-eviction in era 3
-    Entry& e = objects_.value(insert_slot(keys[i]));
+    Entry& e = *insert(keys[i]).entry;
     e.size = size;
     e.locks = 0;
     e.present = true;
@@ -122,10 +144,10 @@ L2Completion MockL2Adapter::lookup_and_lock(std::span<const Key> keys) {
   c.kind = L2OpKind::Lookup;
   c.bitmap.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    const Slot s = find_slot(keys[i]);
-    if (!present(s)) continue;
+    const Ref r = find(keys[i]);
+    if (!present(r)) continue;
     c.bitmap[i] = 1;
-    objects_.value(s).locks++;
+    r.entry->locks++;
   }
   c.submit_ns = c.end_ns = ctx_.clock->now_ns();
   c.num_keys = keys.size();
@@ -139,10 +161,10 @@ L2Completion MockL2Adapter::load(std::span<const Key> keys, std::span<const uint
   c.submit_ns = ctx_.clock->now_ns();
   c.bitmap.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    const Slot s = find_slot(keys[i]);
-    if (!present(s)) continue;
+    const Ref r = find(keys[i]);
+    if (!present(r)) continue;
     c.bitmap[i] = 1;
-    c.bytes += std::min(sizes[i], objects_.value(s).size);
+    c.bytes += std::min(sizes[i], r.entry->size);
   }
   c.end_ns = c.submit_ns + transfer_ns(c.bytes);
   c.num_keys = keys.size();
@@ -152,8 +174,8 @@ L2Completion MockL2Adapter::load(std::span<const Key> keys, std::span<const uint
 template <class Key>
 void MockL2Adapter::unlock(std::span<const Key> keys) {
   for (const Key& k : keys) {
-    const Slot s = find_slot(k);
-    if (present(s) && objects_.value(s).locks > 0) objects_.value(s).locks--;
+    const Ref r = find(k);
+    if (present(r) && r.entry->locks > 0) r.entry->locks--;
   }
 }
 
@@ -183,21 +205,32 @@ std::vector<trace::ObjectKey> MockL2Adapter::delete_keys(
     const std::vector<trace::ObjectKey>& keys) {
   std::vector<trace::ObjectKey> deleted;
   for (const auto& k : keys) {
-    const Slot s = objects_.find(k);
-    if (!present(s)) continue;  // locks are ignored
-    remove(s);
+    const Ref r = find(k);
+    if (!present(r)) continue;  // locks are ignored
+    remove(r);
     deleted.push_back(k);
   }
   return deleted;
 }
 
+void MockL2Adapter::unbind() {
+  for (uint32_t id = 0; id < by_id_.size(); ++id)
+    if (by_id_[id].present) objects_.value(objects_.try_emplace(key_table_[id]).first) = by_id_[id];
+  by_id_.clear();
+  bound_index_.clear();
+  bound_index_built_ = false;
+}
+
 void MockL2Adapter::bind_key_table(std::span<const trace::ObjectKey> table) {
+  unbind();
   L2Adapter::bind_key_table(table);
-  id_slot_.resize(table.size());
-  for (size_t id = 0; id < table.size(); ++id) {
-    const Slot s = objects_.try_emplace(table[id]).first;  // a new slot: absent, pinned below
-    objects_.value(s).pinned = true;
-    id_slot_[id] = s;
+  by_id_.assign(table.size(), Entry{});
+  if (objects_.empty()) return;  // an L2 replay without --prepare-l2: nothing to move
+  for (uint32_t id = 0; id < table.size(); ++id) {
+    const Slot s = objects_.find(table[id]);
+    if (s == Objects::npos) continue;
+    by_id_[id] = objects_.value(s);
+    objects_.erase(s);
   }
 }
 
@@ -222,8 +255,8 @@ void MockL2Adapter::submit_unlock_ids(std::span<const uint32_t> ids) { unlock(id
 
 void MockL2Adapter::delete_ids(std::span<const uint32_t> ids) {
   for (uint32_t id : ids) {
-    const Slot s = find_slot(id);
-    if (present(s)) remove(s);  // locks are ignored
+    const Ref r = find(id);
+    if (present(r)) remove(r);  // locks are ignored
   }
 }
 

@@ -123,6 +123,25 @@ TEST(MockKeyIds, AnIdOutsideTheTableIsACallerBug) {
   EXPECT_THROW(d.mock.submit_lookup_and_lock_ids(std::vector<uint32_t>{1}), std::logic_error);
 }
 
+TEST(MockKeyIds, ASecondBindKeepsTheObjectsUnderTheirKeys) {
+  Driven d;
+  const std::vector<trace::ObjectKey> first{key_n(1), key_n(2), key_n(3)};
+  d.mock.bind_key_table(first);
+  d.mock.submit_store_ids(std::vector<uint32_t>{1}, std::vector<uint64_t>{700});
+  d.mock.submit_lookup_and_lock_ids(std::vector<uint32_t>{1});
+  // key_n(2) at another id, key_n(4) new: the object and its lock follow the key.
+  const std::vector<trace::ObjectKey> second{key_n(4), key_n(2)};
+  d.mock.bind_key_table(second);
+  d.done.clear();
+  d.mock.submit_lookup_and_lock_ids(std::vector<uint32_t>{0, 1});
+  ASSERT_EQ(d.done.size(), 1u);
+  EXPECT_EQ(d.done[0].bitmap, (std::vector<uint8_t>{0, 1}));
+  EXPECT_EQ(d.mock.lock_count(key_n(2)), 2);
+  EXPECT_FALSE(d.mock.contains(key_n(1)));
+  EXPECT_EQ(d.mock.usage().used_bytes, 700u);
+  EXPECT_THROW(d.mock.submit_unlock_ids(std::vector<uint32_t>{2}), std::logic_error);
+}
+
 // An adapter that records what the ObjectKey calls receive: the defaults' keys.
 class Recording final : public L2Adapter {
  public:

@@ -91,22 +91,6 @@ class KeyTable {
     --size_;
   }
 
-  // Hints for a caller that knows its next keys (the L2 plan's interning, a batch ahead): pull
-  // the index entry where k's probe starts, and later, once that entry is in cache, the node it
-  // names, so the lookup itself finds both in cache. No effect on the table's contents.
-  void prefetch_index(const trace::ObjectKey& k) const {
-    if (!index_.empty()) __builtin_prefetch(&index_[tag_of(k) & mask_]);
-  }
-  void prefetch_node(const trace::ObjectKey& k) const {
-    if (index_.empty()) return;
-    const uint32_t tag = tag_of(k);
-    const Entry e = index_[tag & mask_];
-    if (e.slot == npos || e.tag != tag) return;
-    const char* n = reinterpret_cast<const char*>(&node(e.slot));
-    __builtin_prefetch(n);
-    __builtin_prefetch(n + sizeof(Node) - 1);
-  }
-
   const trace::ObjectKey& key(Slot s) const { return node(s).key; }
   V& value(Slot s) { return node(s).value; }
   const V& value(Slot s) const { return node(s).value; }

@@ -32,8 +32,11 @@ class MockL2Adapter final : public L2Adapter {
   void submit_unlock(std::vector<trace::ObjectKey> keys) override;
   std::vector<trace::ObjectKey> delete_keys(const std::vector<trace::ObjectKey>& keys) override;
 
-  // Keys by id: every key of `table` gets its slot here, pinned (a delete marks it absent
-  // instead of freeing it), so an id is a vector index, never a hash and a probe.
+  // Keys by id: the bound keys' objects live in an array by id (an id is an index, never a
+  // hash and a probe, and no key is copied); objects stored before the bind move there, and the
+  // ObjectKey calls after it find a bound key through an index built on their first use. The
+  // table's keys must be distinct (a plan's are); on a second bind the first table must still be
+  // valid, since the objects held by id go back to the key table under their keys.
   void bind_key_table(std::span<const trace::ObjectKey> table) override;
   uint64_t submit_store_ids(std::span<const uint32_t> ids,
                             std::span<const uint64_t> sizes) override;
@@ -44,7 +47,7 @@ class MockL2Adapter final : public L2Adapter {
 
   L2Usage usage() const override { return {current_, capacity_}; }
 
-  bool contains(const trace::ObjectKey& k) const { return present(objects_.find(k)); }
+  bool contains(const trace::ObjectKey& k) const { return present(find(k)); }
   int64_t lock_count(const trace::ObjectKey& k) const;
   uint64_t capacity_bytes() const { return capacity_; }
   uint64_t bandwidth_bytes_per_s() const { return bandwidth_; }
@@ -55,19 +58,25 @@ class MockL2Adapter final : public L2Adapter {
   struct Entry {
     uint64_t size = 0;
     int64_t locks = 0;
-    bool present = false;  // false: a pinned slot whose object is not in L2
-    bool pinned = false;   // a bound key's slot: kept for the bind's life
+    bool present = false;  // false: a bound id's object is not in L2 (unbound keys are erased)
   };
   using Objects = KeyTable<Entry>;
   using Slot = Objects::Slot;
+  // Where a key's object lives: a bound id's entry (slot npos) or a slot of the key table.
+  struct Ref {
+    Entry* entry = nullptr;  // nullptr: the key has no entry
+    Slot slot = Objects::npos;
+  };
 
-  bool present(Slot s) const { return s != Objects::npos && objects_.value(s).present; }
-  // A key's slot, npos when it has none; the slot a store fills (made when absent).
-  Slot find_slot(const trace::ObjectKey& k) const { return objects_.find(k); }
-  Slot find_slot(uint32_t id) const;
-  Slot insert_slot(const trace::ObjectKey& k) { return objects_.try_emplace(k).first; }
-  Slot insert_slot(uint32_t id) const { return find_slot(id); }
-  void remove(Slot s);
+  static bool present(Ref r) { return r.entry != nullptr && r.entry->present; }
+  Ref find(const trace::ObjectKey& k) const;
+  Ref find(uint32_t id) const;
+  Ref insert(const trace::ObjectKey& k);
+  Ref insert(uint32_t id) const { return find(id); }
+  void remove(Ref r);
+  // The bound id of `k`, or npos: the key index, built on the first ObjectKey call after a bind.
+  Slot bound_id(const trace::ObjectKey& k) const;
+  void unbind();  // the objects held by id back to the key table
 
   // The calls' one body each, over ObjectKeys or bound ids.
   template <class Key>
@@ -84,8 +93,11 @@ class MockL2Adapter final : public L2Adapter {
   uint64_t bandwidth_;
   uint64_t current_ = 0;
   uint64_t next_task_ = 0;
-  Objects objects_;
-  std::vector<Slot> id_slot_;  // bound key id -> its pinned slot
+  Objects objects_;  // the keys not bound
+  // By bound key id; mutable as the const finds hand out entries the calls then change.
+  mutable std::vector<Entry> by_id_;
+  mutable KeyTable<uint32_t> bound_index_;  // bound key -> id, once an ObjectKey call needs it
+  mutable bool bound_index_built_ = false;
 };
 
 }  // namespace fleet::storage

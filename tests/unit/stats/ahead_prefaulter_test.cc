@@ -1,0 +1,64 @@
+// The thread that populates a growing array's pages ahead of its end (util/ahead_prefaulter.h):
+// pages within the distance ahead become resident without the owner touching them, pages beyond
+// it stay untouched until the end moves on, and the contents are never changed.
+#include "fleet/util/ahead_prefaulter.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace fleet::util {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+// How many of [p, p + bytes)'s pages are resident.
+size_t resident_pages(const char* p, size_t bytes) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in((bytes + page - 1) / page);
+  if (::mincore(const_cast<char*>(p), bytes, in.data()) != 0) return 0;
+  size_t n = 0;
+  for (unsigned char c : in) n += c & 1;
+  return n;
+}
+
+// Waits up to 5 s for all of [p, p + bytes) to be resident.
+bool becomes_resident(const char* p, size_t bytes) {
+  const size_t pages = bytes / static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < 500; ++i) {
+    if (resident_pages(p, bytes) == pages) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(AheadPrefaulter, PopulatesAheadOfTheEndAndChangesNothing) {
+  constexpr size_t kBytes = 16 * kMiB;
+  // Plain 4 KiB pages (no THP), so residency is per page and exact.
+  char* p = static_cast<char*>(
+      ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
+  std::memcpy(p, "written", 8);  // the owner's first page
+  {
+    AheadPrefaulter ahead(2, 4 * kMiB);
+    ahead.publish(1, p, 4096, kBytes);
+    ASSERT_TRUE(becomes_resident(p, 4096 + 4 * kMiB));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(resident_pages(p + 6 * kMiB, 10 * kMiB), 0u);  // beyond the distance: untouched
+    ahead.publish(1, p, 12 * kMiB, kBytes);                  // the end moved on
+    ASSERT_TRUE(becomes_resident(p + 12 * kMiB, 4 * kMiB));  // up to the capacity, not past it
+  }
+  EXPECT_STREQ(p, "written");
+  EXPECT_EQ(p[4096], 0);
+  EXPECT_EQ(p[kBytes - 1], 0);
+  ::munmap(p, kBytes);
+}
+
+}  // namespace
+}  // namespace fleet::util

@@ -1,0 +1,70 @@
+#include "fleet/util/ahead_prefaulter.h"
+
+#include <algorithm>
+
+#include "fleet/util/huge_page_allocator.h"
+#include "fleet/util/prefault.h"
+
+namespace fleet::util {
+
+AheadPrefaulter::AheadPrefaulter(size_t arrays, size_t ahead_bytes)
+    : ahead_(ahead_bytes), arrays_(arrays) {
+  thread_ = std::thread([this] { run(); });
+}
+
+AheadPrefaulter::~AheadPrefaulter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void AheadPrefaulter::publish(size_t i, const void* data, size_t used_bytes,
+                              size_t capacity_bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Array& a = arrays_[i];
+    if (a.data != data) a.populated = 0;  // moved: a new range, nothing of it done yet
+    a.data = static_cast<const char*>(data);
+    a.used = used_bytes;
+    a.capacity = capacity_bytes;
+    a.populated = std::max(a.populated, used_bytes);
+  }
+  wake_.notify_one();
+}
+
+bool AheadPrefaulter::next_range(const char*& from, size_t& bytes) {
+  Array* lagging = nullptr;  // the array with the least populated ahead of its end
+  for (Array& a : arrays_) {
+    const size_t want = std::min(a.capacity, a.used + ahead_);
+    if (a.data == nullptr || a.populated >= want) continue;
+    if (lagging == nullptr || a.populated - a.used < lagging->populated - lagging->used)
+      lagging = &a;
+  }
+  if (lagging == nullptr) return false;
+  // One huge page at a time, so the owner's next publish is seen between them.
+  const size_t want = std::min(lagging->capacity, lagging->used + ahead_);
+  from = lagging->data + lagging->populated;
+  bytes = std::min(want - lagging->populated, kHugePage);
+  lagging->populated += bytes;
+  return true;
+}
+
+void AheadPrefaulter::run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    const char* from = nullptr;
+    size_t bytes = 0;
+    if (!next_range(from, bytes)) {
+      wake_.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    prefault_writable(const_cast<char*>(from), bytes);
+    lock.lock();
+  }
+}
+
+}  // namespace fleet::util
