@@ -26,9 +26,11 @@ class EventLoop {
   util::Clock& clock() const { return clock_; }
   // Engine time: under a virtual clock, the scheduled time of the event being run (so work an
   // event triggers is stamped when it logically happens, not when run_until was called);
-  // otherwise the clock.
+  // otherwise the clock. The clock is asked first: a real-clock engine's adapter threads (the
+  // fs adapter's pool) read the time without the engine mutex, and must not read in_event_,
+  // which the engine thread writes under it (TSan: FsAdapter.RealThreadsAndRelativeTmpDir).
   int64_t now_ns() const {
-    return in_event_ && clock_.is_virtual() ? event_time_ : clock_.now_ns();
+    return clock_.is_virtual() && in_event_ ? event_time_ : clock_.now_ns();
   }
 
   // Engine thread only (the caller holds the engine mutex). Wakes no one: the engine decides
