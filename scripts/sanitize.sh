@@ -28,9 +28,11 @@ case "$kind" in
     kind_preset=tsan
     # The threaded parts: the worker's batch queue and liveness (unit_service), and the real
     # processes with their network, replay, link and merge threads (integration tests of the
-    # protocol, failures, lifecycles, shard unions and start sync).
-    targets=(unit_service unit_replay integration_tests worker coordinator coordinator-net lct)
-    ctest_filter=(-R "BatchQueue|Liveness|Dispatcher|Session|Protocol|WorkerLoss|CoordinatorLoss|Lifecycle|ShardUnion|StartSync|SharedTrace")
+    # protocol, failures, lifecycles, shard unions and start sync), and the engine's own threads:
+    # its driver (HeldWakeups) and the fs adapter's pool (FsAdapter, where TSan found
+    # EventLoop::now_ns read off the engine thread).
+    targets=(unit_service unit_replay unit_storage integration_tests worker coordinator coordinator-net lct)
+    ctest_filter=(-R "BatchQueue|Liveness|Dispatcher|Session|Protocol|WorkerLoss|CoordinatorLoss|Lifecycle|ShardUnion|StartSync|SharedTrace|HeldWakeups|FsAdapter")
     # The preset links the shared libzmq and libsodium: TSan cannot see their own
     # synchronisation, and the suppressions (tests/sanitizer/tsan.supp) name them by library,
     # which a static link hides.
