@@ -313,7 +313,8 @@ void ReplaySession::Run::issue(const trace::Op& op, RecordEvent& ev, int64_t tar
 }
 
 // Causal pacing's completion edges (docs/causal-pacing.md): a prefetch waits for the write-behind
-// stores of its keys to land, a read for the prefetch of its keys to finish — at 1x they had
+// stores of its keys to land and an earlier prefetch of its keys to finish, a read for the
+// prefetch of its keys to finish — at 1x they had
 // (else the recorded server missed too), at 10x a real backend may lag — and no record runs more
 // than the causal horizon of trace time ahead of the oldest store still in flight (a backlog
 // holds keys locked in L1 that the recorded server had released). Returns the instant the record
@@ -322,7 +323,8 @@ bool ReplaySession::Run::l2_pending(const trace::Op& op, int64_t trace_ns) const
   const int64_t horizon_ns = std::llround(s_.options_.edge_ttl.horizon_s * 1e9);
   const int64_t oldest = s_.engine_.oldest_store_trace_ns();
   if (oldest != INT64_MAX && trace_ns - oldest > horizon_ns) return true;
-  if (op.kind == trace::OpKind::SubmitPrefetch) return s_.engine_.store_pending(op.spec.keys);
+  if (op.kind == trace::OpKind::SubmitPrefetch)
+    return s_.engine_.store_pending(op.spec.keys) || s_.engine_.prefetch_pending(op.spec.keys);
   if (op.kind == trace::OpKind::ReadEnter) return s_.engine_.prefetch_pending(op.keys);
   return false;
 }

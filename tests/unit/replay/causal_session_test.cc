@@ -31,8 +31,16 @@ class TimedEngine : public testing::RecordingEngine {
   bool store_pending(const std::vector<trace::ObjectKey>&) const override {
     return !store_in_flight_since_zero && clock_.now_ns() < store_lands;
   }
+  // An earlier prefetch of the same keys that finishes at `prefetch_lands` (0: none).
+  int64_t prefetch_lands = 0;
+  bool prefetch_pending(const std::vector<trace::ObjectKey>&) const override {
+    return clock_.now_ns() < prefetch_lands;
+  }
   int64_t next_event_ns() const override {
-    return clock_.now_ns() < store_lands ? store_lands : INT64_MAX;
+    int64_t next = INT64_MAX;
+    for (int64_t lands : {store_lands, prefetch_lands})
+      if (clock_.now_ns() < lands) next = std::min(next, lands);
+    return next;
   }
   // A store submitted at trace instant 0 and in flight until `store_lands` (backlog tests).
   bool store_in_flight_since_zero = false;
@@ -112,7 +120,7 @@ Replayed replay(causal::Pacing pacing, double speed,
                 causal::Schedule schedule = causal::Schedule::Ordered,
                 const std::string& path = read_trace(), bool engine_follows_trace = false,
                 int64_t store_lands_after_t0 = 0, double horizon_s = 0.05, bool backlog = false,
-                int64_t prefetch_takes_ns = 0) {
+                int64_t prefetch_takes_ns = 0, int64_t prefetch_lands_after_t0 = 0) {
   trace::FrameReader reader(path);
   FileRecordSource src(reader);
   util::VirtualClock clock(1'000'000);
@@ -120,6 +128,7 @@ Replayed replay(causal::Pacing pacing, double speed,
   if (store_lands_after_t0) e.store_lands = clock.now_ns() + store_lands_after_t0;
   e.store_in_flight_since_zero = backlog;
   e.prefetch_takes_ns = prefetch_takes_ns;
+  if (prefetch_lands_after_t0) e.prefetch_lands = clock.now_ns() + prefetch_lands_after_t0;
   SessionOptions so;
   so.speed = speed;
   so.pacing = pacing;
@@ -201,6 +210,20 @@ TEST(CausalSession, APrefetchWaitsForItsKeysStoreToLand) {
   EXPECT_EQ(r.result.pacing->l2_await_ns, 3000 * kUs);
   EXPECT_EQ(r.result.pacing->l2_await_timeouts, 0u);
   EXPECT_EQ(r.result.lateness.max_ns(), 0);  // measured from when the store landed
+}
+
+// A prefetch also waits for an earlier prefetch of its keys to finish (here 2 ms after T0): at
+// 10x a second prefetch of a shared prefix came while the first was still loading, found the
+// keys being written into L1 and abandoned its load, where at 1x the first had landed.
+TEST(CausalSession, APrefetchWaitsForAnEarlierPrefetchOfItsKeysToFinish) {
+  const Replayed r = replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, read_trace(),
+                            true, 0, 0.05, false, 0, 2000 * kUs);
+  ASSERT_EQ(r.at.size(), 4u);
+  EXPECT_EQ(r.at[0], 2000 * kUs);
+  EXPECT_EQ(r.at[1], 7000 * kUs);  // its recorded 5 ms after the prefetch's actual issue
+  ASSERT_TRUE(r.result.pacing);
+  EXPECT_EQ(r.result.pacing->l2_awaits, 1u);
+  EXPECT_EQ(r.result.pacing->l2_await_ns, 2000 * kUs);
 }
 
 // The backlog rule: no record runs more than the causal horizon (here 4 ms) of trace time ahead
