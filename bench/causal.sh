@@ -85,6 +85,13 @@ base = sys.argv[1]
 hit = lambda n: json.load(open(f"{base}.{n}/fleet_summary.json"))["cache"]["lookup"]["l1_l2_hit_rate"] * 100
 a, b = hit("1x-a"), hit("1x-b")
 goal = max(0.5, 2 * abs(a - b))
+# A 1x run that fell behind its backend is not the recorded answer (issue 40: "check the 1x
+# run's lateness before comparing"); 1 ms of p99 lateness is ~3x what a keeping-up run shows here.
+for n in ("1x-a", "1x-b"):
+    p99 = json.load(open(f"{base}.{n}/fleet_summary.json"))["lateness_us"].get("p99", 0)
+    if p99 > 1000:
+        print(f"WARNING: {n} fell behind (lateness p99 {p99 / 1000:.1f} ms > 1 ms): "
+              "its hit rate is the backend's, not a valid 1x reference; compare with care")
 for n in ("uniform10", "causal10", "causal10-partial"):
     try:
         d = hit(n) - (a + b) / 2
