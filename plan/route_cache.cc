@@ -232,6 +232,12 @@ void RoutePlanWriter::add(const Route& r, uint64_t file_offset, bool first_of_re
   ++entries_;
 }
 
+void RoutePlanWriter::add_record(const std::vector<Route>& routes, uint64_t file_offset,
+                                 bool all_workers) {
+  const size_t n = all_workers ? std::min<size_t>(1, routes.size()) : routes.size();
+  for (size_t i = 0; i < n; ++i) add(routes[i], file_offset, i == 0, all_workers);
+}
+
 void RoutePlanWriter::abandon(std::string why) {
   if (why_abandoned_.empty()) why_abandoned_ = std::move(why);
   buf_.clear();
@@ -271,8 +277,14 @@ RoutePlanReader::~RoutePlanReader() {
 Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open(const std::string& dir,
                                                                const RoutePlanKey& key,
                                                                const Limits& limits) {
+  return open_path(dir + "/" + key.file_name, key.text, limits);
+}
+
+Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open_path(const std::string& path,
+                                                                    const std::string& key_text,
+                                                                    const Limits& limits) {
   std::unique_ptr<RoutePlanReader> r(new RoutePlanReader());
-  r->path_ = dir + "/" + key.file_name;
+  r->path_ = path;
   r->limits_ = limits;
   r->fd_ = ::open(r->path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (r->fd_ < 0) {
@@ -280,14 +292,14 @@ Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open(const std::string
     return Status::error(r->path_ + ": cannot open: " + std::strerror(errno));
   }
   uint64_t meta_len = 0, checksum = 0;
-  std::string why = r->check_layout(key, meta_len, checksum);
+  std::string why = r->check_layout(key_text, meta_len, checksum);
   if (why.empty()) why = r->check_contents(meta_len, checksum);
   if (!why.empty()) return Status::error(why);
   r->read_.store(0);
   return r;
 }
 
-std::string RoutePlanReader::check_layout(const RoutePlanKey& key, uint64_t& meta_len,
+std::string RoutePlanReader::check_layout(const std::string& key_text, uint64_t& meta_len,
                                           uint64_t& checksum) {
   auto bad = [&](const std::string& what) { return path_ + ": " + what; };
   auto read_at = [&](void* out, uint64_t n, uint64_t at) {
@@ -305,10 +317,10 @@ std::string RoutePlanReader::check_layout(const RoutePlanKey& key, uint64_t& met
   if (!read_at(head, 12, 0) || std::memcmp(head, kMagic, 8) != 0)
     return bad("not a route plan (bad magic at byte 0)");
   const uint64_t key_len = get_le(head + 8, 4);
-  if (key_len > kMaxKeyBytes || key_len != key.text.size())
+  if (key_len > kMaxKeyBytes || key_len != key_text.size())
     return bad("made for another trace or routing (key length)");
   std::string stored_key(key_len, '\0');
-  if (!read_at(stored_key.data(), key_len, 12) || stored_key != key.text)
+  if (!read_at(stored_key.data(), key_len, 12) || stored_key != key_text)
     return bad("made for another trace or routing (key differs)");
   char footer[kFooterBytes];
   if (!read_at(footer, kFooterBytes, size - kFooterBytes) ||

@@ -80,6 +80,9 @@ class RoutePlanWriter {
 
   // One route of the record at `file_offset`; routes of one record in a row.
   void add(const Route& route, uint64_t file_offset, bool first_of_record, bool all_workers);
+  // Every route of the record at `file_offset`, as ShardRouter::route gave them; `all_workers`
+  // (--shard none): one entry stands for every worker.
+  void add_record(const std::vector<Route>& routes, uint64_t file_offset, bool all_workers);
   // The plan cannot describe this run (e.g. a part re-encoded inline); nothing is saved.
   void abandon(std::string why);
   bool abandoned() const { return !why_abandoned_.empty(); }
@@ -117,6 +120,11 @@ class RoutePlanReader {
   static Result<std::unique_ptr<RoutePlanReader>> open(const std::string& dir,
                                                        const RoutePlanKey& key,
                                                        const Limits& limits);
+  // The same checks on the plan at `path` for the key `key_text`: what a worker that reads
+  // the plan itself opens (the coordinator names the file and its key in START).
+  static Result<std::unique_ptr<RoutePlanReader>> open_path(const std::string& path,
+                                                            const std::string& key_text,
+                                                            const Limits& limits);
   ~RoutePlanReader();
   RoutePlanReader(const RoutePlanReader&) = delete;
   RoutePlanReader& operator=(const RoutePlanReader&) = delete;
@@ -154,7 +162,7 @@ class RoutePlanReader {
   // Each returns why the plan is refused, or "" (messages name the file and byte).
   // A regular file of this user's with the magic, KEY and a footer that fits the file's size;
   // sets the entries' place and the footer's metadata length and checksum.
-  std::string check_layout(const RoutePlanKey& key, uint64_t& meta_len, uint64_t& checksum);
+  std::string check_layout(const std::string& key_text, uint64_t& meta_len, uint64_t& checksum);
   // The checksum of everything before the footer, the metadata, and every entry readable.
   std::string check_contents(uint64_t meta_len, uint64_t checksum);
 
