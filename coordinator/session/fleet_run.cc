@@ -352,8 +352,10 @@ void FleetRun::start_workers() {
     links_[i].mark_running(sent_ns);
   }
   spdlog::info("start: {} {} to {} worker(s), shard={}; T0 once every engine is ready",
-               self_routing_ ? "each worker reads and routes" : "streaming", r.trace_path,
-               links_.size(), plan::shard_mode_name(o_.router.mode));
+               plan_read_      ? "each worker reads its share (saved plan) of"
+               : self_routing_ ? "each worker reads and routes"
+                               : "streaming",
+               r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
 }
 
 // The routing thread's queues and one packer per link, each encoding as its link travels.
