@@ -361,6 +361,7 @@ std::string RoutePlanReader::check_contents(uint64_t meta_len, uint64_t checksum
   if (!meta) return bad("metadata: " + meta.status().message());
   meta_ = std::move(meta).value();
   if (!meta_.is_object()) return bad("metadata is not an object");
+  if (!limits_.walk_entries) return "";
   try {
     Cursor all = cursor();
     SavedRoute route;
@@ -395,8 +396,16 @@ bool RoutePlanReader::Cursor::fill(size_t need) {
   return buf_end_ - buf_pos_ >= need;
 }
 
+void RoutePlanReader::Cursor::publish_read() {
+  plan_->read_.fetch_add(unpublished_, std::memory_order_relaxed);
+  unpublished_ = 0;
+}
+
 bool RoutePlanReader::Cursor::next(SavedRoute& out) {
-  if (consumed_ >= plan_->entries_bytes_) return false;
+  if (consumed_ >= plan_->entries_bytes_) {
+    if (unpublished_) publish_read();
+    return false;
+  }
   auto bad = [&](const std::string& what) {
     throw std::runtime_error(plan_->path_ + ": entry at byte " +
                              std::to_string(plan_->entries_begin_ + consumed_) + ": " + what);
@@ -446,7 +455,8 @@ bool RoutePlanReader::Cursor::next(SavedRoute& out) {
   last_offset_ = out.file_offset;
   buf_pos_ += len;
   consumed_ += len;
-  plan_->read_.fetch_add(1, std::memory_order_relaxed);
+  // One atomic add per 4096 entries, not per entry: the count is for progress only.
+  if (++unpublished_ == 4096) publish_read();
   return true;
 }
 

@@ -23,6 +23,10 @@ Result<std::unique_ptr<PlanShareSource>> PlanShareSource::open(
   limits.trace_size = trace->size();
   limits.workers = node_count;
   limits.max_frame_bytes = max_frame_bytes;
+  // The coordinator walked every entry against these limits before offering the plan (the
+  // trace's size is the one HELLO checked); the checksum says the file is still what it
+  // walked. Each entry is checked again as it is read, so a plan changed since stops the run.
+  limits.walk_entries = false;
   auto opened = plan::RoutePlanReader::open_path(plan_path, plan_key, limits);
   if (!opened) return opened.status();
   if (!opened.value())

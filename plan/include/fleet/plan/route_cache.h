@@ -114,6 +114,10 @@ class RoutePlanReader {
     uint64_t trace_size = 0;
     int workers = 0;
     uint64_t max_frame_bytes = 0;
+    // Walk every entry in open() (a plan that is used is used whole). False: open() checks the
+    // key, layout, checksum and metadata, and each entry is checked only as a cursor reads it
+    // (a worker reading a plan the coordinator has already walked against the same limits).
+    bool walk_entries = true;
   };
   // The plan for `key` in DIR; null when none is saved; an error saying why a saved one cannot
   // be used (unreadable, damaged, made for another routing, outside the limits).
@@ -143,8 +147,11 @@ class RoutePlanReader {
     explicit Cursor(const RoutePlanReader& plan) : plan_(&plan) {}
     bool fill(size_t need);  // at least `need` bytes buffered, unless the entries end first
 
+    void publish_read();  // entries returned since the last publish into entries_read()
+
     const RoutePlanReader* plan_;
-    uint64_t consumed_ = 0;  // entry bytes consumed
+    uint64_t consumed_ = 0;     // entry bytes consumed
+    uint64_t unpublished_ = 0;  // entries returned, not yet counted in entries_read()
     uint64_t last_offset_ = 0;
     std::vector<char> buf_;
     size_t buf_pos_ = 0, buf_end_ = 0;
@@ -154,7 +161,8 @@ class RoutePlanReader {
   const std::string& path() const { return path_; }
   const nlohmann::json& meta() const { return meta_; }
   uint64_t entries() const { return entries_; }
-  // Entries returned by the cursors so far (any thread: the progress line).
+  // Entries returned by the cursors so far, counted every few thousand and at a cursor's end
+  // (any thread: the progress line).
   uint64_t entries_read() const { return read_.load(std::memory_order_relaxed); }
 
  private:
