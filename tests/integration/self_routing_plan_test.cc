@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "fleet_fixture.h"
+#include "run_events.h"
 #include "self_routed_outputs.h"
 
 namespace fleet::test {
@@ -144,6 +145,54 @@ TEST(SelfRoutingPlan, APlanOutsideTheWorkersTraceRootStopsTheRunNamingIt) {
   EXPECT_TRUE(contains(second.err, "--route-cache")) << second.err;
   EXPECT_TRUE(contains(second.err, "route plan \"" + plan_file + "\" is outside --trace-root"))
       << second.err;
+}
+
+// Ctrl-C while the workers read a plan: the partial report accounts every record of the trace
+// (the plan's, as when a live self-routed run is cut short: what the workers had not replayed
+// counts as routed, not sent), and the plan is neither rewritten nor removed.
+TEST(SelfRoutingPlan, AnInterruptedPlanReadAccountsEveryRecordAndKeepsThePlan) {
+  using namespace std::chrono_literals;
+  ScratchDir dir;
+  // 60 s of trace time: the paced run below is still early in it when it is stopped.
+  const std::string path = synthetic_trace("route_cache_long", 60000, /*tp=*/1, /*rate=*/1000);
+  const uint64_t records = count_trace(path).records;
+  const std::string cache = dir / "routes";
+  RunResult saving = run_coordinator(
+      quick_args({path, "--local", "2", "--engine", "noop", "--speed", "0", "--shard", "key",
+                  "--trace-access", "shared", "--route-cache", cache}),
+      dir / "a");
+  ASSERT_EQ(saving.code, 0) << saving.err;
+  const std::string plan_file = only_plan_in(cache);
+  const std::string plan_bytes = read_file(plan_file);
+  std::filesystem::create_directories(dir / "b");
+  Process coord({coordinator_bin(), path, "-q", "--progress", "never", "--local", "2", "--engine",
+                 "noop", "--shard", "key", "--trace-access", "shared", "--route-cache", cache,
+                 "--output-dir", dir / "b"},
+                dir / "b", "coordinator");
+  ASSERT_TRUE(coord.wait_stderr("each worker reads its share from", 15s)) << coord.err();
+  ASSERT_TRUE(wait_replaying(coord, dir / "b", "", 30s));
+  coord.signal(SIGINT);
+  auto code = coord.wait_exit(10s);
+  ASSERT_TRUE(code) << coord.err();
+  EXPECT_EQ(*code, 130) << coord.err();
+  auto summary = nlohmann::json::parse(read_file(dir / "b/fleet_summary.json"));
+  const auto& a = summary["accounting"];
+  EXPECT_TRUE(a["balanced"].get<bool>()) << a.dump();
+  EXPECT_EQ(a["trace_records"].get<uint64_t>(), records) << a.dump();
+  EXPECT_EQ(a["records_routed"].get<uint64_t>(), records) << a.dump();
+  EXPECT_TRUE(summary["stopped_early"].get<bool>());
+  uint64_t replayed = 0;
+  for (const auto& n : summary["nodes"]) replayed += n["records_received"].get<uint64_t>();
+  EXPECT_GT(replayed, 0u);
+  EXPECT_LT(replayed, summary["plan"]["records"].get<uint64_t>() +
+                          summary["plan"]["split_calls"].get<uint64_t>());
+  for (const auto& w : summary["plan"]["workers"]) EXPECT_EQ(w["routed_by"], "worker (saved plan)");
+  EXPECT_EQ(summary["coordinator"]["route_plan"]["replayed"], true);
+  EXPECT_EQ(summary["coordinator"]["route_plan"]["saved"], false);
+  EXPECT_EQ(read_file(plan_file), plan_bytes);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache)) ++files;
+  EXPECT_EQ(files, 1u) << "no temporary or second plan left behind";
 }
 
 }  // namespace
