@@ -65,7 +65,7 @@ for shard in "key" "time --window 5"; do
   measure "$TMP/save-${shard%% *}" --engine noop --local 2 --trace-access shared --shard $shard \
     --route-cache "$ROUTES" > /dev/null
 done
-echo "saved plans: $(ls "$ROUTES" | wc -l) in $ROUTES ($(du -sh "$ROUTES" | cut -f1))"
+echo "saved plans: $(find "$ROUTES" -name "*.route" | wc -l) in $ROUTES ($(du -sh "$ROUTES" | cut -f1))"
 
 for engine in noop native; do
   eflags=(--engine noop)
