@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "fleet/plan/route_cache.h"
 #include "fleet_fixture.h"
 #include "run_events.h"
 #include "self_routed_outputs.h"
@@ -145,6 +146,39 @@ TEST(SelfRoutingPlan, APlanOutsideTheWorkersTraceRootStopsTheRunNamingIt) {
   EXPECT_TRUE(contains(second.err, "--route-cache")) << second.err;
   EXPECT_TRUE(contains(second.err, "route plan \"" + plan_file + "\" is outside --trace-root"))
       << second.err;
+}
+
+// A plan whose checksum is right but whose first entry names a worker the run does not have
+// (written by hand: no run saves one). The coordinator checks the checksum but leaves the
+// entries to the workers, each of which checks every entry as it reads it: the run stops with
+// exit 2 naming the plan and the entry (never replaying an entry that did not check out).
+TEST(SelfRoutingPlan, AnEntryThatDoesNotCheckOutStopsTheRunAtTheWorker) {
+  const std::string path = synthetic_trace("selfroute_plan", 3000, /*tp=*/2);
+  ScratchDir dir;
+  const std::string cache = dir / "routes";
+  RunResult first = run_shared(path, "time", {"--route-cache", cache}, dir / "a");
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string plan_file = only_plan_in(cache);
+  std::string bytes = read_file(plan_file);
+  ASSERT_GT(bytes.size(), 52u);
+  auto le = [&](size_t at, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t{static_cast<unsigned char>(bytes[at + i])} << (8 * i);
+    return v;
+  };
+  const size_t first_entry = 12 + le(8, 4);
+  bytes[first_entry + 12] = 7;  // worker 7 of 2
+  bytes[first_entry + 13] = 0;
+  const size_t footer = bytes.size() - 40;
+  uint64_t sum = plan::route_plan_checksum(bytes.data(), footer);
+  for (int i = 0; i < 8; ++i) bytes[footer + 24 + i] = static_cast<char>(sum >> (8 * i));
+  std::ofstream(plan_file, std::ios::binary | std::ios::trunc) << bytes;
+  RunResult second = run_shared(path, "time", {"--route-cache", cache}, dir / "b");
+  EXPECT_EQ(second.code, 2) << second.err;
+  EXPECT_TRUE(contains(second.err, "each worker reads its share from")) << second.err;
+  EXPECT_TRUE(contains(second.err, plan_file + ": entry at byte " + std::to_string(first_entry)))
+      << second.err;
+  EXPECT_TRUE(contains(second.err, "worker 7 of 2")) << second.err;
 }
 
 // Ctrl-C while the workers read a plan: the partial report accounts every record of the trace
