@@ -1,8 +1,9 @@
 // FleetRun when the workers route themselves and --route-cache names a plan directory
 // (docs/sharding.md, "Workers that read a saved plan"). With a saved plan for this run's key
-// (found and checked whole in Prepare), START names the plan's file and key: each worker checks
-// the path against its --trace-root, checks the plan as the coordinator did, and replays the
-// frames the plan gives it, without scanning the trace. Without one, the workers scan and route
+// (found in Prepare; key, layout, checksum and metadata checked), START names the plan's file
+// and key: each worker checks the path against its --trace-root, checks the plan as the
+// coordinator did and each entry as it reads it, and replays the frames the plan gives it,
+// without scanning the trace. Without one, the workers scan and route
 // live, and the coordinator routes the trace once after the replay to save the plan (a worker
 // may not write files, and routing during the replay would take the workers' cores).
 #include <spdlog/spdlog.h>
@@ -23,7 +24,8 @@ void FleetRun::offer_saved_plan() {
 void FleetRun::settle_plan_read(std::vector<wire::NodeResult>& nodes, report::RunReport& rep) {
   const nlohmann::json& meta = saved_routes_->meta();
   Result<SelfRoutedPlan> saved = plan_from_saved(meta);
-  if (!saved) {  // checked in Prepare, so not expected: the coordinator routes for the plan
+  const bool from_meta = saved.ok();
+  if (!from_meta) {  // its metadata lacks the rows: the coordinator routes for the plan
     spdlog::warn("{}: {}; routing the trace here for the plan", saved_routes_->path(),
                  saved.status().message());
     plan::RouterOptions options = o_.router;
@@ -53,7 +55,10 @@ void FleetRun::settle_plan_read(std::vector<wire::NodeResult>& nodes, report::Ru
   }
   rep.trace.malformed_skipped = self_plan_->malformed_skipped;
   rep.trace.truncated_tail = self_plan_->truncated_tail;
-  rep.plan = meta["plan"];  // as a coordinator replaying the plan reports it
+  // As a coordinator replaying the plan reports it.
+  rep.plan = from_meta ? nlohmann::json(meta["plan"])
+                       : nlohmann::json(plan::plan_json(self_plan_->totals, o_.router.worker_names,
+                                                        self_plan_->rows));
 }
 
 void FleetRun::save_self_routed_plan() {
