@@ -3,7 +3,9 @@
 # on one `lct gen --seed 1 --records 1000000` trace at --speed 0, the whole process's wall time
 # and the coordinator's own CPU of the embedded replay and of `--local 2 --trace-access shared`
 # with --shard key and --shard time --window 5, routed by the coordinator and by the workers,
-# with noop engines and with the native engine (L1 64 GB). Every fleet figure is printed as a
+# with noop engines and with the native engine (L1 64 GB), and by the workers reading a saved
+# routing plan (--route-cache: the row `plan`; the plans are saved by one unmeasured run per
+# mode before the measured runs). Every fleet figure is printed as a
 # ratio to the embedded wall time of the same engine, measured in the same run (goals: <= 0.8
 # with noop, <= 0.6 with native; coordinator CPU <= 5 % of one core).
 # Usage: bench/selfroute.sh [--runs N] [--records N] [--trace FILE]
@@ -55,6 +57,16 @@ print(f"{wall:.3f} {cpu:.3f}")
 PY
 }
 
+# The saved plans: one unmeasured live self-routed run per mode, which routes the trace once
+# more on the coordinator after its replay and saves the plan (the engine is not in its key).
+ROUTES="$TMP/routes"
+for shard in "key" "time --window 5"; do
+  # shellcheck disable=SC2086
+  measure "$TMP/save-${shard%% *}" --engine noop --local 2 --trace-access shared --shard $shard \
+    --route-cache "$ROUTES" > /dev/null
+done
+echo "saved plans: $(find "$ROUTES" -name "*.route" | wc -l) in $ROUTES ($(du -sh "$ROUTES" | cut -f1))"
+
 for engine in noop native; do
   eflags=(--engine noop)
   [ "$engine" = native ] && eflags=(--engine native --l1-size-gb 64)
@@ -62,10 +74,16 @@ for engine in noop native; do
     read -r emb _ < <(measure "$TMP/emb-$engine-$run" "${eflags[@]}")
     printf '%-7s run %d  embedded                      %6.3f s\n' "$engine" "$run" "$emb"
     for shard in "key" "time --window 5"; do
-      for routing in coordinator workers; do
+      for routing in coordinator workers plan; do
+        rflags=(--routing "$routing")
+        [ "$routing" = plan ] && rflags=(--routing workers --route-cache "$ROUTES")
         # shellcheck disable=SC2086
         read -r wall cpu < <(measure "$TMP/f-$engine-$run-${shard%% *}-$routing" "${eflags[@]}" \
-          --local 2 --trace-access shared --shard $shard --routing "$routing")
+          --local 2 --trace-access shared --shard $shard "${rflags[@]}")
+        if [ "$routing" = plan ] && ! grep -q '"routed_by": "worker (saved plan)"' \
+          "$TMP/f-$engine-$run-${shard%% *}-$routing/fleet_summary.json"; then
+          echo "selfroute.sh: the plan row did not read the saved plan" >&2; exit 1
+        fi
         python3 -c "
 import sys
 emb, wall, cpu = map(float, sys.argv[1:4])

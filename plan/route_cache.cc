@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -40,6 +41,14 @@ uint64_t get_le(const char* p, int bytes) {
   return v;
 }
 
+// get_le(p, 8) as one load where the host is little-endian (the checksum's inner loop).
+uint64_t load_le64(const char* p) {
+  if constexpr (std::endian::native != std::endian::little) return get_le(p, 8);
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
   x *= 0xBF58476D1CE4E5B9ull;
@@ -65,7 +74,7 @@ class RouteChecksum {
       word(get_le(tail_.data(), 8));
       tail_.clear();
     }
-    for (; n >= 8; p += 8, n -= 8) word(get_le(p, 8));
+    for (; n >= 8; p += 8, n -= 8) word(load_le64(p));
     tail_.assign(p, n);
   }
   uint64_t value() const {
@@ -232,6 +241,12 @@ void RoutePlanWriter::add(const Route& r, uint64_t file_offset, bool first_of_re
   ++entries_;
 }
 
+void RoutePlanWriter::add_record(const std::vector<Route>& routes, uint64_t file_offset,
+                                 bool all_workers) {
+  const size_t n = all_workers ? std::min<size_t>(1, routes.size()) : routes.size();
+  for (size_t i = 0; i < n; ++i) add(routes[i], file_offset, i == 0, all_workers);
+}
+
 void RoutePlanWriter::abandon(std::string why) {
   if (why_abandoned_.empty()) why_abandoned_ = std::move(why);
   buf_.clear();
@@ -271,8 +286,14 @@ RoutePlanReader::~RoutePlanReader() {
 Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open(const std::string& dir,
                                                                const RoutePlanKey& key,
                                                                const Limits& limits) {
+  return open_path(dir + "/" + key.file_name, key.text, limits);
+}
+
+Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open_path(const std::string& path,
+                                                                    const std::string& key_text,
+                                                                    const Limits& limits) {
   std::unique_ptr<RoutePlanReader> r(new RoutePlanReader());
-  r->path_ = dir + "/" + key.file_name;
+  r->path_ = path;
   r->limits_ = limits;
   r->fd_ = ::open(r->path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (r->fd_ < 0) {
@@ -280,14 +301,14 @@ Result<std::unique_ptr<RoutePlanReader>> RoutePlanReader::open(const std::string
     return Status::error(r->path_ + ": cannot open: " + std::strerror(errno));
   }
   uint64_t meta_len = 0, checksum = 0;
-  std::string why = r->check_layout(key, meta_len, checksum);
+  std::string why = r->check_layout(key_text, meta_len, checksum);
   if (why.empty()) why = r->check_contents(meta_len, checksum);
   if (!why.empty()) return Status::error(why);
   r->read_.store(0);
   return r;
 }
 
-std::string RoutePlanReader::check_layout(const RoutePlanKey& key, uint64_t& meta_len,
+std::string RoutePlanReader::check_layout(const std::string& key_text, uint64_t& meta_len,
                                           uint64_t& checksum) {
   auto bad = [&](const std::string& what) { return path_ + ": " + what; };
   auto read_at = [&](void* out, uint64_t n, uint64_t at) {
@@ -305,10 +326,10 @@ std::string RoutePlanReader::check_layout(const RoutePlanKey& key, uint64_t& met
   if (!read_at(head, 12, 0) || std::memcmp(head, kMagic, 8) != 0)
     return bad("not a route plan (bad magic at byte 0)");
   const uint64_t key_len = get_le(head + 8, 4);
-  if (key_len > kMaxKeyBytes || key_len != key.text.size())
+  if (key_len > kMaxKeyBytes || key_len != key_text.size())
     return bad("made for another trace or routing (key length)");
   std::string stored_key(key_len, '\0');
-  if (!read_at(stored_key.data(), key_len, 12) || stored_key != key.text)
+  if (!read_at(stored_key.data(), key_len, 12) || stored_key != key_text)
     return bad("made for another trace or routing (key differs)");
   char footer[kFooterBytes];
   if (!read_at(footer, kFooterBytes, size - kFooterBytes) ||
@@ -349,6 +370,7 @@ std::string RoutePlanReader::check_contents(uint64_t meta_len, uint64_t checksum
   if (!meta) return bad("metadata: " + meta.status().message());
   meta_ = std::move(meta).value();
   if (!meta_.is_object()) return bad("metadata is not an object");
+  if (!limits_.walk_entries) return "";
   try {
     Cursor all = cursor();
     SavedRoute route;
@@ -383,8 +405,16 @@ bool RoutePlanReader::Cursor::fill(size_t need) {
   return buf_end_ - buf_pos_ >= need;
 }
 
+void RoutePlanReader::Cursor::publish_read() {
+  plan_->read_.fetch_add(unpublished_, std::memory_order_relaxed);
+  unpublished_ = 0;
+}
+
 bool RoutePlanReader::Cursor::next(SavedRoute& out) {
-  if (consumed_ >= plan_->entries_bytes_) return false;
+  if (consumed_ >= plan_->entries_bytes_) {
+    if (unpublished_) publish_read();
+    return false;
+  }
   auto bad = [&](const std::string& what) {
     throw std::runtime_error(plan_->path_ + ": entry at byte " +
                              std::to_string(plan_->entries_begin_ + consumed_) + ": " + what);
@@ -434,7 +464,8 @@ bool RoutePlanReader::Cursor::next(SavedRoute& out) {
   last_offset_ = out.file_offset;
   buf_pos_ += len;
   consumed_ += len;
-  plan_->read_.fetch_add(1, std::memory_order_relaxed);
+  // One atomic add per 4096 entries, not per entry: the count is for progress only.
+  if (++unpublished_ == 4096) publish_read();
   return true;
 }
 

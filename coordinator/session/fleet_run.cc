@@ -182,13 +182,8 @@ Status FleetRun::prepare() {
     o_.router.worker_names.push_back(o_.local > 0 ? "local-" + std::to_string(i)
                                                   : addresses_[i].name());
   }
-  if (!o_.route_cache_dir.empty() && !o_.plan_only) {
-    if (self_routing_asked()) {
-      route_plan_.why_not = "the workers route themselves (--routing)";
-    } else {
-      find_saved_routes();
-    }
-  }
+  // Workers that route themselves read a saved plan too (fleet_run_plan_read.cc).
+  if (!o_.route_cache_dir.empty() && !o_.plan_only) find_saved_routes();
   return Status();
 }
 
@@ -311,7 +306,8 @@ void FleetRun::start_workers() {
       causal::tracks_edges(r.pacing, r.speed))
     cut_edges_ = std::make_unique<causal::CutEdgeCounter>(replay::edge_ttl_of(r.engine),
                                                           o_.router.worker_names.size());
-  if (open_saved_routes()) {
+  if (self_routing_) offer_saved_plan();
+  if (!self_routing_ && open_saved_routes()) {
     cut_edges_.reset();
     t_origin_ = saved_routes_->meta()["t_origin"].get<double>();
   } else {
@@ -356,8 +352,10 @@ void FleetRun::start_workers() {
     links_[i].mark_running(sent_ns);
   }
   spdlog::info("start: {} {} to {} worker(s), shard={}; T0 once every engine is ready",
-               self_routing_ ? "each worker reads and routes" : "streaming", r.trace_path,
-               links_.size(), plan::shard_mode_name(o_.router.mode));
+               plan_read_      ? "each worker reads its share (saved plan) of"
+               : self_routing_ ? "each worker reads and routes"
+                               : "streaming",
+               r.trace_path, links_.size(), plan::shard_mode_name(o_.router.mode));
 }
 
 // The routing thread's queues and one packer per link, each encoding as its link travels.
@@ -536,11 +534,8 @@ bool FleetRun::route_one() {
   const auto& routes = plan::route_or_reject(*router_, *reader_, rec_);
   if (cut_edges_ && !routes.empty())
     cut_edges_->add(rec_, static_cast<uint32_t>(routes.front().worker));
-  if (routes_writer_) {  // --shard none: one entry for every worker
-    const bool all = o_.router.mode == plan::ShardMode::None;
-    for (size_t i = 0; i < (all ? std::min<size_t>(1, routes.size()) : routes.size()); ++i)
-      routes_writer_->add(routes[i], rec_.file_offset, i == 0, all);
-  }
+  if (routes_writer_)  // --shard none: one entry for every worker
+    routes_writer_->add_record(routes, rec_.file_offset, o_.router.mode == plan::ShardMode::None);
   if (fanout_) {
     // --shard none: the same record for every worker, batched and encoded once.
     if (!routes.empty()) fanout_->add_record(routes[0].body, rec_.file_offset, routes[0].original);

@@ -89,6 +89,12 @@ class FleetRun {
   void settle_self_routed_plan(std::vector<wire::NodeResult>& nodes, report::RunReport& rep);
   void self_routed_accounting(report::AccountingInput& in, std::vector<uint64_t>& routed,
                               std::vector<uint64_t>& parts, uint64_t& split_calls) const;
+  // Self-routing with --route-cache (fleet_run_plan_read.cc): the workers read a saved plan,
+  // or the coordinator routes the trace once after the replay and saves one.
+  void offer_saved_plan();  // Start: a plan found in Prepare goes to the workers in START
+  // Report: the plan and each node's records from the saved plan and the workers' DONEs.
+  void settle_plan_read(std::vector<wire::NodeResult>& nodes, report::RunReport& rep);
+  void save_self_routed_plan();  // Report: a live self-routed run that saw the whole trace
   nlohmann::ordered_json route_plan_json() const;
   double read_fraction() const;  // how much of the trace (or the plan) has been consumed
   void routing_failed(std::string what, std::string abort_reason);  // on the routing thread
@@ -121,6 +127,7 @@ class FleetRun {
   LinkSet links_;
   std::unique_ptr<plan::ShardRouter> router_;  // null when the workers route themselves
   bool self_routing_ = false;
+  bool plan_read_ = false;  // self-routing workers read saved_routes_'s file (START's plan_path)
   std::optional<SelfRoutedPlan> self_plan_;  // set in Report when self_routing_
   std::vector<uint64_t> self_kept_;          // per worker: what its scan kept for it
   std::string self_plan_error_;              // the workers' scans disagree: why (exit 2)

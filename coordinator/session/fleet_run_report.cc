@@ -85,10 +85,11 @@ void add_batch_costs(nlohmann::json& c, const LinkSet& links, bool fanout) {
 }
 
 // Who routed each worker's records (docs/sharding.md): "worker" when it read the trace and
-// routed itself, "coordinator" when the coordinator routed and sent them.
-void note_who_routed(nlohmann::json& plan, bool self_routing) {
+// routed itself, "worker (saved plan)" when it read its share from a saved plan, "coordinator"
+// when the coordinator routed and sent them.
+void note_who_routed(nlohmann::json& plan, const char* who) {
   if (!plan.is_object() || !plan.contains("workers") || !plan["workers"].is_array()) return;
-  for (auto& w : plan["workers"]) w["routed_by"] = self_routing ? "worker" : "coordinator";
+  for (auto& w : plan["workers"]) w["routed_by"] = who;
 }
 
 // The links the run found silent (LocalWorkers::stop kills those workers without a grace).
@@ -130,7 +131,9 @@ ExitCode FleetRun::report() {
     nodes.push_back(std::move(node));
   }
   if (self_routing_) settle_self_routed_plan(nodes, rep);
-  note_who_routed(rep.plan, self_routing_);
+  note_who_routed(rep.plan, !self_routing_ ? "coordinator"
+                            : plan_read_   ? "worker (saved plan)"
+                                           : "worker");
   report::add_nodes(rep, std::move(nodes));
   if (aborted_) rep.stopped_early = true;
   rep.accounting = record_accounting(rep);

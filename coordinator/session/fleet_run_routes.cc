@@ -42,6 +42,11 @@ void FleetRun::find_saved_routes() {
   limits.trace_size = reader_->file_size();
   limits.workers = static_cast<int>(o_.router.worker_names.size());
   limits.max_frame_bytes = o_.replay.max_frame_bytes;
+  // Workers that read the plan themselves check each entry as they read it, and a bad one
+  // stops the run before anything wrong is replayed: the coordinator checks the key, layout,
+  // checksum and metadata only (a walk of every entry is ~40 % of the check's CPU). A plan it
+  // streams itself is walked whole first: what it has sent cannot be taken back.
+  limits.walk_entries = !self_routing_asked();
   auto saved = plan::RoutePlanReader::open(o_.route_cache_dir, *route_key_, limits);
   if (!saved) {
     route_plan_not_used("routing the trace again: " + saved.status().message());

@@ -4,6 +4,7 @@
 // from the workers' DONEs (self_routed_plan.h).
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "fleet_run_machine.h"
@@ -43,11 +44,16 @@ wire::SelfRouting FleetRun::self_routing_params() const {
   // As the coordinator's own reader decides (prepare()): --local workers on a small host leave
   // no core for a read-ahead thread.
   s.read_ahead = o_.local == 0 || std::thread::hardware_concurrency() > unsigned(o_.local) + 1;
+  if (plan_read_) {  // the workers read their shares from the saved plan instead
+    s.plan_path = std::filesystem::absolute(saved_routes_->path()).lexically_normal().string();
+    s.plan_key = route_key_->text;
+  }
   return s;
 }
 
 void FleetRun::settle_self_routed_plan(std::vector<wire::NodeResult>& nodes,
                                        report::RunReport& rep) {
+  if (plan_read_) return settle_plan_read(nodes, rep);
   plan::RouterOptions options = o_.router;
   options.encode_split_parts = false;  // as the workers route: a part's bytes are the record's
   std::vector<std::optional<SelfRouteScan>> scans;
@@ -72,6 +78,7 @@ void FleetRun::settle_self_routed_plan(std::vector<wire::NodeResult>& nodes,
   if (!agreed && !cut_short) self_plan_error_ = agreed.status().message();
   if (agreed) {
     self_plan_ = std::move(agreed).value();
+    save_self_routed_plan();
   } else {  // a worker stopped before the end: the coordinator routes the trace for the plan
     spdlog::info("routing the trace here for the plan and the accounting: {}",
                  agreed.status().message());

@@ -79,7 +79,7 @@ Result<SelfRoutedPlan> plan_from_scans(const std::vector<std::optional<SelfRoute
 }
 
 SelfRoutedPlan plan_by_routing(const std::string& trace_path, uint32_t max_frame_bytes,
-                               const plan::RouterOptions& options) {
+                               const plan::RouterOptions& options, plan::RoutePlanWriter* save_to) {
   SelfRoutedPlan p;
   p.routed_here = true;
   plan::ShardRouter router(options);
@@ -90,7 +90,11 @@ SelfRoutedPlan plan_by_routing(const std::string& trace_path, uint32_t max_frame
     trace::FrameReader reader(trace_path, ro);
     trace::RecordView rec;
     try {
-      while (reader.next(rec)) plan::route_or_reject(router, reader, rec);
+      const bool all = options.mode == plan::ShardMode::None;
+      while (reader.next(rec)) {
+        const std::vector<plan::Route>& routes = plan::route_or_reject(router, reader, rec);
+        if (save_to) save_to->add_record(routes, rec.file_offset, all);
+      }
     } catch (const std::exception& e) {  // the file fails mid-read: what was routed stands
       p.remainder_error = e.what();
     }
@@ -103,6 +107,38 @@ SelfRoutedPlan plan_by_routing(const std::string& trace_path, uint32_t max_frame
   p.totals = router.totals();
   p.rows = router.rows();
   return p;
+}
+
+Result<PlanReadReport> plan_read_report(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("from_plan"))
+    return Status::error("no report of a plan read in its DONE");
+  try {
+    PlanReadReport r;
+    r.complete = j.at("complete").get<bool>();
+    r.kept = util::json_integer<uint64_t>(j.at("kept"), "kept");
+    r.problem = j.at("problem").get<std::string>();
+    return r;
+  } catch (const std::exception& e) {  // a field missing or of the wrong type
+    return Status::error(std::string("self_route report: ") + e.what());
+  }
+}
+
+Result<SelfRoutedPlan> plan_from_saved(const nlohmann::json& meta) {
+  try {
+    const nlohmann::json& plan = meta.at("plan");
+    SelfRoutedPlan p;
+    p.totals.records = util::json_integer<uint64_t>(plan.at("records"), "records");
+    p.totals.split_calls = util::json_integer<uint64_t>(plan.at("split_calls"), "split_calls");
+    for (const nlohmann::json& w : plan.at("workers")) {
+      Result<plan::PlanRow> row = plan::plan_row_from_json(w);
+      if (!row) return row.status();
+      p.rows.push_back(row.value());
+    }
+    p.trace_records = util::json_integer<uint64_t>(meta.at("records_read"), "records_read");
+    return p;  // a plan is saved only from a trace with no malformed or truncated frame
+  } catch (const std::exception& e) {
+    return Status::error(std::string("saved plan metadata: ") + e.what());
+  }
 }
 
 }  // namespace fleet::session

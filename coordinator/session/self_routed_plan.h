@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleet/plan/plan_table.h"
+#include "fleet/plan/route_cache.h"
 #include "fleet/plan/shard_router.h"
 #include "fleet/util/status.h"
 
@@ -45,8 +46,23 @@ Result<SelfRoutedPlan> plan_from_scans(const std::vector<std::optional<SelfRoute
                                        const std::vector<std::string>& names,
                                        const plan::RouterOptions& options);
 
-// The coordinator routes the whole trace itself (for a run cut short).
+// The coordinator routes the whole trace itself (for a run cut short, or to save a plan: then
+// every route also goes to `save_to`).
 SelfRoutedPlan plan_by_routing(const std::string& trace_path, uint32_t max_frame_bytes,
-                               const plan::RouterOptions& options);
+                               const plan::RouterOptions& options,
+                               plan::RoutePlanWriter* save_to = nullptr);
+
+// One worker's DONE "self_route" when it read its share from a saved plan
+// (worker/service/plan_share_source.h).
+struct PlanReadReport {
+  bool complete = false;  // it walked every entry and read every frame of its share
+  uint64_t kept = 0;      // records (or parts) it replayed or was replaying
+  std::string problem;
+};
+Result<PlanReadReport> plan_read_report(const nlohmann::json& j);
+
+// The plan a saved plan's metadata describes (its "plan" JSON and "records_read"): the rows
+// and totals the accounting needs. An error when the metadata lacks them.
+Result<SelfRoutedPlan> plan_from_saved(const nlohmann::json& meta);
 
 }  // namespace fleet::session

@@ -4,64 +4,17 @@
 // record accounting must balance, the plan must say who routed, and a worker given a plan it
 // cannot follow refuses the run naming what is wrong.
 #include <regex>
-#include <set>
 #include <zmq.hpp>
 
 #include "fleet/trace/shared_trace.h"
 #include "fleet/wire/protocol.h"
 #include "fleet_fixture.h"
+#include "self_routed_outputs.h"
 
 namespace fleet::test {
 namespace {
 
 using namespace std::chrono_literals;
-
-// What differs between two runs of one binary (timings, ports, clock offsets), and what
-// describes the coordinator's own work (the coordinator section: what it sent, its CPU), which
-// is what self-routing changes.
-const std::set<std::string> kNotCompared = {"coordinator",
-                                            "start",
-                                            "t0_mono_ns",
-                                            "address",
-                                            "messages",
-                                            "peak_rss_bytes",
-                                            "cpu_user_s",
-                                            "cpu_system_s",
-                                            "wall_since_t0_s",
-                                            "phase_s",
-                                            "clock_offset_us",
-                                            "clock_uncertainty_us",
-                                            "build_id",
-                                            "started_at",
-                                            "wall_s",
-                                            "duration_s",
-                                            "rss",
-                                            "t0_spread_us",
-                                            "first_dispatch_us",
-                                            "routed_by"};
-
-nlohmann::json comparable(const nlohmann::json& j) {
-  if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (!kNotCompared.count(it.key())) out[it.key()] = comparable(it.value());
-    return out;
-  }
-  if (j.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : j) out.push_back(comparable(v));
-    return out;
-  }
-  return j;
-}
-
-// The terminal without the measured clock offsets (" off=12.3us ") and the padding that
-// follows their width (as bench/ab_outputs.sh compares it).
-std::string stable_stdout(const std::string& out) {
-  const std::string no_offsets =
-      std::regex_replace(out, std::regex(" off=-?[0-9.]+us "), " off=_ ");
-  return std::regex_replace(no_offsets, std::regex("(local-[0-9]+:) +"), "$1 ");
-}
 
 RunResult run_routed(const std::string& path, const std::string& routing, const std::string& shard,
                      const std::string& out_dir) {
@@ -216,6 +169,26 @@ TEST(SelfRouting, AWorkerGivenABadPlanParameterRefusesNamingIt) {
   no_window.window_s = 0;
   std::tie(kind, why) = abort_for(no_window, 2, true);
   EXPECT_NE(why.find("window 0"), std::string::npos) << why;
+
+  // A saved plan outside the worker's --trace-root: refused by its policy, naming the flag.
+  wire::SelfRouting outside = good_plan();
+  outside.plan_path = "/etc/passwd";
+  outside.plan_key = "k";
+  std::tie(kind, why) = abort_for(outside, 2, true);
+  EXPECT_EQ(kind, "policy");
+  EXPECT_NE(why.find("--route-cache"), std::string::npos) << why;
+  EXPECT_NE(why.find("route plan \"/etc/passwd\" is outside --trace-root"), std::string::npos)
+      << why;
+
+  // A file inside the root that is not the plan it should be (here: the trace itself): the
+  // worker checks it as the coordinator does and refuses, naming the file.
+  wire::SelfRouting not_a_plan = good_plan();
+  not_a_plan.plan_path = synthetic_trace("selfroute", 3000, /*tp=*/2);
+  not_a_plan.plan_key = "k";
+  std::tie(kind, why) = abort_for(not_a_plan, 2, true);
+  EXPECT_EQ(kind, "trace");
+  EXPECT_NE(why.find("route plan: " + not_a_plan.plan_path), std::string::npos) << why;
+  EXPECT_NE(why.find("not a route plan"), std::string::npos) << why;
 
   // Told to route itself without the trace to read: refused as a trace problem.
   std::tie(kind, why) = abort_for(good_plan(), 2, false);

@@ -298,7 +298,16 @@ Status HostPolicy::check_run_config(const storage::EngineConfig& run_config) con
 }
 
 Result<std::string> HostPolicy::check_trace_path(const std::string& path) const {
-  const std::string head = "shared trace " + quoted(path);
+  return check_readable("shared trace", path);
+}
+
+Result<std::string> HostPolicy::check_plan_path(const std::string& path) const {
+  return check_readable("route plan", path);
+}
+
+Result<std::string> HostPolicy::check_readable(const std::string& what,
+                                               const std::string& path) const {
+  const std::string head = what + " " + quoted(path);
   if (options_.trace_root.empty())
     return refuse(head +
                   ": this worker does not read shared traces (start it with --trace-root DIR)");

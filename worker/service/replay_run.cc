@@ -7,6 +7,7 @@
 #include "fleet/trace/shared_trace.h"
 #include "fleet/util/clock.h"
 #include "fleet/wire/node_result.h"
+#include "plan_share_source.h"
 #include "self_routed_source.h"
 
 namespace fleet::service {
@@ -65,22 +66,36 @@ void ReplayRun::run_thread() {
 
 bool ReplayRun::open_self_routed_source() {
   const RunSetup::SelfRoute& r = *setup_.self_route;
-  Result<std::unique_ptr<SelfRoutedSource>> opened =
+  Result<std::unique_ptr<ShareSource>> opened =
       Status::error("this worker mapped no trace at HELLO");
-  if (setup_.trace)
-    opened = SelfRoutedSource::open(setup_.trace->path(), r.router, r.node_index, r.max_frame_bytes,
-                                    r.read_ahead);
+  std::string what = "self-routing: ";
+  if (!r.plan_path.empty()) {
+    what = "self-routing: route plan: ";
+    auto plan = PlanShareSource::open(r.plan_path, r.plan_key, setup_.trace, r.node_index,
+                                      r.node_count, r.max_frame_bytes);
+    if (plan)
+      opened = std::unique_ptr<ShareSource>(std::move(plan).value());
+    else
+      opened = plan.status();
+  } else if (setup_.trace) {
+    auto routed = SelfRoutedSource::open(setup_.trace->path(), r.router, r.node_index,
+                                         r.max_frame_bytes, r.read_ahead);
+    if (routed) {
+      const replay::SessionOptions& so = setup_.session;
+      if (r.router.mode == plan::ShardMode::Time && causal::tracks_edges(so.pacing, so.speed))
+        routed.value()->count_cut_edges(so.edge_ttl, r.router.worker_names.size());
+      opened = std::unique_ptr<ShareSource>(std::move(routed).value());
+    } else {
+      opened = routed.status();
+    }
+  }
   if (opened) {
     self_source_ = std::move(opened).value();
-    const replay::SessionOptions& so = setup_.session;
-    if (r.router.mode == plan::ShardMode::Time && causal::tracks_edges(so.pacing, so.speed))
-      self_source_->count_cut_edges(so.edge_ttl, r.router.worker_names.size());
     self_source_view_.store(self_source_.get());
     return true;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  outcome_.trace_error =
-      "worker " + setup_.node_name + ": self-routing: " + opened.status().message();
+  outcome_.trace_error = "worker " + setup_.node_name + ": " + what + opened.status().message();
   return false;
 }
 
@@ -150,7 +165,7 @@ std::optional<wire::Progress> ReplayRun::progress() {
   pr.failed = static_cast<int64_t>(p.failed.load(std::memory_order_relaxed));
   pr.last_lateness_ns = p.last_lateness_ns.load(std::memory_order_relaxed);
   pr.trace_time_s = p.trace_time_s.load(std::memory_order_relaxed);
-  if (const SelfRoutedSource* src = self_source_view_.load())
+  if (const ShareSource* src = self_source_view_.load())
     pr.read_fraction = src->progress_fraction();
   return pr;
 }

@@ -51,6 +51,9 @@ struct RunSetup {
     int node_index = 0;
     uint32_t max_frame_bytes = 0;
     bool read_ahead = true;
+    // A saved plan to read the share from instead of routing (the policy allowed the path).
+    std::string plan_path, plan_key;
+    int node_count = 0;
   };
   std::optional<SelfRoute> self_route;
   // Set for an L2 replay (START's l2 block, docs/l2-traces.md "Across the fleet"): the run reads
@@ -69,7 +72,7 @@ struct RunSetup {
   std::optional<L2> l2;
 };
 
-class SelfRoutedSource;
+class ShareSource;
 
 class ReplayRun {
  public:
@@ -127,9 +130,9 @@ class ReplayRun {
   std::unique_ptr<util::Clock> vclock_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<replay::ReplaySession> session_;
-  std::unique_ptr<SelfRoutedSource> self_source_;  // with self_route: replaces the queue
+  std::unique_ptr<ShareSource> self_source_;  // with self_route: replaces the queue
   // The same source for the heartbeat thread's progress(), published once it is open.
-  std::atomic<const SelfRoutedSource*> self_source_view_{nullptr};
+  std::atomic<const ShareSource*> self_source_view_{nullptr};
   std::atomic<bool> session_ready_{false};
   std::atomic<bool> l2_stop_{false};          // an L2 replay's stop request
   l2replay::L2LiveProgress l2_live_;          // an L2 replay's figures for PROGRESS

@@ -14,10 +14,10 @@
 #include "fleet/causal/cut_edge_counter.h"
 #include "fleet/causal/pacing_stats.h"
 #include "fleet/plan/shard_router.h"
-#include "fleet/replay/record_source.h"
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/status.h"
 #include "fleet/wire/protocol.h"
+#include "share_source.h"
 
 namespace fleet::service {
 
@@ -26,7 +26,7 @@ namespace fleet::service {
 Result<plan::RouterOptions> self_routing_options(const wire::SelfRouting& s, int node_index,
                                                  int node_count);
 
-class SelfRoutedSource final : public replay::RecordSource {
+class SelfRoutedSource final : public ShareSource {
  public:
   // Opens `path` (the trace HELLO offered and this worker verified); a trace that cannot be
   // opened is the Status.
@@ -46,13 +46,13 @@ class SelfRoutedSource final : public replay::RecordSource {
   // Time sharding of a run that tracks edges: count, while scanning, the edges the windows cut
   // whose child runs here (cut_edge_counter.h); cut_edges_into puts them in the node's pacing.
   void count_cut_edges(causal::EdgeFinderOptions ttl, size_t nodes);
-  void cut_edges_into(causal::PacingStats& pacing) const;
+  void cut_edges_into(causal::PacingStats& pacing) const override;
 
   // Why the scan stopped before the end of the trace ("" when it did not): a trace that fails
   // mid-read, or a record the replay found malformed after the router had accepted it.
-  const std::string& problem() const { return problem_; }
+  const std::string& problem() const override { return problem_; }
   // For DONE's "self_route": the reader's counts, the plan's totals and this worker's row.
-  nlohmann::json report() const;
+  nlohmann::json report() const override;
 
  private:
   SelfRoutedSource(std::unique_ptr<trace::Reporter> reporter,

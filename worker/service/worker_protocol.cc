@@ -328,8 +328,26 @@ bool WorkerProtocol::apply_self_routing(const wire::Start& s, RunSetup& setup) {
               "bad self-routing parameters");
     return false;
   }
-  setup.self_route = RunSetup::SelfRoute{std::move(router).value(), s.node_index,
-                                         s.self_routing.max_frame_bytes, s.self_routing.read_ahead};
+  RunSetup::SelfRoute& route = setup.self_route.emplace();
+  route.router = std::move(router).value();
+  route.node_index = s.node_index;
+  route.node_count = s.node_count;
+  route.max_frame_bytes = s.self_routing.max_frame_bytes;
+  route.read_ahead = s.self_routing.read_ahead;
+  if (s.self_routing.plan_path.empty()) return true;
+  // A saved plan is a file the run makes this worker read: the operator's --trace-root
+  // bounds it as it bounds the trace. Checked here, before any engine is built.
+  auto plan_path = options_.policy.check_plan_path(s.self_routing.plan_path);
+  if (!plan_path) {
+    abort_run(wire::AbortKind::Policy,
+              "worker " + options_.name + ": --route-cache: " + plan_path.status().message() +
+                  " (put --route-cache under this worker's --trace-root, or route live: "
+                  "--routing coordinator, or no --route-cache)",
+              "the route plan is outside this worker's policy");
+    return false;
+  }
+  route.plan_path = plan_path.value();
+  route.plan_key = s.self_routing.plan_key;
   return true;
 }
 

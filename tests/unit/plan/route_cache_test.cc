@@ -143,7 +143,12 @@ TEST(RouteCache, CursorsAreIndependent) {
   ASSERT_TRUE(b.next(eb));
   EXPECT_EQ(ea.file_offset, 104u);
   EXPECT_EQ(eb.file_offset, 0u);
-  EXPECT_EQ(r->entries_read(), 3u);
+  // Counted in batches, and whole once each cursor has reached the end.
+  while (a.next(ea)) {
+  }
+  while (b.next(eb)) {
+  }
+  EXPECT_EQ(r->entries_read(), 10u);
 }
 
 TEST(RouteCache, NoPlanIsNotAnError) {
@@ -232,6 +237,35 @@ TEST(RouteCache, EntriesOutsideTheTraceOrItsWorkersAreRefused) {
   RoutePlanReader::Limits frame = f.limits;
   frame.max_frame_bytes = 150;  // a 200-byte frame is over the reader's limit
   EXPECT_NE(refusal(RoutePlanReader::open(f.cache, f.key, frame)).find("200 bytes"),
+            std::string::npos);
+}
+
+// A worker opens a plan the coordinator has walked without walking it again: the checksum and
+// layout are checked at open, each entry as the cursor reads it (the error names the entry).
+TEST(RouteCache, WithoutTheWalkAnEntryOutsideTheLimitsStopsTheCursor) {
+  Fixture f;
+  write_sample(f);
+  RoutePlanReader::Limits two = f.limits;
+  two.workers = 2;  // the plan's third entry names worker 2
+  two.walk_entries = false;
+  auto opened = RoutePlanReader::open(f.cache, f.key, two);
+  ASSERT_EQ(refusal(opened), "");
+  RoutePlanReader::Cursor c = opened.value()->cursor();
+  SavedRoute e;
+  ASSERT_TRUE(c.next(e));
+  ASSERT_TRUE(c.next(e));
+  try {
+    c.next(e);
+    ADD_FAILURE() << "an entry for worker 2 of 2 was returned";
+  } catch (const std::runtime_error& err) {
+    EXPECT_NE(std::string(err.what()).find("worker 2 of 2"), std::string::npos) << err.what();
+  }
+  // The checksum is still checked at open.
+  const std::string path = f.cache + "/" + f.key.file_name;
+  std::string bad = read_all(path);
+  bad[f.key.text.size() + 12 + 3] ^= 0x40;
+  write_file(path, bad);
+  EXPECT_NE(refusal(RoutePlanReader::open(f.cache, f.key, two)).find("checksum"),
             std::string::npos);
 }
 

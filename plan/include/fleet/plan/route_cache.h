@@ -80,6 +80,9 @@ class RoutePlanWriter {
 
   // One route of the record at `file_offset`; routes of one record in a row.
   void add(const Route& route, uint64_t file_offset, bool first_of_record, bool all_workers);
+  // Every route of the record at `file_offset`, as ShardRouter::route gave them; `all_workers`
+  // (--shard none): one entry stands for every worker.
+  void add_record(const std::vector<Route>& routes, uint64_t file_offset, bool all_workers);
   // The plan cannot describe this run (e.g. a part re-encoded inline); nothing is saved.
   void abandon(std::string why);
   bool abandoned() const { return !why_abandoned_.empty(); }
@@ -111,12 +114,21 @@ class RoutePlanReader {
     uint64_t trace_size = 0;
     int workers = 0;
     uint64_t max_frame_bytes = 0;
+    // Walk every entry in open() (a plan that is used is used whole). False: open() checks the
+    // key, layout, checksum and metadata, and each entry is checked only as a cursor reads it
+    // (a worker reading a plan the coordinator has already walked against the same limits).
+    bool walk_entries = true;
   };
   // The plan for `key` in DIR; null when none is saved; an error saying why a saved one cannot
   // be used (unreadable, damaged, made for another routing, outside the limits).
   static Result<std::unique_ptr<RoutePlanReader>> open(const std::string& dir,
                                                        const RoutePlanKey& key,
                                                        const Limits& limits);
+  // The same checks on the plan at `path` for the key `key_text`: what a worker that reads
+  // the plan itself opens (the coordinator names the file and its key in START).
+  static Result<std::unique_ptr<RoutePlanReader>> open_path(const std::string& path,
+                                                            const std::string& key_text,
+                                                            const Limits& limits);
   ~RoutePlanReader();
   RoutePlanReader(const RoutePlanReader&) = delete;
   RoutePlanReader& operator=(const RoutePlanReader&) = delete;
@@ -135,8 +147,11 @@ class RoutePlanReader {
     explicit Cursor(const RoutePlanReader& plan) : plan_(&plan) {}
     bool fill(size_t need);  // at least `need` bytes buffered, unless the entries end first
 
+    void publish_read();  // entries returned since the last publish into entries_read()
+
     const RoutePlanReader* plan_;
-    uint64_t consumed_ = 0;  // entry bytes consumed
+    uint64_t consumed_ = 0;     // entry bytes consumed
+    uint64_t unpublished_ = 0;  // entries returned, not yet counted in entries_read()
     uint64_t last_offset_ = 0;
     std::vector<char> buf_;
     size_t buf_pos_ = 0, buf_end_ = 0;
@@ -146,7 +161,8 @@ class RoutePlanReader {
   const std::string& path() const { return path_; }
   const nlohmann::json& meta() const { return meta_; }
   uint64_t entries() const { return entries_; }
-  // Entries returned by the cursors so far (any thread: the progress line).
+  // Entries returned by the cursors so far, counted every few thousand and at a cursor's end
+  // (any thread: the progress line).
   uint64_t entries_read() const { return read_.load(std::memory_order_relaxed); }
 
  private:
@@ -154,7 +170,7 @@ class RoutePlanReader {
   // Each returns why the plan is refused, or "" (messages name the file and byte).
   // A regular file of this user's with the magic, KEY and a footer that fits the file's size;
   // sets the entries' place and the footer's metadata length and checksum.
-  std::string check_layout(const RoutePlanKey& key, uint64_t& meta_len, uint64_t& checksum);
+  std::string check_layout(const std::string& key_text, uint64_t& meta_len, uint64_t& checksum);
   // The checksum of everything before the footer, the metadata, and every entry readable.
   std::string check_contents(uint64_t meta_len, uint64_t checksum);
 

@@ -23,7 +23,9 @@ namespace fleet::wire {
 // 7: workers that route themselves (Start.self_routing; the DONE result's "self_route").
 // 8: L2 adapter-level traces across the fleet (Start.l2; the DONE result's "l2_replay").
 // 9: L2 fleet preparing (Start.l2.prepare / prepare_only; l2_replay's "prepare" and "timeline").
-inline constexpr int kProtocolVersion = 9;
+// 10: self-routing workers that read a saved routing plan (Start.self_routing.plan_path and
+// plan_key; the DONE result's self_route "from_plan").
+inline constexpr int kProtocolVersion = 10;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
@@ -134,8 +136,13 @@ struct SelfRouting {
   uint32_t max_frame_bytes = 0;  // the reader's frame limit (--max-frame-bytes)
   // Read ahead on a helper thread: not when --local workers already fill this host's cores.
   bool read_ahead = true;
+  // A saved routing plan (--route-cache, plan/route_cache.h) the worker reads its share from
+  // instead of routing the trace: its path (checked by the worker's --trace-root) and the key
+  // the coordinator found it by (the plan must hold exactly this key). "" = route the trace.
+  std::string plan_path;
+  std::string plan_key;
   MSGPACK_DEFINE_MAP(on, shard, timeline, window_s, lifecycle_ttl_s, worker_names, max_frame_bytes,
-                     read_ahead);
+                     read_ahead, plan_path, plan_key);
 };
 
 // START's L2 block (docs/l2-traces.md, "Across the fleet"): the run replays L2 adapter-level

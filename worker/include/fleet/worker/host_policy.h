@@ -71,6 +71,9 @@ class HostPolicy {
   // (no --trace-root; not absolute; outside --trace-root after resolving symlinks; not a regular
   // file: FIFO, device, directory...; does not exist).
   Result<std::string> check_trace_path(const std::string& path) const;
+  // A saved routing plan a self-routing worker is asked to read (START's plan_path): the same
+  // rules as a shared trace (inside --trace-root, absolute, a regular file), named as a plan.
+  Result<std::string> check_plan_path(const std::string& path) const;
 
   const HostPolicyOptions& options() const { return options_; }  // resolved roots
   // One line for the worker's start log: "fs-root /srv/x, allow-l2 redis:6379, trace-root -,
@@ -78,6 +81,9 @@ class HostPolicy {
   std::string describe() const;
 
  private:
+  // A file a run asks this worker to read (`what`: "shared trace", "route plan").
+  Result<std::string> check_readable(const std::string& what, const std::string& path) const;
+
   HostPolicyOptions options_;  // roots realpath'd; allow_l2 one "host:port" per endpoint
   std::vector<std::pair<std::string, int>> allowed_;  // (host lowercased, no [], port)
 };
