@@ -5,6 +5,7 @@
 #include "sha256_blocks.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define FLEET_SHA_X86 1
 #endif
@@ -70,8 +71,15 @@ FLEET_SHA_TARGET void sha256_blocks_x86(Sha256State& h, const uint8_t* data, siz
   _mm_storeu_si128(reinterpret_cast<__m128i*>(&h[4]), _mm_alignr_epi8(dchg, feba, 8));
 }
 
+// From CPUID itself: clang's __builtin_cpu_supports does not know "sha".
 bool sha256_x86_available() {
-  static const bool available = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  static const bool available = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const bool ssse3 = c & (1u << 9), sse41 = c & (1u << 19);
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    return ssse3 && sse41 && (b & (1u << 29)) != 0;  // leaf 7 EBX bit 29: SHA
+  }();
   return available;
 }
 
