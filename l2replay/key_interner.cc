@@ -4,9 +4,8 @@
 
 namespace fleet::l2replay::detail {
 
-uint32_t KeyInterner::intern(const trace::ObjectKey& k) {
+uint32_t KeyInterner::intern(const trace::ObjectKey& k, uint32_t tag) {
   if ((keys_.size() + 1) * 2 > index_.size()) grow();
-  const uint32_t tag = tag_of(k);
   size_t i = tag & mask_;
   for (;; i = (i + 1) & mask_) {
     const Slot s = index_[i];
@@ -19,9 +18,8 @@ uint32_t KeyInterner::intern(const trace::ObjectKey& k) {
   return static_cast<uint32_t>(keys_.size() - 1);
 }
 
-void KeyInterner::prefetch_key(const trace::ObjectKey& k) const {
+void KeyInterner::prefetch_key(uint32_t tag) const {
   if (index_.empty()) return;
-  const uint32_t tag = tag_of(k);
   const Slot s = index_[tag & mask_];
   if (s.id_plus_1 == 0 || s.tag != tag) return;
   const char* p = reinterpret_cast<const char*>(&keys_[s.id_plus_1 - 1]);

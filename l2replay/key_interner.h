@@ -18,15 +18,24 @@ class KeyInterner {
  public:
   explicit KeyInterner(std::vector<trace::ObjectKey>& keys) : keys_(keys) {}
 
-  // k's id; a key not seen before is appended to the list. std::length_error past 2^32 - 2 keys.
-  uint32_t intern(const trace::ObjectKey& k);
-
-  // Hints for a caller that knows its next keys: pull the index slot where k's probe starts,
-  // and later, once it is in cache, the key it names. No effect on the contents.
-  void prefetch_index(const trace::ObjectKey& k) const {
-    if (!index_.empty()) __builtin_prefetch(&index_[tag_of(k) & mask_]);
+  // What the index knows a key by (its hash): a caller that prefetches and then interns a key
+  // computes it once and passes it to each.
+  static uint32_t tag_of(const trace::ObjectKey& k) {
+    return static_cast<uint32_t>((storage::KeyHash{}(k)*0x9e3779b97f4a7c15ull) >> 32);
   }
-  void prefetch_key(const trace::ObjectKey& k) const;
+
+  // k's id; a key not seen before is appended to the list. std::length_error past 2^32 - 2 keys.
+  // `tag` must be tag_of(k).
+  uint32_t intern(const trace::ObjectKey& k, uint32_t tag);
+  uint32_t intern(const trace::ObjectKey& k) { return intern(k, tag_of(k)); }
+
+  // Hints for a caller that knows its next keys, by their tags: pull the index slot where a
+  // key's probe starts, and later, once it is in cache, the key it names. No effect on the
+  // contents.
+  void prefetch_index(uint32_t tag) const {
+    if (!index_.empty()) __builtin_prefetch(&index_[tag & mask_]);
+  }
+  void prefetch_key(uint32_t tag) const;
 
   void clear();  // frees the index; the list stays
 
@@ -35,9 +44,6 @@ class KeyInterner {
     uint32_t tag = 0;
     uint32_t id_plus_1 = 0;  // 0: empty
   };
-  static uint32_t tag_of(const trace::ObjectKey& k) {
-    return static_cast<uint32_t>((storage::KeyHash{}(k)*0x9e3779b97f4a7c15ull) >> 32);
-  }
   void grow();
 
   std::vector<trace::ObjectKey>& keys_;

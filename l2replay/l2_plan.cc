@@ -130,7 +130,8 @@ class Reading {
  public:
   Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut), interned_(plan.keys) {}
 
-  void add(const L2Record& r) {
+  // `tags`: KeyInterner::tag_of of each of r's keys.
+  void add(const L2Record& r, const uint32_t* tags) {
     if (r.kind == L2Kind::TraceEnd || r.kind == L2Kind::StoreSubmitted ||
         r.kind == L2Kind::LookupSubmitted || r.kind == L2Kind::LoadSubmitted) {
       summary_.add_completeness(r);
@@ -138,7 +139,7 @@ class Reading {
     if (trace::is_l2_submission(r.kind)) {
       if (plan_.source_operations_total++ >= cut_) return;
       plan_.ops.push_back(op_of(r, plan_));
-      intern_keys(r.keys, plan_.ops.back());
+      intern_keys(r.keys, tags, plan_.ops.back());
       if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete)
         tasks_.put(r.task_key(), static_cast<uint32_t>(plan_.ops.size() - 1));
     } else if (trace::is_l2_completion(r.kind)) {
@@ -148,14 +149,26 @@ class Reading {
 
   // A batch of records, the interning's cache misses taken ahead: the index entries of the keys
   // kAhead records on, the nodes of those half as far (their index entries arrived meanwhile).
+  // Each key mention is hashed once, here, for both prefetches and the interning.
   void add_batch(std::span<const L2Record> batch) {
     constexpr size_t kAhead = 8;
+    tags_.clear();
+    tags_at_.resize(batch.size() + 1);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      tags_at_[i] = tags_.size();
+      for (const trace::ObjectKey& k : batch[i].keys)
+        tags_.push_back(detail::KeyInterner::tag_of(k));
+    }
+    tags_at_[batch.size()] = tags_.size();
+    auto tags_of = [&](size_t i) {
+      return std::span<const uint32_t>(tags_.data() + tags_at_[i], tags_at_[i + 1] - tags_at_[i]);
+    };
     for (size_t i = 0; i < batch.size(); ++i) {
       if (i + kAhead < batch.size())
-        for (const trace::ObjectKey& k : batch[i + kAhead].keys) interned_.prefetch_index(k);
+        for (uint32_t tag : tags_of(i + kAhead)) interned_.prefetch_index(tag);
       if (i + kAhead / 2 < batch.size())
-        for (const trace::ObjectKey& k : batch[i + kAhead / 2].keys) interned_.prefetch_key(k);
-      add(batch[i]);
+        for (uint32_t tag : tags_of(i + kAhead / 2)) interned_.prefetch_key(tag);
+      add(batch[i], tags_.data() + tags_at_[i]);
     }
   }
 
@@ -187,11 +200,11 @@ class Reading {
   // A request's lookup, store, load and unlock name the same keys in the same order, one record
   // after the other: a key equal to the one at its position in the previous record takes that
   // id without a table probe (a compare instead of a hash and a likely cache miss).
-  void intern_keys(const std::vector<trace::ObjectKey>& keys, L2PlanOp& op) {
+  void intern_keys(const std::vector<trace::ObjectKey>& keys, const uint32_t* tags, L2PlanOp& op) {
     ids_.clear();
     for (size_t j = 0; j < keys.size(); ++j) {
       const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
-      ids_.push_back(same ? prev_ids_[j] : interned_.intern(keys[j]));
+      ids_.push_back(same ? prev_ids_[j] : interned_.intern(keys[j], tags[j]));
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
@@ -205,6 +218,8 @@ class Reading {
   TaskIndex tasks_;
   detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
   std::vector<uint32_t> ids_;                // one record's, reused
+  std::vector<uint32_t> tags_;               // the batch's key tags, record after record
+  std::vector<size_t> tags_at_;              // record i's are tags_[tags_at_[i] ..]
   std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
   std::vector<uint32_t> prev_ids_;
 };

@@ -4,9 +4,9 @@
 // selection holds no load; stores and deletes wait for nothing.
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 
 #include "plan_reading.h"
+#include "request_lists.h"
 
 namespace fleet::l2replay::detail {
 
@@ -59,11 +59,6 @@ void link_lookup(L2Plan& plan, uint32_t i, const StoresByKey& stores, std::vecto
   }
 }
 
-struct Request {
-  std::vector<uint32_t> lookups;
-  std::vector<uint32_t> loads;
-};
-
 void count_edges(L2Plan& plan) {
   // Per (dependent, dependency) kind first: a string key per edge would cost a map lookup each.
   constexpr size_t kOps = static_cast<size_t>(L2Op::None) + 1;
@@ -87,30 +82,23 @@ void count_edges(L2Plan& plan) {
 }  // namespace
 
 void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
-  std::unordered_map<int64_t, uint32_t> request_index;
-  std::vector<Request> requests;
-  std::vector<uint32_t> request_of(plan.ops.size(), UINT32_MAX);
-  for (uint32_t i = 0; i < plan.ops.size(); ++i) {
-    const L2PlanOp& op = plan.ops[i];
-    if (op.op != L2Op::LookupTask && op.op != L2Op::LoadTask && op.op != L2Op::Unlock) continue;
-    const auto [it, fresh] = request_index.try_emplace(op.request_id, requests.size());
-    if (fresh) requests.emplace_back();
-    request_of[i] = it->second;
-    if (op.op == L2Op::LookupTask) requests[it->second].lookups.push_back(i);
-    if (op.op == L2Op::LoadTask) requests[it->second].loads.push_back(i);
-  }
+  const RequestLists requests(plan);
   // Each op's dependencies are appended in op order: the pool is the ops' lists back to back.
   plan.dep_pool.clear();
   std::vector<uint32_t> deps;
   for (uint32_t i = 0; i < plan.ops.size(); ++i) {
     const L2PlanOp& op = plan.ops[i];
-    deps.clear();
-    if (op.op == L2Op::LookupTask && op.source_completed) link_lookup(plan, i, stores, deps);
-    if (op.op == L2Op::LoadTask || op.op == L2Op::Unlock) {
-      const Request& r = requests[request_of[i]];
-      deps = (op.op == L2Op::Unlock && !r.loads.empty()) ? r.loads : r.lookups;
+    if (op.op == L2Op::LookupTask && op.source_completed) {
+      deps.clear();
+      link_lookup(plan, i, stores, deps);
+      plan.ops[i].deps = L2Plan::append(plan.dep_pool, deps);
+    } else if (op.op == L2Op::LoadTask || op.op == L2Op::Unlock) {
+      const std::span<const uint32_t> loads = requests.loads_of(i);
+      const bool on_loads = op.op == L2Op::Unlock && !loads.empty();
+      plan.ops[i].deps = L2Plan::append(plan.dep_pool, on_loads ? loads : requests.lookups_of(i));
+    } else {
+      plan.ops[i].deps = {static_cast<uint32_t>(plan.dep_pool.size()), 0};
     }
-    plan.ops[i].deps = L2Plan::append(plan.dep_pool, deps);
   }
   count_edges(plan);
 }

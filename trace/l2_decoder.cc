@@ -115,39 +115,188 @@ void read_group_layouts(MsgpackReader& r, std::map<int64_t, MemoryLayout>& out) 
   }
 }
 
-// One named arg into `out`; returns its bit (0 for args that are optional or unknown).
-uint32_t read_arg(MsgpackReader& r, std::string_view name, L2Record& out, MemoryLayout& legacy,
+// The args the decoder knows, by name.
+enum class Name {
+  Adapter,
+  Task,
+  Request,
+  L2Name,
+  Keys,
+  Sizes,
+  KeyCount,
+  TotalBytes,
+  SaltCounts,
+  GroupLayouts,
+  Hits,
+  Successes,
+  BytesTransferred,
+  Succeeded,
+  Failed,
+  RecorderDrops,
+  BusDrops,
+  LayoutDesc,
+  Unknown,
+  NotMatched,  // known_name only: not one of the canonical encodings, read the name
+};
+
+Name name_of(std::string_view name) {
+  static constexpr std::pair<std::string_view, Name> kNames[] = {
+      {"adapter_index", Name::Adapter},
+      {"task_id", Name::Task},
+      {"request_id", Name::Request},
+      {"l2_name", Name::L2Name},
+      {"keys", Name::Keys},
+      {"object_sizes", Name::Sizes},
+      {"key_count", Name::KeyCount},
+      {"total_bytes", Name::TotalBytes},
+      {"key_count_per_salt", Name::SaltCounts},
+      {"group_layout_descs", Name::GroupLayouts},
+      {"hit_indices", Name::Hits},
+      {"success_indices", Name::Successes},
+      {"bytes_transferred", Name::BytesTransferred},
+      {"succeeded_count", Name::Succeeded},
+      {"failed_count", Name::Failed},
+      {"recorder_dropped_count", Name::RecorderDrops},
+      {"event_bus_dropped_count", Name::BusDrops},
+      {"layout_desc", Name::LayoutDesc},
+  };
+  for (const auto& [text, n] : kNames)
+    if (text == name) return n;
+  return Name::Unknown;
+}
+
+// The next arg name when it is one of the above as LMCache's encoder writes it (a fixstr: its
+// header byte, which holds the length, then the name), consumed; NotMatched, nothing consumed,
+// otherwise. The common case needs neither read_str's UTF-8 check nor a compare per name.
+Name known_name(MsgpackReader& r) {
+  if (r.at_end()) return Name::NotMatched;
+  switch (r.peek_byte()) {
+    case 0xa4:
+      if (r.try_literal("\xa4"
+                        "keys"))
+        return Name::Keys;
+      break;
+    case 0xa7:
+      if (r.try_literal("\xa7"
+                        "task_id"))
+        return Name::Task;
+      if (r.try_literal("\xa7"
+                        "l2_name"))
+        return Name::L2Name;
+      break;
+    case 0xa9:
+      if (r.try_literal("\xa9"
+                        "key_count"))
+        return Name::KeyCount;
+      break;
+    case 0xaa:
+      if (r.try_literal("\xaa"
+                        "request_id"))
+        return Name::Request;
+      break;
+    case 0xab:
+      if (r.try_literal("\xab"
+                        "hit_indices"))
+        return Name::Hits;
+      if (r.try_literal("\xab"
+                        "total_bytes"))
+        return Name::TotalBytes;
+      if (r.try_literal("\xab"
+                        "layout_desc"))
+        return Name::LayoutDesc;
+      break;
+    case 0xac:
+      if (r.try_literal("\xac"
+                        "object_sizes"))
+        return Name::Sizes;
+      if (r.try_literal("\xac"
+                        "failed_count"))
+        return Name::Failed;
+      break;
+    case 0xad:
+      if (r.try_literal("\xad"
+                        "adapter_index"))
+        return Name::Adapter;
+      break;
+    case 0xaf:
+      if (r.try_literal("\xaf"
+                        "success_indices"))
+        return Name::Successes;
+      if (r.try_literal("\xaf"
+                        "succeeded_count"))
+        return Name::Succeeded;
+      break;
+    case 0xb1:
+      if (r.try_literal("\xb1"
+                        "bytes_transferred"))
+        return Name::BytesTransferred;
+      break;
+    case 0xb2:
+      if (r.try_literal("\xb2"
+                        "group_layout_descs"))
+        return Name::GroupLayouts;
+      if (r.try_literal("\xb2"
+                        "key_count_per_salt"))
+        return Name::SaltCounts;
+      break;
+    default:
+      break;
+  }
+  return Name::NotMatched;
+}
+
+// One arg's value into `out`; returns its bit (0 for args that are optional or unknown).
+uint32_t read_arg(MsgpackReader& r, Name name, L2Record& out, MemoryLayout& legacy,
                   bool& has_legacy) {
   auto int_arg = [&](int64_t& field, uint32_t bit) {
     field = r.read_int();
     return bit;
   };
-  if (name == "adapter_index") return int_arg(out.adapter_index, kAdapter);
-  if (name == "task_id") return (out.task_id = r.read_int(), kTask);
-  if (name == "request_id") return (out.request_id = r.read_int(), kRequest);
-  if (name == "l2_name") return (out.l2_name.assign(r.read_str()), 0u);
-  if (name == "keys") return (decode_object_keys(r, out.keys), kKeys);
-  if (name == "object_sizes") return (read_ints(r, out.object_sizes), kSizes);
-  if (name == "key_count") return int_arg(out.key_count, 0);
-  if (name == "total_bytes") return int_arg(out.total_bytes, 0);
-  if (name == "key_count_per_salt") return (read_salt_counts(r, out.key_count_per_salt), 0u);
-  if (name == "group_layout_descs") return (read_group_layouts(r, out.group_layouts), 0u);
-  if (name == "hit_indices") return (read_ints(r, out.indices), kHits);
-  if (name == "success_indices") return (read_ints(r, out.indices), kSuccesses);
-  if (name == "bytes_transferred") return int_arg(out.bytes_transferred, 0);
-  if (name == "succeeded_count") return int_arg(out.succeeded_count, kSucceeded);
-  if (name == "failed_count") return int_arg(out.failed_count, kFailed);
-  if (name == "recorder_dropped_count") return int_arg(out.recorder_dropped_count, kRecorderDrops);
-  if (name == "event_bus_dropped_count") return int_arg(out.event_bus_dropped_count, kBusDrops);
-  if (name == "layout_desc") {
-    if (!r.try_nil()) {
-      decode_layout_into(r, legacy);
-      has_legacy = true;
-    }
-    return 0;
+  switch (name) {
+    case Name::Adapter:
+      return int_arg(out.adapter_index, kAdapter);
+    case Name::Task:
+      return (out.task_id = r.read_int(), kTask);
+    case Name::Request:
+      return (out.request_id = r.read_int(), kRequest);
+    case Name::L2Name:
+      return (out.l2_name.assign(r.read_str()), 0u);
+    case Name::Keys:
+      return (decode_object_keys(r, out.keys), kKeys);
+    case Name::Sizes:
+      return (read_ints(r, out.object_sizes), kSizes);
+    case Name::KeyCount:
+      return int_arg(out.key_count, 0);
+    case Name::TotalBytes:
+      return int_arg(out.total_bytes, 0);
+    case Name::SaltCounts:
+      return (read_salt_counts(r, out.key_count_per_salt), 0u);
+    case Name::GroupLayouts:
+      return (read_group_layouts(r, out.group_layouts), 0u);
+    case Name::Hits:
+      return (read_ints(r, out.indices), kHits);
+    case Name::Successes:
+      return (read_ints(r, out.indices), kSuccesses);
+    case Name::BytesTransferred:
+      return int_arg(out.bytes_transferred, 0);
+    case Name::Succeeded:
+      return int_arg(out.succeeded_count, kSucceeded);
+    case Name::Failed:
+      return int_arg(out.failed_count, kFailed);
+    case Name::RecorderDrops:
+      return int_arg(out.recorder_dropped_count, kRecorderDrops);
+    case Name::BusDrops:
+      return int_arg(out.event_bus_dropped_count, kBusDrops);
+    case Name::LayoutDesc:
+      if (!r.try_nil()) {
+        decode_layout_into(r, legacy);
+        has_legacy = true;
+      }
+      return 0;
+    default:
+      validate_value(r);  // unknown arg: kept out of the model, but its codec tags must be known
+      return 0;
   }
-  validate_value(r);  // unknown arg: kept out of the model, but its codec tags must be known
-  return 0;
 }
 
 void reset(L2Record& out) {
@@ -173,7 +322,8 @@ void decode_args(MsgpackReader& r, L2Record& out) {
   uint32_t seen = 0;
   const uint32_t n = r.read_map_header();
   for (uint32_t i = 0; i < n; ++i) {
-    std::string_view name = r.read_str();
+    Name name = known_name(r);
+    if (name == Name::NotMatched) name = name_of(r.read_str());
     seen |= read_arg(r, name, out, legacy, has_legacy);
   }
   if (out.kind == L2Kind::Unknown) return;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sha256_blocks.h"
+
 namespace fleet::util {
 
 namespace {
@@ -24,7 +26,7 @@ constexpr std::array<uint32_t, 64> kRound = {
 
 constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-void compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
+void compress(detail::Sha256State& h, const uint8_t* block) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
     w[i] = uint32_t{block[4 * i]} << 24 | uint32_t{block[4 * i + 1]} << 16 |
@@ -52,14 +54,16 @@ void compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-}  // namespace
+using Blocks = void (*)(detail::Sha256State&, const uint8_t*, size_t);
 
-std::string sha256_hex(std::string_view data) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+std::string digest_hex(std::string_view data, Blocks blocks_of) {
+  detail::Sha256State h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                           0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t left = data.size();
-  for (; left >= 64; left -= 64, p += 64) compress(h, p);
+  blocks_of(h, p, left / 64);
+  p += left / 64 * 64;
+  left %= 64;
   // The tail, 0x80, zeros, and the length in bits (big-endian): one block or two.
   uint8_t tail[128] = {};
   std::memcpy(tail, p, left);
@@ -67,7 +71,7 @@ std::string sha256_hex(std::string_view data) {
   const size_t blocks = left + 9 <= 64 ? 1 : 2;
   const uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
   for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
-  for (size_t b = 0; b < blocks; ++b) compress(h, tail + 64 * b);
+  blocks_of(h, tail, blocks);
   static const char* kHex = "0123456789abcdef";
   std::string out(64, '0');
   for (int i = 0; i < 32; ++i) {
@@ -76,6 +80,25 @@ std::string sha256_hex(std::string_view data) {
     out[2 * i + 1] = kHex[byte & 15];
   }
   return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+void sha256_blocks_portable(Sha256State& h, const uint8_t* data, size_t blocks) {
+  for (; blocks > 0; --blocks, data += 64) compress(h, data);
+}
+
+}  // namespace detail
+
+std::string sha256_hex(std::string_view data) {
+  return digest_hex(data, detail::sha256_x86_available() ? detail::sha256_blocks_x86
+                                                         : detail::sha256_blocks_portable);
+}
+
+std::string sha256_hex_portable(std::string_view data) {
+  return digest_hex(data, detail::sha256_blocks_portable);
 }
 
 }  // namespace fleet::util

@@ -38,6 +38,43 @@ TEST(L2ReadyQueue, PopsInTheOrderOfOneHeap) {
   }
 }
 
+// As the replay pushes at speed 0: bursts at one clock reading, mostly in op order, now and
+// then one out of order, thousands waiting while the initial run drains. `ahead(0)`, when it
+// names an op, names the head.
+TEST(L2ReadyQueue, InOrderBurstsAndStragglersPopInTheOrderOfOneHeap) {
+  std::mt19937 rng(11);
+  std::vector<Entry> initial;
+  for (uint32_t i = 0; i < 20000; ++i) initial.emplace_back(0, i);
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> one(initial.begin(),
+                                                                     initial.end());
+  ReadyQueue q;
+  q.set_initial(initial);
+  int64_t now = 1;
+  uint32_t op = 20000, straggler = 19999;  // stragglers: smaller ops than the burst's
+  size_t popped = 0, from_a_run = 0;
+  while (!one.empty()) {
+    if (rng() % 4 == 0 && op < 60000) {  // a burst of completions at one clock reading
+      ++now;
+      for (int n = 0; n < 8; ++n) {
+        const uint32_t id = rng() % 16 == 0 ? straggler-- : op++;
+        one.emplace(now, id);
+        q.push(now, id);
+      }
+    }
+    ASSERT_EQ(q.top(), one.top()) << popped;
+    if (q.ahead(0) != ReadyQueue::kNoOp) {
+      ASSERT_EQ(q.ahead(0), q.top().second);
+      ++from_a_run;
+    }
+    one.pop();
+    q.pop();
+    ++popped;
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_GT(popped, 50000u);
+  EXPECT_GT(from_a_run, popped * 9 / 10);  // the heap took the stragglers only
+}
+
 TEST(L2ReadyQueue, EmptyInitialRunUsesTheHeapAlone) {
   ReadyQueue q;
   q.set_initial({});

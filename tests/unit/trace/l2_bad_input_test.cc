@@ -45,13 +45,23 @@ Put layout_4096() {
   };
 }
 
+// Arg names as str8 (0xd9, length, bytes) instead of the fixstr LMCache's encoder writes: valid
+// msgpack the decoder's shortcut for the canonical names does not match.
+bool str8_arg_names = false;
+
 std::string l2_frame(std::string_view qualname, const Args& args, double t = 1.0) {
   return frame_bytes(record_body_with_args(
       qualname,
-      [&](MsgpackWriter& w, std::string&) {
+      [&](MsgpackWriter& w, std::string& raw) {
         w.map(static_cast<uint32_t>(args.size()));
         for (const auto& [name, put] : args) {
-          w.str(name);
+          if (str8_arg_names) {
+            raw += static_cast<char>(0xd9);
+            raw += static_cast<char>(name.size());
+            raw += name;
+          } else {
+            w.str(name);
+          }
           put(w);
         }
       },
@@ -160,6 +170,44 @@ TEST(L2Read, WorkedExampleDecodesEveryKind) {
   EXPECT_FALSE(recs[6].task_id.has_value());
   EXPECT_EQ(recs[7].kind, L2Kind::TraceEnd);
   EXPECT_EQ(recs[7].sequence, 7u);
+}
+
+// The same records whether the arg names are in their canonical encoding (matched by their
+// bytes) or in another valid one (read and compared as names).
+TEST(L2Read, ArgNamesInAnyStrEncodingDecodeAlike) {
+  const auto canonical = read_all(write_trace("fixstr", worked_example()));
+  const Put group3 = [](MsgpackWriter& w) {
+    w.map(1);
+    w.integer(3);
+    layout_4096()(w);
+  };
+  str8_arg_names = true;
+  const std::string other = worked_example(group3, "group_layout_descs");
+  const std::string legacy = worked_example();
+  str8_arg_names = false;
+  const auto str8 = read_all(write_trace("str8", legacy));
+  ASSERT_EQ(str8.size(), canonical.size());
+  for (size_t i = 0; i < str8.size(); ++i) {
+    const L2Record &a = canonical[i], &b = str8[i];
+    EXPECT_EQ(a.kind, b.kind) << i;
+    EXPECT_EQ(a.task_key(), b.task_key()) << i;
+    EXPECT_EQ(a.request_id, b.request_id) << i;
+    EXPECT_EQ(a.l2_name, b.l2_name) << i;
+    EXPECT_EQ(a.keys, b.keys) << i;
+    EXPECT_EQ(a.object_sizes, b.object_sizes) << i;
+    EXPECT_EQ(a.indices, b.indices) << i;
+    EXPECT_EQ(a.group_layouts, b.group_layouts) << i;
+    EXPECT_EQ(a.legacy_layout_desc, b.legacy_layout_desc) << i;
+    EXPECT_EQ(a.bytes_transferred, b.bytes_transferred) << i;
+    EXPECT_EQ(a.succeeded_count, b.succeeded_count) << i;
+    EXPECT_EQ(a.failed_count, b.failed_count) << i;
+  }
+  EXPECT_EQ(str8[0].l2_name, "mock");
+  EXPECT_EQ(str8[3].indices, (std::vector<int64_t>{0}));
+  const auto groups = read_all(write_trace("str8groups", other));
+  ASSERT_EQ(groups[2].group_layouts.count(3), 1u);
+  EXPECT_EQ(groups[2].group_layouts.at(3).object_bytes(), 4096u);
+  EXPECT_FALSE(groups[2].legacy_layout_desc);
 }
 
 TEST(L2Read, GroupLayoutDescsWithIntOrDecimalKeys) {

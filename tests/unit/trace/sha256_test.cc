@@ -1,10 +1,12 @@
 // Our SHA-256 (it replaced libcrypto's) against FIPS 180-4's examples and every padding edge:
 // a tail that fits the length in its block (55 bytes), one that needs a second block (56..63),
-// whole blocks (64), and a long message.
+// whole blocks (64), and a long message; and the x86 SHA extensions' path (the default where the
+// CPU has them) against the portable code on every length up to four blocks and a long message.
 #include "fleet/util/sha256.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 namespace fleet::util {
@@ -27,6 +29,19 @@ TEST(Sha256, MatchesTheStandardsExamplesAndEveryPaddingEdge) {
       {1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
   };
   for (const auto& e : edges) EXPECT_EQ(sha256_hex(std::string(e.n, 'a')), e.hex) << e.n;
+}
+
+TEST(Sha256, TheDefaultPathEqualsThePortableCode) {
+  EXPECT_EQ(sha256_hex_portable("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  std::mt19937_64 random(42);
+  std::string bytes(1 << 20, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  for (size_t n = 0; n <= 256; ++n) {
+    const std::string_view data(bytes.data() + n % 7, n);  // unaligned too
+    ASSERT_EQ(sha256_hex(data), sha256_hex_portable(data)) << n;
+  }
+  EXPECT_EQ(sha256_hex(bytes), sha256_hex_portable(bytes));
 }
 
 }  // namespace

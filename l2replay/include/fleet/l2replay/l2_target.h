@@ -34,7 +34,8 @@ class L2Target {
   // The adapter's reported type ("mock", "fs", "resp", "fault_inject").
   std::string name() const { return std::string(adapter_->type()); }
 
-  // Appends every completion due at or before `now_ns` to `out`.
+  // Appends every completion due at or before `now_ns` to `out`: those delivered since the last
+  // call in delivery order, then those held back before, by time.
   void take_due(int64_t now_ns, std::vector<storage::L2Completion>& out);
   // Waits until `deadline_ns`, or less when a completion arrives or one queued falls due.
   void wait(int64_t deadline_ns);
@@ -48,15 +49,21 @@ class L2Target {
   };
   L2Target(std::unique_ptr<storage::L2Adapter> adapter, const storage::EngineConfig& config,
            util::Clock& clock);
-  void deliver(int64_t at_ns, storage::L2Completion c);
+  void deliver(int64_t at_ns, storage::L2Completion&& c);
 
   util::Clock& clock_;
   std::unique_ptr<storage::L2Adapter> adapter_;
   std::mutex mu_;
   std::condition_variable arrived_;
   bool waiting_ = false;
-  std::vector<std::pair<int64_t, storage::L2Completion>> inbox_;
-  std::vector<std::pair<int64_t, storage::L2Completion>> taken_;  // reused buffer
+  // Delivered, not yet taken: each completion and its time, side by side, so that when all are
+  // due (the mock's, at speed 0) the completions go to the caller in one swap, not one move each.
+  struct Inbox {
+    std::vector<storage::L2Completion> completions;
+    std::vector<int64_t> at;
+  };
+  Inbox inbox_;
+  Inbox taken_;  // reused buffers
   std::priority_queue<Due, std::vector<Due>, std::greater<>> later_;
   uint64_t seq_ = 0;
 };

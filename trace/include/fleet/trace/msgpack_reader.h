@@ -40,6 +40,8 @@ class MsgpackReader {
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
 
   MsgType peek() const;
+  // The next byte as it is (a type byte, for a caller matching known encodings); not at_end().
+  uint8_t peek_byte() const { return *p_; }
 
   void read_nil();
   bool read_bool();
