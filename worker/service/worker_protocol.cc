@@ -328,7 +328,7 @@ bool WorkerProtocol::apply_self_routing(const wire::Start& s, RunSetup& setup) {
               "bad self-routing parameters");
     return false;
   }
-  RunSetup::SelfRoute& route = setup.self_route.emplace();
+  RunSetup::SelfRoute& route = setup.self_route.emplace(RunSetup::SelfRoute{});
   route.router = std::move(router).value();
   route.node_index = s.node_index;
   route.node_count = s.node_count;
