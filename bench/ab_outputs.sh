@@ -30,7 +30,7 @@ for cfg in "embedded:" "none2:--local 2 --shard none --speed 0" "key2:--local 2 
   cmp -s $D/$name.new.stdout.stripped $D/$name.old.stdout.stripped && echo "$name stdout (clock offsets aside): identical" || echo "$name stdout: DIFFERS"
   python3 - "$D/$name.new/fleet_summary.json" "$D/$name.old/fleet_summary.json" "$name" <<'PY'
 import json,sys
-VOL={"start","t0_mono_ns","address","messages","peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us","routed_by","thread_cpu_s"}
+VOL={"start","t0_mono_ns","address","messages","peak_rss_bytes","cpu_user_s","cpu_system_s","wall_since_t0_s","phase_s","clock_offset_us","clock_uncertainty_us","build_id","started_at","wall_s","duration_s","rss","t0_spread_us","first_dispatch_us","routed_by","thread_cpu_s","during_replay"}
 def strip(o):
     if isinstance(o,dict): return {k:strip(v) for k,v in o.items() if k not in VOL}
     if isinstance(o,list): return [strip(v) for v in o]

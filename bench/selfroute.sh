@@ -7,7 +7,8 @@
 # routing plan (--route-cache: the row `plan`; the plans are saved by one unmeasured run per
 # mode before the measured runs). Every fleet figure is printed as a
 # ratio to the embedded wall time of the same engine, measured in the same run (goals: <= 0.8
-# with noop, <= 0.6 with native; coordinator CPU <= 5 % of one core).
+# with noop, <= 0.6 with native; coordinator CPU <= 5 % of one core during the replay, printed
+# beside its share of the whole run).
 # Usage: bench/selfroute.sh [--runs N] [--records N] [--trace FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,8 +34,9 @@ cat "$TRACE" > /dev/null  # in the page cache before the first measured run
 echo "trace: $("$B/tools/lct/lct" info "$TRACE" | awk '/total_records:/ {print $2}') records," \
   "$(stat -c %s "$TRACE") bytes; $(nproc) cores; commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
-# One run: prints "WALL_S COORD_CPU_S" (the coordinator's own CPU, from fleet_summary.json;
-# the embedded replay's is the whole process's).
+# One run: prints "WALL_S COORD_CPU_S REPLAY_SHARE" (the coordinator's own CPU over the whole run,
+# and its share of a core from GO to the last result, from fleet_summary.json; the embedded
+# replay's CPU is the whole process's and it has no share: -1).
 measure() {  # out_dir args...
   local out=$1; shift
   local start end
@@ -45,15 +47,17 @@ measure() {  # out_dir args...
   python3 - "$out/fleet_summary.json" "$start" "$end" <<'PY'
 import json, os, sys
 wall = float(sys.argv[3]) - float(sys.argv[2])
-cpu = -1.0
+cpu, share = -1.0, -1.0
 if os.path.exists(sys.argv[1]):
     c = json.load(open(sys.argv[1])).get("coordinator", {})
     if "cpu_user_s" in c:
         cpu = c["cpu_user_s"] + c["cpu_system_s"]
+    if c.get("during_replay"):
+        share = c["during_replay"]["share_of_core"]
     a = json.load(open(sys.argv[1])).get("accounting", {})
     if a and not a.get("balanced", True):
         print("selfroute.sh: accounting does not balance", file=sys.stderr); sys.exit(1)
-print(f"{wall:.3f} {cpu:.3f}")
+print(f"{wall:.3f} {cpu:.3f} {share:.4f}")
 PY
 }
 
@@ -71,14 +75,14 @@ for engine in noop native; do
   eflags=(--engine noop)
   [ "$engine" = native ] && eflags=(--engine native --l1-size-gb 64)
   for run in $(seq 1 "$RUNS"); do
-    read -r emb _ < <(measure "$TMP/emb-$engine-$run" "${eflags[@]}")
+    read -r emb _ _ < <(measure "$TMP/emb-$engine-$run" "${eflags[@]}")
     printf '%-7s run %d  embedded                      %6.3f s\n' "$engine" "$run" "$emb"
     for shard in "key" "time --window 5"; do
       for routing in coordinator workers plan; do
         rflags=(--routing "$routing")
         [ "$routing" = plan ] && rflags=(--routing workers --route-cache "$ROUTES")
         # shellcheck disable=SC2086
-        read -r wall cpu < <(measure "$TMP/f-$engine-$run-${shard%% *}-$routing" "${eflags[@]}" \
+        read -r wall cpu share < <(measure "$TMP/f-$engine-$run-${shard%% *}-$routing" "${eflags[@]}" \
           --local 2 --trace-access shared --shard $shard "${rflags[@]}")
         if [ "$routing" = plan ] && ! grep -q '"routed_by": "worker (saved plan)"' \
           "$TMP/f-$engine-$run-${shard%% *}-$routing/fleet_summary.json"; then
@@ -86,10 +90,11 @@ for engine in noop native; do
         fi
         python3 -c "
 import sys
-emb, wall, cpu = map(float, sys.argv[1:4])
-print(f'{sys.argv[4]:<7} run {sys.argv[5]}  {sys.argv[6]:<16} {sys.argv[7]:<12} {wall:6.3f} s'
-      f'  {wall / emb:5.2f}x embedded  coordinator CPU {cpu:6.3f} s = {100 * cpu / wall:5.1f} % of a core')
-" "$emb" "$wall" "$cpu" "$engine" "$run" "$shard" "$routing"
+emb, wall, cpu, share = map(float, sys.argv[1:5])
+print(f'{sys.argv[5]:<7} run {sys.argv[6]}  {sys.argv[7]:<16} {sys.argv[8]:<12} {wall:6.3f} s'
+      f'  {wall / emb:5.2f}x embedded  coordinator CPU {cpu:6.3f} s = {100 * cpu / wall:5.1f} % of a core,'
+      f' {100 * share:5.1f} % during the replay')
+" "$emb" "$wall" "$cpu" "$share" "$engine" "$run" "$shard" "$routing"
       done
     done
   done

@@ -103,6 +103,7 @@ class FleetRun {
   void drain();
   ExitCode report();
   nlohmann::ordered_json record_accounting(const report::RunReport& rep);  // the report's
+  nlohmann::json replay_cpu_json() const;  // coordinator.during_replay
   // The run's exit code: an interrupt, a worker's refusal or damaged stream, a loss, else the
   // outputs' own (some record failed or not).
   ExitCode final_status(ExitCode outputs_status) const;
@@ -172,6 +173,11 @@ class FleetRun {
   // Where the coordinator's wall time went (fleet_summary.json coordinator.phase_s). t0_ns_ is
   // connected_ns_ until GO decides it.
   int64_t began_ns_ = 0, connected_ns_ = 0, t0_ns_ = 0, streamed_ns_ = 0, collected_ns_ = 0;
+  // The replay as the coordinator lived it (real clock, whatever the run's): when GO went out,
+  // how long before T0, when every result was in, and the process's CPU at both ends
+  // (negative: not reached).
+  int64_t go_real_ns_ = 0, go_lead_ns_ = 0, collected_real_ns_ = 0;
+  double go_cpu_s_ = -1, collected_cpu_s_ = -1;
   int64_t queued_ns_ = 0;  // every worker had a batch, the stream waited for credit, or sent all
   std::optional<T0Decision> t0_;  // set when GO went out
 };

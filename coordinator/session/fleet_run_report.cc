@@ -145,6 +145,7 @@ ExitCode FleetRun::report() {
                   {"stream", secs(connected_ns_, streamed_ns_)},     // readiness, routing
                   {"collect", secs(streamed_ns_, collected_ns_)},    // last batches, every DONE
                   {"merge", secs(collected_ns_, clock_.now_ns())}};  // the nodes' results
+  c["during_replay"] = replay_cpu_json();
   add_batch_costs(c, links_, fanout_ != nullptr);
   // The control thread (this one: the socket, handshake, heartbeats, credit, the merge) and the
   // routing thread apart (docs/scaling.md, "Routing on its own thread"); null: no routing thread.
@@ -161,6 +162,17 @@ ExitCode FleetRun::report() {
   if (!outputs_status) return fail(outputs_status.status());  // the output dir became unwritable
   if (local_) local_->stop(unresponsive_links(links_));
   return final_status(outputs_status.value());
+}
+
+// From the replay's start (T0, or GO at speed 0) to the last result: what the coordinator costs
+// while the workers replay (issue 41's goal); the phases before it (plan, connect) and after it
+// (merge, outputs) are fixed costs. Null when the run never started.
+nlohmann::json FleetRun::replay_cpu_json() const {
+  const int64_t start_ns = go_real_ns_ + go_lead_ns_;
+  if (go_cpu_s_ < 0 || collected_cpu_s_ < 0 || collected_real_ns_ <= start_ns) return nullptr;
+  const double wall_s = static_cast<double>(collected_real_ns_ - start_ns) / 1e9;
+  const double cpu_s = collected_cpu_s_ - go_cpu_s_;
+  return {{"wall_s", wall_s}, {"cpu_s", cpu_s}, {"share_of_core", cpu_s / wall_s}};
 }
 
 // Where every record of the trace went (docs/outputs.md § Record accounting). A run cut short

@@ -62,6 +62,23 @@ std::string only_plan_in(const std::filesystem::path& dir) {
   return plans.empty() ? "" : plans.front();
 }
 
+// The coordinator's CPU from the replay's start to the last result is part of its whole CPU,
+// over a wall within the phases from the handshake's end to the last result.
+void expect_replay_cpu_within_run(const nlohmann::json& c, const std::string& shard) {
+  const nlohmann::json& d = c["during_replay"];
+  ASSERT_TRUE(d.is_object()) << shard << " " << c.dump();
+  const double whole_cpu = c["cpu_user_s"].get<double>() + c["cpu_system_s"].get<double>();
+  EXPECT_GT(d["wall_s"].get<double>(), 0.0) << shard;
+  const double streamed_and_collected =
+      c["phase_s"]["stream"].get<double>() + c["phase_s"]["collect"].get<double>();
+  EXPECT_LE(d["wall_s"].get<double>(), streamed_and_collected + 1e-3) << shard;
+  EXPECT_GE(d["cpu_s"].get<double>(), 0.0) << shard;
+  EXPECT_LE(d["cpu_s"].get<double>(), whole_cpu + 0.01) << shard;  // rusage ticks vs clock_gettime
+  EXPECT_DOUBLE_EQ(d["share_of_core"].get<double>(),
+                   d["cpu_s"].get<double>() / d["wall_s"].get<double>())
+      << shard;
+}
+
 TEST(SelfRoutingPlan, OutputsFromASavedPlanAreByteIdenticalInEveryMode) {
   const std::string path = synthetic_trace("selfroute_plan", 3000, /*tp=*/2);
   const uint64_t records = count_trace(path).records;
@@ -90,6 +107,7 @@ TEST(SelfRoutingPlan, OutputsFromASavedPlanAreByteIdenticalInEveryMode) {
     EXPECT_EQ(read["file"], saved["file"]);
     EXPECT_TRUE(contains(planned.err, "each worker reads its share from")) << planned.err;
     EXPECT_EQ(planned.summary["coordinator"]["records_sent"], 0u) << shard;
+    expect_replay_cpu_within_run(planned.summary["coordinator"], shard);
     EXPECT_FALSE(read_file(planned.dir + "/trace_replay_ops.csv").empty()) << shard;
     expect_same_outputs(coord, planned, shard + ": coordinator vs saved plan");
     expect_same_outputs(live, planned, shard + ": live vs saved plan");

@@ -1,5 +1,6 @@
-// The calling thread's own CPU time (user + system), for a process whose threads' costs are
-// reported apart (the coordinator's control and routing threads, docs/scaling.md).
+// CPU time (user + system) of the calling thread, or of the whole process, for a process whose
+// threads' and phases' costs are reported apart (the coordinator's control and routing threads,
+// its CPU during the replay: docs/scaling.md).
 #pragma once
 
 #include <ctime>
@@ -9,6 +10,12 @@ namespace fleet::util {
 inline double thread_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+inline double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
