@@ -34,10 +34,9 @@ bool contains(const std::string& s, const std::string& part) {
 // estimates, the coordinator's own usage and the messages it received, and lateness: with
 // --timeline stack a worker can wait for a later window's batches, however they were routed).
 nlohmann::json comparable(nlohmann::json s) {
-  for (const char* k :
-       {"cpu_system_s", "cpu_user_s", "peak_rss_bytes", "phase_s", "start", "t0_mono_ns",
-        "wall_since_t0_s", "messages", "done_bytes", "route_plan", "thread_cpu_s",
-        "during_replay"}) {
+  for (const char* k : {"cpu_system_s", "cpu_user_s", "peak_rss_bytes", "phase_s", "start",
+                        "t0_mono_ns", "wall_since_t0_s", "messages", "done_bytes", "route_plan",
+                        "thread_cpu_s", "during_replay"}) {
     s["coordinator"].erase(k);
   }
   s.erase("lateness_us");
