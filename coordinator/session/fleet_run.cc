@@ -390,9 +390,9 @@ void FleetRun::send_go_when_ready() {
   t0_ = decide_t0(nodes, in);
   if (!t0_) return;
   t0_ns_ = t0_->t0_ns;
-  // The workers start replaying at T0 when paced on the real clock, else as GO arrives.
-  const bool waits_for_t0 = o_.replay.speed > 0 && !clock_.is_virtual();
-  go_lead_ns_ = waits_for_t0 ? std::max<int64_t>(0, t0_ns_ - clock_.now_ns()) : 0;
+  // The workers start replaying at T0 (protocol.md § 3: at every speed); a virtual clock's T0
+  // is no instant of the real one, and its replay starts as GO arrives.
+  go_lead_ns_ = clock_.is_virtual() ? 0 : std::max<int64_t>(0, t0_ns_ - clock_.now_ns());
   go_real_ns_ = util::RealClock::instance().now_ns();
   go_cpu_s_ = util::process_cpu_s();
   for (auto& l : links_) {

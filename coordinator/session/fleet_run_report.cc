@@ -164,9 +164,9 @@ ExitCode FleetRun::report() {
   return final_status(outputs_status.value());
 }
 
-// From the replay's start (T0, or GO at speed 0) to the last result: what the coordinator costs
-// while the workers replay (issue 41's goal); the phases before it (plan, connect) and after it
-// (merge, outputs) are fixed costs. Null when the run never started.
+// From the replay's start (T0; GO on a virtual clock) to the last result: what the coordinator
+// costs while the workers replay (issue 41's goal); the phases before it (plan, connect) and after
+// it (merge, outputs) are fixed costs. Null when the run never started.
 nlohmann::json FleetRun::replay_cpu_json() const {
   const int64_t start_ns = go_real_ns_ + go_lead_ns_;
   if (go_cpu_s_ < 0 || collected_cpu_s_ < 0 || collected_real_ns_ <= start_ns) return nullptr;
