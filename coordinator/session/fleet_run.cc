@@ -392,7 +392,7 @@ void FleetRun::send_go_when_ready() {
   t0_ns_ = t0_->t0_ns;
   // The workers start replaying at T0 (protocol.md § 3: at every speed); a virtual clock's T0
   // is no instant of the real one, and its replay starts as GO arrives.
-  go_lead_ns_ = clock_.is_virtual() ? 0 : std::max<int64_t>(0, t0_ns_ - clock_.now_ns());
+  go_lead_ns_ = o_.replay.virtual_clock ? 0 : std::max<int64_t>(0, t0_ns_ - clock_.now_ns());
   go_real_ns_ = util::RealClock::instance().now_ns();
   go_cpu_s_ = util::process_cpu_s();
   for (auto& l : links_) {
