@@ -51,17 +51,19 @@ TEST(StartSync, EveryNodeStartsWithin5msOfT0) {
     std::cout << "[ measured ] " << n["name"].get<std::string>() << " start_skew_us=" << skew
               << " clock_offset_us=" << offset << " +/- " << uncertainty << "\n";
     EXPECT_GE(skew, 0.0) << "a node dispatched before T0";
-    EXPECT_LE(skew, 5000.0) << "first dispatch more than 5 ms after T0";
+    // ASan's three workers and this suite's other test share two cores: the bound is for the
+    // product's build (a sanitized run checks that nobody starts early or hangs).
+    EXPECT_LE(skew, kSanitized ? 25000.0 : 5000.0) << "first dispatch more than 5 ms after T0";
     // Same host, same monotonic clock: the estimate must be ~0 within its own uncertainty.
     EXPECT_LE(std::abs(offset), uncertainty + 1000.0);
     EXPECT_EQ(n["records"]["total"], 80);
   }
   // The coordinator's cost during the replay counts from T0, not from GO a second before it:
-  // its wall covers the trace's 0.395 s at 1x and not the start delay.
+  // its wall covers the trace's 0.395 s at 1x and not the start delay (from GO: >= 1.395 s).
   const auto& during = r.summary["coordinator"]["during_replay"];
   ASSERT_TRUE(during.is_object()) << r.summary["coordinator"].dump();
   EXPECT_GE(during["wall_s"].get<double>(), 0.39);
-  EXPECT_LT(during["wall_s"].get<double>(), 0.9) << "the wait for T0 counted as replay";
+  EXPECT_LT(during["wall_s"].get<double>(), 1.3) << "the wait for T0 counted as replay";
 }
 
 }  // namespace
