@@ -7,6 +7,7 @@
 
 #include "fleet/stats/percentile_rank.h"
 #include "fleet/util/json_number.h"
+#include "fleet/util/leb128.h"
 
 namespace fleet::stats {
 
@@ -127,16 +128,10 @@ namespace {
 nlohmann::json LogLinearHistogram::to_json_raw_buckets() const {
   // (index - previous index, count) per non-empty bucket, as unsigned LEB128: ~3 bytes each.
   std::vector<uint8_t> raw;
-  auto put = [&raw](uint64_t v) {
-    do {
-      raw.push_back(static_cast<uint8_t>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
-      v >>= 7;
-    } while (v);
-  };
   std::size_t previous = 0;
   for_each_bucket([&](std::size_t i, uint64_t count) {
-    put(i - previous);
-    put(count);
+    util::append_leb128(raw, i - previous);
+    util::append_leb128(raw, count);
     previous = i;
   });
   return {{"sub_bits", kBits}, {"count", count_},
@@ -150,14 +145,9 @@ LogLinearHistogram LogLinearHistogram::from_json_raw_buckets(const nlohmann::jso
   const auto& raw = j["buckets_leb128"].get_binary();
   std::size_t pos = 0;
   auto get = [&]() {
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-      if (pos == raw.size()) fail_json("\"buckets_leb128\" ends inside a number");
-      if (shift > 63) fail_json("\"buckets_leb128\" number longer than 64 bits");
-      const uint8_t b = raw[pos++];
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
+    const std::optional<uint64_t> v = util::read_leb128(raw.data(), raw.size(), pos);
+    if (!v) fail_json("\"buckets_leb128\" ends inside a number or one is longer than 64 bits");
+    return *v;
   };
   std::vector<uint64_t> pairs;
   uint64_t index = 0;

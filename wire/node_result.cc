@@ -16,6 +16,7 @@
 #include "fleet/util/big_endian.h"
 #include "fleet/util/json_number.h"
 #include "fleet/wire/node_result_shape.h"
+#include "fleet/wire/ns_samples.h"
 #include "fleet/wire/protocol.h"
 
 namespace fleet::wire {
@@ -26,13 +27,14 @@ static_assert(std::endian::native == std::endian::little,
               "samples travel as little-endian IEEE doubles");
 
 // Layout: u32 BE length of a msgpack map (everything but the samples, below), then every
-// qualname's samples as raw little-endian doubles, in the map's qualname order. Raw bytes, not
+// qualname's samples, ascending, in the map's qualname order: whole nanoseconds as LEB128
+// deltas where the map says "samples_ns_leb128" (their byte count; wire/ns_samples.h), else raw
+// little-endian doubles (samples that are not whole ns; older workers). Raw bytes, not
 // a msgpack array or bin: one memcpy each way (JSON values per sample, and nlohmann's bytewise
 // bin reader, were most of the coordinator's merge). The node sorts its samples and sends its
 // histogram, so the coordinator merges sorted runs in linear time and re-records nothing.
 // The map's "pad" (a bin of 0-7 bytes) puts the samples at a multiple of 8 bytes from the
-// start of the DONE message: the node sorts them in place there, and the coordinator reads
-// them where they arrived, as doubles (older coordinators ignore the field).
+// start of the DONE message: the coordinator reads raw samples where they arrived, as doubles.
 
 // The exact sum's partials of all of `s`'s samples, block by block: the coordinator's mean over
 // every node then costs a few doubles per node instead of a pass over every sample.
@@ -90,37 +92,46 @@ std::vector<stats::MissEvent> unpack_miss_events(const nlohmann::json& j) {
   return out;
 }
 
-nlohmann::json stats_meta(const stats::StatsCollector& c) {
+// One qualname's samples, sorted, as they travel: whole nanoseconds as LEB128 deltas when every
+// sample is one (wire/ns_samples.h), else raw little-endian doubles.
+struct SamplePart {
+  std::string bytes;
+  bool ns = false;
+};
+
+// In c.ops()'s order, which is the map's (both sorted by qualname).
+std::vector<SamplePart> sample_parts(const stats::StatsCollector& c) {
+  std::vector<SamplePart> parts;
+  util::HugeVector<double> sorted;  // megabytes: fresh 4 KiB pages would cost more than the sort
+  for (const auto& [q, s] : c.ops()) {
+    sorted.clear();
+    sorted.reserve(s.count());
+    s.for_each_sample_block(
+        [&](const double* data, std::size_t n) { sorted.insert(sorted.end(), data, data + n); });
+    stats::sort_doubles(sorted.data(), sorted.size());
+    if (std::optional<std::string> ns = encode_ns_samples(sorted.data(), sorted.size())) {
+      parts.push_back({std::move(*ns), true});
+    } else {
+      parts.push_back({std::string(reinterpret_cast<const char*>(sorted.data()),
+                                   sorted.size() * sizeof(double)),
+                       false});
+    }
+  }
+  return parts;
+}
+
+nlohmann::json stats_meta(const stats::StatsCollector& c, const std::vector<SamplePart>& parts) {
   nlohmann::json ops = nlohmann::json::object();
+  size_t i = 0;
   for (const auto& [q, s] : c.ops()) {
     ops[q] = {{"errors", s.errors()},
               {"count", s.count()},
               {"histogram", s.histogram().to_json_raw_buckets()}};
     if (auto partials = sum_partials(s)) ops[q]["sum_partials"] = *partials;
+    if (parts[i].ns) ops[q]["samples_ns_leb128"] = parts[i].bytes.size();
+    ++i;
   }
   return ops;
-}
-
-// Appends every qualname's samples (in recording order) and sorts each qualname's part where
-// it now lies: no sorted copy of the samples is ever made.
-template <class String>
-void append_sorted_samples(const stats::StatsCollector& c, String& out) {
-  for (const auto& [q, s] : c.ops()) {
-    const size_t begin = out.size();
-    s.for_each_sample_block([&](const double* data, std::size_t n) {
-      out.append(reinterpret_cast<const char*>(data), n * sizeof(double));
-    });
-    char* part = out.data() + begin;
-    const size_t n = (out.size() - begin) / sizeof(double);
-    if (reinterpret_cast<std::uintptr_t>(part) % alignof(double) == 0) {
-      stats::sort_doubles(reinterpret_cast<double*>(part), n);
-    } else {  // not aligned (a caller's own prefix): sort a copy
-      std::vector<double> v(n);
-      std::memcpy(v.data(), part, n * sizeof(double));
-      stats::sort_doubles(v.data(), n);
-      std::memcpy(part, v.data(), n * sizeof(double));
-    }
-  }
 }
 
 // `samples` holds the raw section; returns how many of its bytes the stats used.
@@ -129,7 +140,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
   size_t pos = 0;
   for (auto it = meta.begin(); it != meta.end(); ++it) {
     const uint64_t n = util::json_integer<uint64_t>(it.value().at("count"), "count");
-    if (n > (samples.size() - pos) / sizeof(double)) {
+    if (!it.value().contains("samples_ns_leb128") && n > (samples.size() - pos) / sizeof(double)) {
       throw ProtocolError("samples of " + it.key() + ": " + std::to_string(n) +
                           " announced, the message ends first");
     }
@@ -147,13 +158,25 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
     }
     const char* at = samples.data() + pos;
     const uint64_t errors = util::json_integer<uint64_t>(it.value().at("errors"), "errors");
-    if (owner && reinterpret_cast<std::uintptr_t>(at) % alignof(double) == 0) {
+    const std::vector<double>* sums = have_partials ? &partials : nullptr;
+    if (it.value().contains("samples_ns_leb128")) {
+      const auto bytes =
+          util::json_integer<uint64_t>(it.value()["samples_ns_leb128"], "samples_ns_leb128");
+      if (bytes > samples.size() - pos)
+        throw ProtocolError("samples of " + it.key() + ": " + std::to_string(bytes) +
+                            " bytes announced, the message ends first");
+      auto values = std::make_shared<const util::HugeVector<double>>(
+          decode_ns_samples(samples.substr(pos, bytes), n, it.key()));
+      c.op(it.key()).merge_encoded_shared(values, values->data(), n, errors, histogram, sums);
+      pos += bytes;
+    } else if (owner && reinterpret_cast<std::uintptr_t>(at) % alignof(double) == 0) {
       c.op(it.key()).merge_encoded_shared(owner, reinterpret_cast<const double*>(at), n, errors,
-                                          histogram, have_partials ? &partials : nullptr);
+                                          histogram, sums);
+      pos += n * sizeof(double);
     } else {
-      c.op(it.key()).merge_encoded(at, n, errors, histogram, have_partials ? &partials : nullptr);
+      c.op(it.key()).merge_encoded(at, n, errors, histogram, sums);
+      pos += n * sizeof(double);
     }
-    pos += n * sizeof(double);
   }
   return pos;
 }
@@ -166,6 +189,7 @@ namespace {
 // is the result), in one exact allocation: the samples are written once.
 template <class String>
 String encode_after(const NodeResult& r, const std::function<String(size_t)>& prefix) {
+  const std::vector<SamplePart> parts = sample_parts(r.stats);
   nlohmann::json j = {
       {"name", r.name},
       {"address", r.address},
@@ -175,7 +199,7 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
       {"skipped", r.skipped},
       {"failed", r.failed},
       {"duration_s", r.duration_s},
-      {"stats", stats_meta(r.stats)},
+      {"stats", stats_meta(r.stats, parts)},
       {"lateness", r.lateness.to_json()},
       {"feed_late", r.feed_late},
       {"engine_late", r.engine_late},
@@ -201,7 +225,7 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   if (r.self_route.is_object()) j["self_route"] = r.self_route;  // only workers that routed
   if (r.l2_replay.is_object()) j["l2_replay"] = r.l2_replay;     // only L2 replays
   size_t samples = 0;
-  for (const auto& [q, s] : r.stats.ops()) samples += s.count();
+  for (const SamplePart& p : parts) samples += p.bytes.size();
   // Pad so that prefix + length + map is a multiple of 8 (the prefix's own size depends on the
   // total: settle it in a few rounds).
   std::vector<uint8_t> meta;
@@ -209,17 +233,17 @@ String encode_after(const NodeResult& r, const std::function<String(size_t)>& pr
   for (size_t pad = 0, round = 0;; ++round) {
     j["pad"] = nlohmann::json::binary(std::vector<uint8_t>(pad, 0));
     meta = nlohmann::json::to_msgpack(j);
-    out = prefix(4 + meta.size() + samples * sizeof(double));
+    out = prefix(4 + meta.size() + samples);
     const size_t misaligned = (out.size() + 4 + meta.size()) % 8;
     if (misaligned == 0 || round == 8) break;
     pad = (pad + 8 - misaligned) % 8;
   }
-  out.reserve(out.size() + 4 + meta.size() + samples * sizeof(double));  // one allocation
+  out.reserve(out.size() + 4 + meta.size() + samples);  // one allocation
   char len[4];
   util::store_be32(len, static_cast<uint32_t>(meta.size()));
   out.append(len, 4);
   out.append(reinterpret_cast<const char*>(meta.data()), meta.size());
-  append_sorted_samples(r.stats, out);
+  for (const SamplePart& p : parts) out.append(p.bytes.data(), p.bytes.size());
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,12 +22,14 @@
 namespace fleet::wire {
 namespace {
 
+// Samples a tenth of a femtosecond off the whole-ns grid: they travel as raw doubles.
 NodeResult some_result() {
   NodeResult r;
   r.name = "node-a";
   r.status = NodeStatus::Ok;
   for (int i = 0; i < 20000; ++i)
-    r.stats.record(i % 3 ? "finish_write" : "reserve_write", 0.001 * (i % 997), i % 101 == 0);
+    r.stats.record(i % 3 ? "finish_write" : "reserve_write", 0.001 * (i % 997) + 1e-10,
+                   i % 101 == 0);
   r.total = 20000;
   return r;
 }
@@ -72,6 +75,55 @@ TEST(DoneMessage, DecodedWithAnOwnerTheSamplesStayInTheMessage) {
   EXPECT_FALSE(alive.expired()) << "the stats keep the message alive";
   EXPECT_EQ(back.stats.ops().at("reserve_write").count(),
             r.stats.ops().at("reserve_write").count());
+}
+
+std::vector<double> sorted_samples(const stats::OpStats& s) {
+  std::vector<double> v;
+  s.for_each_sample_block([&](const double* d, std::size_t n) { v.insert(v.end(), d, d + n); });
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Latencies as the replay measures them, (end_ns - start_ns) / 1e6, travel as LEB128 ns
+// deltas: ~1-2 bytes a sample instead of 8, and every sample comes back bit for bit, beside a
+// qualname whose samples are not whole ns (raw doubles).
+TEST(DoneMessage, WholeNanosecondSamplesTravelAsDeltasAndComeBackExactly) {
+  NodeResult r;
+  r.name = "node-ns";
+  r.status = NodeStatus::Ok;
+  uint64_t x = 88172645463325252ull;  // xorshift: latencies of 200 ns to ~2 ms
+  for (int i = 0; i < 50000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const int64_t ns = 200 + static_cast<int64_t>(x % (i % 50 ? 5000 : 2000000));
+    r.stats.record("submit_prefetch_task", static_cast<double>(ns) / 1e6, false);
+  }
+  for (int i = 0; i < 1000; ++i) r.stats.record("reserve_write", 0.25 + i * 1e-10, false);
+  const std::string bytes = encode_node_result(r);
+  EXPECT_LT(bytes.size(), 50000 * 2 + 1000 * 8 + 4096) << "the ns samples were not packed";
+  const auto msg = std::make_shared<util::HugeString>(encode_done_message(r));
+  const Done d = decode(msg->data(), msg->size()).as<Done>();
+  for (const NodeResult& back :
+       {decode_node_result(bytes), decode_node_result({d.result.ptr, d.result.size}, msg)}) {
+    EXPECT_EQ(back.stats.summary(), r.stats.summary());
+    for (const char* q : {"submit_prefetch_task", "reserve_write"}) {
+      const std::vector<double> want = sorted_samples(r.stats.ops().at(q));
+      const std::vector<double> got = sorted_samples(back.stats.ops().at(q));
+      ASSERT_EQ(got.size(), want.size()) << q;
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(double)), 0) << q;
+    }
+  }
+}
+
+// A count the packed bytes cannot hold, or packed bytes cut short, is a ProtocolError.
+TEST(DoneMessage, PackedSamplesThatDoNotAddUpAreAProtocolError) {
+  NodeResult r;
+  r.name = "node-ns";
+  r.status = NodeStatus::Ok;
+  for (int i = 0; i < 3000; ++i) r.stats.record("finish_write", (1000 + i) / 1e6, false);
+  const std::string bytes = encode_node_result(r);
+  EXPECT_NO_THROW(decode_node_result(bytes));
+  EXPECT_THROW(decode_node_result(bytes.substr(0, bytes.size() - 1)), ProtocolError);
+  EXPECT_THROW(decode_node_result(bytes + '\x01'), ProtocolError);
 }
 
 TEST(DoneMessage, AnEmptyResultIsStillAWholeMessage) {

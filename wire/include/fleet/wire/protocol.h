@@ -25,7 +25,8 @@ namespace fleet::wire {
 // 9: L2 fleet preparing (Start.l2.prepare / prepare_only; l2_replay's "prepare" and "timeline").
 // 10: self-routing workers that read a saved routing plan (Start.self_routing.plan_path and
 // plan_key; the DONE result's self_route "from_plan").
-inline constexpr int kProtocolVersion = 10;
+// 11: DONE's samples as whole-ns LEB128 deltas (the result's stats.*.samples_ns_leb128).
+inline constexpr int kProtocolVersion = 11;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
