@@ -35,14 +35,12 @@ std::optional<std::string> encode_ns_samples(const double* sorted, std::size_t n
   return out;
 }
 
-util::HugeVector<double> decode_ns_samples(std::string_view bytes, uint64_t n,
-                                           const std::string& what) {
+void decode_ns_samples(std::string_view bytes, double* out, uint64_t n, const std::string& what) {
   // Every sample takes at least a byte: a count beyond the bytes is refused before allocating.
   if (n > bytes.size())
     throw ProtocolError("samples of " + what + ": " + std::to_string(n) + " announced in " +
                         std::to_string(bytes.size()) + " bytes");
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  util::HugeVector<double> out(n);
   std::size_t pos = 0;
   uint64_t ns = 0;
   for (uint64_t i = 0; i < n; ++i) {
@@ -56,7 +54,6 @@ util::HugeVector<double> decode_ns_samples(std::string_view bytes, uint64_t n,
   if (pos != bytes.size())
     throw ProtocolError("samples of " + what + ": " + std::to_string(bytes.size() - pos) +
                         " bytes after the last sample");
-  return out;
 }
 
 }  // namespace fleet::wire

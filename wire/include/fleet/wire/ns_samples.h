@@ -10,9 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include "fleet/util/huge_page_allocator.h"
 
 namespace fleet::wire {
 
@@ -24,11 +21,9 @@ inline constexpr uint64_t kMaxSampleNs = uint64_t{1} << 53;
 // `sorted` must be ascending.
 std::optional<std::string> encode_ns_samples(const double* sorted, std::size_t n);
 
-// Exactly `n` samples from exactly `bytes`, each k / 1e6 as encode_ns_samples read it; throws
-// ProtocolError naming `what` when the bytes end early, run on, or a k passes kMaxSampleNs.
-// On huge pages when large: megabytes of fresh 4 KiB pages cost the coordinator more in faults
-// than the decoding (util/huge_page_allocator.h).
-util::HugeVector<double> decode_ns_samples(std::string_view bytes, uint64_t n,
-                                           const std::string& what);
+// Exactly `n` samples from exactly `bytes` into `out`, each k / 1e6 as encode_ns_samples read
+// it; throws ProtocolError naming `what` when `n` exceeds the byte count (every sample takes a
+// byte), the bytes end early or run on, or a k passes kMaxSampleNs.
+void decode_ns_samples(std::string_view bytes, double* out, uint64_t n, const std::string& what);
 
 }  // namespace fleet::wire
