@@ -7,6 +7,8 @@
 # the measured clock offsets, the start's timings and T0, the count of progress messages.
 # Expected difference against a build before issue 41: plan.workers[].routed_by (who routed each
 # worker's records, docs/sharding.md) is new; it is left out with the volatile fields.
+# Expected difference against a build before protocol 11: coordinator.done_bytes shrinks (DONE's
+# latency samples packed as whole-ns deltas, docs/protocol.md § 6); every output stays the same.
 set -u
 NEW=$(realpath "${1:?NEW_BUILD_DIR}"); OLD=$(realpath "${2:?OLD_BUILD_DIR}"); D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
