@@ -50,6 +50,11 @@ for backend in $BACKENDS; do
       --maxmemory 8gb >/dev/null
     sleep 0.5
     L2="{\"type\":\"resp\",\"host\":\"127.0.0.1\",\"port\":$port,\"num_workers\":8}"
+    # A fresh redis-server grows its memory during its first run, which made that run the one
+    # that fell behind (lateness p99 3.5-8.6 ms against 0.6-1.6 ms for the second): one
+    # unpaced replay first, its data flushed before 1x-a, as every run's is.
+    $B/coordinator/coordinator $T "${COMMON[@]}" --l2-adapter "$L2" --speed 0 \
+      --output-dir $D/redis.warmup --progress never >/dev/null 2>&1 || echo "warm-up run failed"
   else
     L2='{"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10}'
   fi
@@ -91,12 +96,20 @@ hit = lambda n: json.load(open(f"{base}.{n}/fleet_summary.json"))["cache"]["look
 a, b = hit("1x-a"), hit("1x-b")
 goal = max(0.5, 2 * abs(a - b))
 # A 1x run that fell behind its backend is not the recorded answer (issue 40: "check the 1x
-# run's lateness before comparing"); 1 ms of p99 lateness is ~3x what a keeping-up run shows here.
+# run's lateness before comparing"). The mock cannot fall behind: its 1x runs' lateness is what
+# the shared CPU alone costs (1.1-1.4 ms p99 on the 115-s trace here), so a run is flagged when
+# its p99 is over 1 ms and over twice that floor (the mock's 1x mean, when the mock ran first).
+import os
+def p99(path):
+    return json.load(open(f"{path}/fleet_summary.json"))["lateness_us"].get("p99", 0)
+mock = os.path.join(os.path.dirname(base), "mock")
+floor = (p99(f"{mock}.1x-a") + p99(f"{mock}.1x-b")) / 2 if os.path.exists(f"{mock}.1x-b") else 0
 for n in ("1x-a", "1x-b"):
-    p99 = json.load(open(f"{base}.{n}/fleet_summary.json"))["lateness_us"].get("p99", 0)
-    if p99 > 1000:
-        print(f"WARNING: {n} fell behind (lateness p99 {p99 / 1000:.1f} ms > 1 ms): "
-              "its hit rate is the backend's, not a valid 1x reference; compare with care")
+    late = p99(f"{base}.{n}")
+    if late > max(1000, 2 * floor):
+        print(f"WARNING: {n} fell behind (lateness p99 {late / 1000:.1f} ms > 1 ms"
+              + (f" and > 2 x the mock's 1x {floor / 1000:.1f} ms" if floor else "")
+              + "): its hit rate is the backend's, not a valid 1x reference; compare with care")
 for n in ("uniform10", "causal10", "causal10-partial"):
     try:
         d = hit(n) - (a + b) / 2

@@ -102,7 +102,7 @@ std::string SchedulePreview::text(double asked_speed) const {
                    critical_delay_s * 1e3, chain.empty() ? "" : " (holds: " + chain + ")");
   s += fmt::format("  predicted wall: {:.3f} s; {:g}x asked, {:.1f}x possible\n", predicted_wall_s,
                    asked_speed, achievable_speedup);
-  return s;
+  return s + kPreviewAssumes;
 }
 
 }  // namespace fleet::causal

@@ -90,6 +90,7 @@ std::string FleetCausalPreview::finish_text() {
   const double possible = worst.predicted_wall_s > 0 ? trace_s / worst.predicted_wall_s : 0.0;
   s += fmt::format("  slowest: {}: predicted wall {:.3f} s; {:g}x asked, {:.1f}x possible\n",
                    name(slowest), worst.predicted_wall_s, o_.speed, possible);
+  s += causal::kPreviewAssumes;
   if (router_.mode != plan::ShardMode::Time) {
     s += router_.mode == plan::ShardMode::Key
              ? "  edges cut: none (every key's records are on one node)\n"

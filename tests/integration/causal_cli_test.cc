@@ -46,6 +46,8 @@ TEST(CausalCli, PlanOnlyPreviewsTheScheduleWithoutARun) {
   EXPECT_NE(r.out.find("causal plan:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("read_lifecycle"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("10x asked, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("assumes: calls return and L2 work lands at once"), std::string::npos)
+      << r.out;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "run" / "fleet_summary.json"));
 }
 
@@ -62,6 +64,8 @@ TEST(CausalCli, PlanOnlyPreviewsEachNodeAndCountsTheEdgesATimeShardCuts) {
   for (const char* node : {"local-0", "local-1", "local-2"})
     EXPECT_NE(t.out.find(std::string("  ") + node + " "), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("slowest: local-"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("assumes: calls return and L2 work lands at once"), std::string::npos)
+      << t.out;
   const size_t cut = t.out.find("edges cut by window boundaries: read_after_write ");
   ASSERT_NE(cut, std::string::npos) << t.out;
   EXPECT_GT(std::stoul(t.out.substr(cut + 49)), 0u) << t.out;

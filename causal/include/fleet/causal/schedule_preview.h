@@ -15,6 +15,14 @@
 
 namespace fleet::causal {
 
+// What the predicted wall leaves out, printed under it: the preview knows no backend, and on
+// a real one that cannot land 10x the recorded stores and loads in time the run waits for them
+// (measured: 42 % past the prediction with 512 KiB chunks on this VM's Redis, 3.2 % with 64 KiB;
+// docs/benchmarks.md, "Causal speed-up").
+inline constexpr const char* kPreviewAssumes =
+    "  assumes: calls return and L2 work lands at once (a slower backend adds waits: "
+    "pacing.l2_await_s)\n";
+
 struct PreviewOptions {
   double speed = 1.0;  // > 0
   Pacing pacing = Pacing::Causal;
