@@ -110,6 +110,14 @@ for n in ("1x-a", "1x-b"):
         print(f"WARNING: {n} fell behind (lateness p99 {late / 1000:.1f} ms > 1 ms"
               + (f" and > 2 x the mock's 1x {floor / 1000:.1f} ms" if floor else "")
               + "): its hit rate is the backend's, not a valid 1x reference; compare with care")
+# A real backend slower than the recorded one changes the 1x answer itself (reads that find
+# their loads still running), which dispatch lateness does not show: set it beside the mock's.
+if floor and not base.endswith("/mock"):
+    m = sum(json.load(open(f"{mock}.{n}/fleet_summary.json"))["cache"]["lookup"]["l1_l2_hit_rate"]
+            for n in ("1x-a", "1x-b")) * 50
+    print(f"1x here vs the mock's 1x: {(a + b) / 2 - m:+.2f} points (the backend's own effect at "
+          f"1x); causal10 vs the mock's 1x: "
+          + (f"{hit('causal10') - m:+.2f}" if os.path.exists(f"{base}.causal10") else "-"))
 for n in ("uniform10", "causal10", "causal10-partial"):
     try:
         d = hit(n) - (a + b) / 2

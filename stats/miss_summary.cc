@@ -86,7 +86,10 @@ nlohmann::json MissSummary::to_json() const {
     j["baseline"] = {{"run", baseline->baseline},
                      {"both", baseline->both},
                      {"only_this_run", counts_json(baseline->only_this_run)},
-                     {"only_baseline", counts_json(baseline->only_baseline)}};
+                     {"only_baseline", counts_json(baseline->only_baseline)},
+                     {"fell_behind", baseline->baseline_fell_behind}};
+    if (baseline->baseline_lateness_p99_us)
+      j["baseline"]["lateness_p99_us"] = *baseline->baseline_lateness_p99_us;
   }
   return j;
 }
@@ -104,6 +107,9 @@ MissSummary MissSummary::from_json(const nlohmann::json& j) {
     p.both = util::json_integer_or<uint64_t>(*it, "both", uint64_t{0}, "misses.baseline.both");
     if (it->contains("only_this_run")) p.only_this_run = counts_of((*it)["only_this_run"]);
     if (it->contains("only_baseline")) p.only_baseline = counts_of((*it)["only_baseline"]);
+    p.baseline_fell_behind = it->value("fell_behind", false);
+    if (const auto l = it->find("lateness_p99_us"); l != it->end() && l->is_number())
+      p.baseline_lateness_p99_us = l->get<double>();
     s.baseline = std::move(p);
   }
   return s;

@@ -4,6 +4,8 @@
 
 #include "fleet/stats/miss_log.h"
 #include "fleet/stats/miss_summary.h"
+#include "fleet/summary/pace.h"
+#include "fleet/summary/run_summary_json.h"
 
 namespace fleet::session {
 
@@ -18,6 +20,10 @@ Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string
   auto b = std::make_shared<MissBaseline>();
   b->dir = dir;
   b->events = std::move(events).value();
+  if (Result<summary::RunSummary> s = summary::read_run_summary(dir); s) {
+    if (summary::was_paced(s.value())) b->lateness_p99_us = s->lateness.p99;
+    b->fell_behind = summary::fell_behind(s.value());
+  }
   return std::shared_ptr<const MissBaseline>(std::move(b));
 }
 
@@ -25,6 +31,8 @@ void pair_with_baseline(report::RunReport& report, const MissBaseline& baseline)
   if (!report.misses()) return;
   stats::MissPairing p = stats::pair_misses(report.miss_events(), baseline.events);
   p.baseline = baseline.dir;
+  p.baseline_lateness_p99_us = baseline.lateness_p99_us;
+  p.baseline_fell_behind = baseline.fell_behind;
   report.miss_pairing = std::move(p);
 }
 

@@ -8,6 +8,7 @@
 #include "fleet/insight/report/miss_text.h"
 #include "fleet/insight/report/pacing_text.h"
 #include "fleet/stats/replay_result.h"
+#include "fleet/summary/pace.h"
 #include "fleet/util/json_pair.h"
 
 namespace fleet::report::html {
@@ -114,7 +115,7 @@ json pacing_item(const RunSummary& summary) {
                 "does not apply.");
   }
   const double over = as_double(late.late_over_1ms), p99 = late.p99;
-  if (p99 > 1000.0 || over > 0.01 * paced) {
+  if (summary::fell_behind(summary)) {
     return item("warn", "Fell behind",
                 "The replay fell behind the recording: p99 lateness " + micros(p99) + ", " +
                     fmt("%.0f", over) + " records (" + percent(over, paced) +

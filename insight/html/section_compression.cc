@@ -84,6 +84,12 @@ std::string compression_section(const Json& model) {
   if (paired) {
     intro += " Paired key by key with the baseline <code>" + escape(str(pairing, {"run"})) +
              "</code>: " + fmt_count(num(pairing, {"both"})) + " misses in both.";
+    if (flag(pairing, {"fell_behind"})) {
+      const Number p99 = num(pairing, {"lateness_p99_us"});
+      intro += " <strong>The baseline fell behind its recording</strong>" +
+               (p99 ? " (lateness p99 " + fmt_us(*p99) + ")" : std::string()) +
+               ": some of its misses are its backend's or its CPU's, not the trace's.";
+    }
   }
   return section("compression", "Compression", intro, body);
 }

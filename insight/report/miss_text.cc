@@ -26,6 +26,21 @@ double share(uint64_t part, uint64_t whole) {
 
 }  // namespace
 
+std::string baseline_pace_text(const stats::MissPairing& p) {
+  if (!p.baseline_lateness_p99_us) return "";
+  return fmt::format(" ({}: lateness p99 {:.1f} ms)",
+                     p.baseline_fell_behind ? "fell behind its recording" : "kept pace",
+                     *p.baseline_lateness_p99_us / 1e3);
+}
+
+std::string baseline_behind_text(const stats::MissPairing& p) {
+  if (!p.baseline_fell_behind) return "";
+  return fmt::format(
+      " The baseline fell behind its recording (lateness p99 {:.1f} ms): some of its misses are "
+      "its backend's or its CPU's, not the trace's; a reference run should keep pace.",
+      p.baseline_lateness_p99_us.value_or(0.0) / 1e3);
+}
+
 std::string miss_classes_text(const stats::MissCounts& c, size_t max_classes) {
   std::vector<std::pair<uint64_t, MissClass>> by_class;
   for (size_t k = 0; k < stats::kMissClassCount; ++k) {
@@ -60,7 +75,7 @@ stats::MetricSection miss_section(const stats::MissSummary& m) {
   }
   if (m.baseline) {
     const stats::MissPairing& p = *m.baseline;
-    s.rows.push_back({"baseline", "Baseline", p.baseline});
+    s.rows.push_back({"baseline", "Baseline", p.baseline + baseline_pace_text(p)});
     s.rows.push_back({"both", "Missed in both", static_cast<int64_t>(p.both)});
     s.rows.push_back(
         {"only_this_run", "Only this run",
@@ -80,17 +95,18 @@ std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m) {
     // Within 1 % of this run's misses both ways is the noise two runs of one trace show.
     const bool changed = added + removed > std::max<uint64_t>(1, here / 100);
     if (!changed) {
-      return MissVerdict{false, "Same misses as the baseline",
-                         fmt::format("{} of {} misses are the baseline's too ({}); {} only here, "
-                                     "{} only in the baseline.",
-                                     p.both, here, p.baseline, added, removed)};
+      return MissVerdict{
+          false, "Same misses as the baseline",
+          fmt::format("{} of {} misses are the baseline's too ({}); {} only here, "
+                      "{} only in the baseline.{}",
+                      p.both, here, p.baseline, added, removed, baseline_behind_text(p))};
     }
     return MissVerdict{
         true, "Speed-up changed the answer",
         fmt::format("Against the baseline {}: {} misses only in this run ({:.1f} % of its {}: {}), "
-                    "{} only in the baseline ({}), {} in both.",
+                    "{} only in the baseline ({}), {} in both.{}",
                     p.baseline, added, share(added, here), here, miss_classes_text(p.only_this_run),
-                    removed, miss_classes_text(p.only_baseline), p.both)};
+                    removed, miss_classes_text(p.only_baseline), p.both, baseline_behind_text(p))};
   }
   const uint64_t all = m.total();
   const uint64_t compression = m.blame()[static_cast<size_t>(MissBlame::Compression)];

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -78,9 +79,53 @@ TEST(MissAttribution, AKeyShardedFleetRunPairsEveryMissWithTheEmbeddedBaseline) 
   EXPECT_EQ(p["both"], summary_of(base)["misses"]["total"]);
   EXPECT_EQ(p["only_this_run"]["total"], 0);
   EXPECT_EQ(p["only_baseline"]["total"], 0);
+  // A virtual-clock baseline paced nothing: no lateness to judge it by.
+  EXPECT_EQ(p["fell_behind"], false);
+  EXPECT_FALSE(p.contains("lateness_p99_us")) << p.dump();
   const std::string page = read_file(fleet + "/report.html");
   EXPECT_NE(page.find("id=\"compression\""), std::string::npos);
   EXPECT_NE(page.find("Same misses as the baseline"), std::string::npos);
+  EXPECT_EQ(page.find("The baseline fell behind"), std::string::npos);
+}
+
+// Issue 40: "check the 1x run's lateness before comparing". A baseline whose own summary shows
+// it fell behind its recording (here: its fleet_summary.json is edited to read as a 1x run on
+// the real clock that fell behind, as one on a slow backend writes it) is named as such in the
+// pairing, the terminal, the verdict and the page; one that kept pace says that too.
+TEST(MissAttribution, ABaselineThatFellBehindItsRecordingIsNamedInThePairing) {
+  ScratchDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string base = (dir.path() / "base").string();
+  ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
+  const std::string summary_path = base + "/fleet_summary.json";
+  const nlohmann::json original = summary_of(base);
+  auto with_lateness = [&](double p99_us) {
+    nlohmann::json s = original;
+    s["speed"] = 1.0;
+    s["clock"] = "real";
+    s["lateness_us"]["records"] = 1000;
+    s["lateness_us"]["p99"] = p99_us;
+    s["lateness_us"]["late_over_1ms"] = p99_us > 1000 ? 20 : 0;
+    std::ofstream(summary_path) << s.dump(2);
+  };
+  with_lateness(3500.0);
+  const std::string behind = (dir.path() / "behind").string();
+  const Ran r = run(trace + kEngine + " --baseline " + base + " --output-dir " + behind, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json p = summary_of(behind)["misses"]["baseline"];
+  EXPECT_EQ(p["fell_behind"], true) << p.dump();
+  EXPECT_EQ(p["lateness_p99_us"].get<double>(), 3500.0);
+  EXPECT_NE(r.out.find("(fell behind its recording: lateness p99 3.5 ms)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(read_file(behind + "/report.html").find("The baseline fell behind its recording"),
+            std::string::npos);
+  with_lateness(400.0);
+  const std::string kept = (dir.path() / "kept").string();
+  const Ran k = run(trace + kEngine + " --baseline " + base + " --output-dir " + kept, dir);
+  ASSERT_EQ(k.code, 0) << k.err;
+  EXPECT_EQ(summary_of(kept)["misses"]["baseline"]["fell_behind"], false);
+  EXPECT_NE(k.out.find("(kept pace: lateness p99 0.4 ms)"), std::string::npos) << k.out;
+  EXPECT_EQ(read_file(kept + "/report.html").find("The baseline fell behind"), std::string::npos);
 }
 
 // A uniform 10x run on the real clock against its 1x baseline: every miss is paired or counted

@@ -86,13 +86,24 @@ TEST(MissSummary, BlamesTimingOnTheSpeedUpOnlyWhenSpedUpAndRoundTripsThroughJson
   EXPECT_EQ(s.blame()[idx(MissBlame::Trace)], 1u);
   s.partial_schedule = true;  // lifecycles overlap S times as much: L1 refusals are the speed-up's
   EXPECT_EQ(s.blame()[idx(MissBlame::Compression)], 2u);
-  s.baseline = MissPairing{"runs/1x", 7, {}, {}};
+  s.baseline = MissPairing{};
+  s.baseline->baseline = "runs/1x";
+  s.baseline->both = 7;
   const MissSummary back = MissSummary::from_json(s.to_json());
   EXPECT_EQ(back.counts, s.counts);
   EXPECT_TRUE(back.sped_up && back.engine_follows_trace && back.partial_schedule);
   ASSERT_TRUE(back.baseline.has_value());
   EXPECT_EQ(back.baseline->baseline, "runs/1x");
   EXPECT_EQ(back.baseline->both, 7u);
+  // The baseline's pace: absent when unknown (no summary, unpaced), else its p99 and verdict.
+  EXPECT_FALSE(s.to_json()["baseline"].contains("lateness_p99_us"));
+  EXPECT_FALSE(back.baseline->baseline_lateness_p99_us.has_value());
+  EXPECT_FALSE(back.baseline->baseline_fell_behind);
+  s.baseline->baseline_lateness_p99_us = 3512.25;
+  s.baseline->baseline_fell_behind = true;
+  const MissSummary behind = MissSummary::from_json(s.to_json());
+  EXPECT_EQ(behind.baseline->baseline_lateness_p99_us, 3512.25);
+  EXPECT_TRUE(behind.baseline->baseline_fell_behind);
 }
 
 }  // namespace

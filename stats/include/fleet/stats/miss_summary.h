@@ -21,6 +21,11 @@ struct MissPairing {
   uint64_t both = 0;
   MissCounts only_this_run{};
   MissCounts only_baseline{};
+  // The baseline's own pace, from its fleet_summary.json (absent when it has none, or ran
+  // unpaced): a 1x baseline that fell behind its recording missed keys for its backend's or
+  // CPU's sake, not only the trace's, and the pairing says so (summary/pace.h's rule).
+  std::optional<double> baseline_lateness_p99_us;
+  bool baseline_fell_behind = false;
 
   uint64_t only_this_run_total() const;
   uint64_t only_baseline_total() const;

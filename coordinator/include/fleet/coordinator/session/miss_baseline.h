@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace fleet::session {
 struct MissBaseline {
   std::string dir;
   std::vector<stats::MissEvent> events;
+  // From DIR/fleet_summary.json when it reads (a misses.csv alone still pairs): the baseline's
+  // p99 lateness when it was paced, and whether it fell behind (summary/pace.h).
+  std::optional<double> lateness_p99_us;
+  bool fell_behind = false;
 };
 
 Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir);

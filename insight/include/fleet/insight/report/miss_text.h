@@ -20,6 +20,11 @@ struct MissVerdict {
 };
 std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m);
 
+// " (kept pace: lateness p99 0.6 ms)" after the baseline's name; "" when its pace is unknown.
+std::string baseline_pace_text(const stats::MissPairing& p);
+// The verdict's warning sentence (leading space) when the baseline fell behind; "" otherwise.
+std::string baseline_behind_text(const stats::MissPairing& p);
+
 // "store_not_landed 120, evicted 4" over both wheres, largest first; "none" when empty.
 std::string miss_classes_text(const stats::MissCounts& c, size_t max_classes = 4);
 
