@@ -203,8 +203,8 @@ class Replay {
   }
 
   // The cache misses of the operations about to go out, taken ahead: an op and its state 16
-  // dispatches before it, its key ids and dependencies 8 before (its op arrived meanwhile).
-  void prefetch_upcoming() const {
+  // dispatches before it, its key ids, sizes and dependencies 8 before (its op arrived meanwhile).
+  void prefetch_upcoming() {
     if (const uint32_t j = ready_.ahead(16); j != detail::ReadyQueue::kNoOp) {
       const char* op = reinterpret_cast<const char*>(&plan_.ops[j]);
       __builtin_prefetch(op);
@@ -215,6 +215,7 @@ class Replay {
       const L2PlanOp& op = plan_.ops[j];
       __builtin_prefetch(plan_.key_id_pool.data() + op.keys.at);
       __builtin_prefetch(plan_.dep_pool.data() + op.deps.at);
+      __builtin_prefetch(plan_.size_pool.data() + op.sizes.at);
     }
   }
 

@@ -75,6 +75,37 @@ TEST(L2ReadyQueue, InOrderBurstsAndStragglersPopInTheOrderOfOneHeap) {
   EXPECT_GT(from_a_run, popped * 9 / 10);  // the heap took the stragglers only
 }
 
+// One batch of completions unblocks its ops at one clock reading in completion order, not op
+// order: the batch joins the sorted run as a whole (sorted), so `ahead` still sees every op of
+// it, in the order they pop.
+TEST(L2ReadyQueue, ABurstPushedOutOfOrderJoinsTheRunSorted) {
+  ReadyQueue q;
+  q.set_initial({{0, 0}, {0, 1}});
+  for (uint32_t op : {9u, 4u, 7u, 5u}) q.push(10, op);
+  const std::vector<uint32_t> expected = {0, 1, 4, 5, 7, 9};
+  for (uint32_t want : expected) {
+    ASSERT_FALSE(q.empty());
+    EXPECT_EQ(q.top().second, want);
+    EXPECT_EQ(q.ahead(0), want);  // from a run: the heap was not needed
+    q.pop();
+  }
+  EXPECT_TRUE(q.empty());
+  // A later burst below the run's tail: those go to the heap, the order stays one heap's.
+  q.push(20, 3);
+  q.push(30, 6);
+  q.pop();
+  q.push(15, 8);
+  q.push(25, 2);
+  EXPECT_EQ(q.top(), (Entry{15, 8}));
+  EXPECT_EQ(q.ahead(0), ReadyQueue::kNoOp);  // the heap's head
+  q.pop();
+  EXPECT_EQ(q.top(), (Entry{25, 2}));
+  q.pop();
+  EXPECT_EQ(q.top(), (Entry{30, 6}));
+  q.pop();
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(L2ReadyQueue, EmptyInitialRunUsesTheHeapAlone) {
   ReadyQueue q;
   q.set_initial({});

@@ -7,6 +7,9 @@
 // log-depth sift with a cache miss per level on every dispatch (at speed 0 about 100,000 loads
 // wait in it while the first run drains); the order is the same, since (time, index) pairs are
 // unique and the queue pops the smallest head of the three.
+// Pushes are gathered until the queue is next read and joined sorted: the ops one batch of
+// completions unblocks share a clock reading but arrive in completion order, so one at a time
+// every op smaller than its predecessor went to the heap (and out of reach of `ahead`).
 #pragma once
 
 #include <algorithm>
@@ -29,18 +32,14 @@ class ReadyQueue {
     initial_.entries = std::move(initial);
     initial_.next = 0;
   }
-  void push(int64_t at, uint32_t op) {
-    const Entry e{at, op};
-    if (rising_.empty()) rising_.restart();
-    if (rising_.entries.empty() || rising_.entries.back() < e) {
-      rising_.entries.push_back(e);
-    } else {
-      later_.push(e);
-    }
-  }
+  void push(int64_t at, uint32_t op) { pending_.emplace_back(at, op); }
 
-  bool empty() const { return initial_.empty() && rising_.empty() && later_.empty(); }
-  const Entry& top() const {
+  bool empty() {
+    settle();
+    return initial_.empty() && rising_.empty() && later_.empty();
+  }
+  const Entry& top() {
+    settle();
     switch (smallest()) {
       case Source::Initial:
         return initial_.head();
@@ -51,6 +50,7 @@ class ReadyQueue {
     }
   }
   void pop() {
+    settle();
     switch (smallest()) {
       case Source::Initial:
         ++initial_.next;
@@ -65,7 +65,8 @@ class ReadyQueue {
   // The op `k` places behind the head in the sorted run the head comes from, or kNoOp (the
   // head is the heap's, or the run is shorter): which ops the replay is about to dispatch, for
   // prefetching.
-  uint32_t ahead(size_t k) const {
+  uint32_t ahead(size_t k) {
+    settle();
     const Source s = smallest();
     const Run* run = s == Source::Initial ? &initial_ : s == Source::Rising ? &rising_ : nullptr;
     if (!run || run->next + k >= run->entries.size()) return kNoOp;
@@ -85,6 +86,21 @@ class ReadyQueue {
     }
   };
 
+  // The pushes since the last read, sorted: those above the rising run's tail extend it, the
+  // rest go to the heap.
+  void settle() {
+    if (pending_.empty()) return;
+    if (!std::is_sorted(pending_.begin(), pending_.end()))
+      std::sort(pending_.begin(), pending_.end());
+    if (rising_.empty()) rising_.restart();
+    auto cut = pending_.begin();
+    if (!rising_.entries.empty())
+      cut = std::upper_bound(pending_.begin(), pending_.end(), rising_.entries.back());
+    for (auto it = pending_.begin(); it != cut; ++it) later_.push(*it);
+    rising_.entries.insert(rising_.entries.end(), cut, pending_.end());
+    pending_.clear();
+  }
+
   Source smallest() const {
     Source s = Source::Heap;
     const Entry* best = later_.empty() ? nullptr : &later_.top();
@@ -99,6 +115,7 @@ class ReadyQueue {
   Run initial_;
   Run rising_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> later_;
+  std::vector<Entry> pending_;
 };
 
 }  // namespace fleet::l2replay::detail
