@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <future>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "fleet/l2replay/l2_timeline.h"
+#include "fleet/l2replay/l2_timeline_json.h"
 #include "fleet/l2replay/ready_queue.h"
 
 namespace fleet::l2replay {
@@ -113,6 +115,9 @@ class Replay {
   }
 
   Result<L2ReplayResult> run() {
+    std::future<std::string> digest;
+    if (o_.digest_plan)
+      digest = std::async(std::launch::async, [this] { return plan_sha256(plan_); });
     start_ = clock_.now_ns();
     timeline_.emplace(start_);
     schedule();
@@ -133,9 +138,10 @@ class Replay {
       if (moved) last_progress_ = now;
       if (moved) publish();
       log_progress(now);
-      if (!moved && !idle(now)) return stalled();
+      if (!moved && !idle(now)) return stalled();  // `digest` joins as it goes
     }
     const int64_t end = clock_.now_ns();
+    if (digest.valid()) result_.plan_sha256 = digest.get();
     result_.total_replay_seconds = seconds(end);
     result_.in_flight_at_end = in_flight_.size();
     result_.timeline = timeline_->finish();

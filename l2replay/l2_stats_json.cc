@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fleet/l2replay/l2_timeline_json.h"
+#include "fleet/stats/radix_sort.h"
 #include "fleet/util/pyjson.h"
 
 namespace fleet::l2replay {
@@ -18,8 +19,9 @@ std::string name(L2Op op) { return std::string(trace::l2_op_name(op)); }
 
 std::vector<double> sorted_us(const stats::OpStats& s) {
   std::vector<double> out;
+  out.reserve(s.samples().size());
   for (double ms : s.samples()) out.push_back(ms * 1000.0);
-  std::sort(out.begin(), out.end());
+  stats::sort_doubles(out.data(), out.size());  // std::sort's order: latencies are never -0.0
   return out;
 }
 

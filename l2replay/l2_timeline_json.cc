@@ -84,7 +84,8 @@ void add_report_fields(Json& fleet, const L2Plan& plan, const L2ReplayResult& r)
     fleet["by_operation"][name]["latency_cdf_ms"] = l2_latency_cdf_json(r.ops[k]);
   }
   // A fleet run's merged stats have no plan of their own (its figures, no operations): no digest.
-  if (!plan.ops.empty()) fleet["plan"]["plan_sha256"] = plan_sha256(plan);
+  if (!plan.ops.empty())
+    fleet["plan"]["plan_sha256"] = r.plan_sha256.empty() ? plan_sha256(plan) : r.plan_sha256;
 }
 
 }  // namespace fleet::l2replay

@@ -75,6 +75,7 @@ Result<ExitCode> replay(const ReplayOptions& o, util::Clock& clock) {
   ro.speed = o.speed;
   ro.drain_timeout_s = o.l2.drain_timeout_s;
   ro.stop = &g_stop;
+  ro.digest_plan = true;
   const Result<l2replay::L2ReplayResult> r =
       l2replay::replay_l2_plan(plan.value(), *target.value(), ro);
   if (!r) return r.status();

@@ -13,6 +13,7 @@
 #include "fleet/engine/engine_config_json.h"
 #include "fleet/l2replay/l2_prepare.h"
 #include "fleet/l2replay/l2_stats_json.h"
+#include "fleet/l2replay/l2_timeline_json.h"
 #include "l2_trace_builder.h"
 #include "redis_server.h"
 #include "test_paths.h"
@@ -37,7 +38,8 @@ struct Replayed {
 };
 
 Replayed replay(const std::string& path, const storage::EngineConfig& cfg, util::Clock& clock,
-                double speed, bool prepare = false, double percent = 100) {
+                double speed, bool prepare = false, double percent = 100,
+                bool digest_plan = false) {
   L2PlanOptions po;
   po.trace_percent = percent;
   Result<L2Plan> plan = build_l2_plan(path, po);
@@ -49,6 +51,7 @@ Replayed replay(const std::string& path, const storage::EngineConfig& cfg, util:
   L2ReplayOptions o;
   o.speed = speed;
   o.drain_timeout_s = 10;
+  o.digest_plan = digest_plan;
   run.result = replay_l2_plan(run.plan, *target.value(), o).value();
   return run;
 }
@@ -93,6 +96,21 @@ TEST(L2Replay, PacedRunKeepsTheScaledSchedule) {
   EXPECT_NEAR(j["source_submission_window_seconds"].get<double>(), 0.003, 1e-9);
   EXPECT_NEAR(j["trace_submission_window_seconds"].get<double>(), 0.006, 1e-9);
   EXPECT_EQ(j["operations_submitted"]["unlock"], 1);
+}
+
+// The digest the replay computes beside its loop (the embedded run asks for it) is the plan's,
+// and the stats carry it; without it the stats compute the same value themselves.
+TEST(L2Replay, PlanDigestComputedDuringTheLoopIsThePlans) {
+  const std::string path = ::fleet::test::shared_fixtures() + "/l2/l2_small.lct";
+  util::VirtualClock clock(1'000'000'000);
+  const Replayed with = replay(path, mock_config(), clock, 0, true, 100, /*digest_plan=*/true);
+  const std::string digest = plan_sha256(with.plan);
+  EXPECT_EQ(digest.size(), 64u);
+  EXPECT_EQ(with.result.plan_sha256, digest);
+  EXPECT_EQ(l2_replay_stats(with.plan, with.result)["fleet"]["plan"]["plan_sha256"], digest);
+  const Replayed without = replay(path, mock_config(), clock, 0, true);
+  EXPECT_EQ(without.result.plan_sha256, "");
+  EXPECT_EQ(l2_replay_stats(without.plan, without.result)["fleet"]["plan"]["plan_sha256"], digest);
 }
 
 TEST(L2Replay, PreparationMakesTheSourceHitsHit) {

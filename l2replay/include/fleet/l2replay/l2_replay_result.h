@@ -59,6 +59,7 @@ struct L2ReplayResult {
   bool interrupted = false;
   std::vector<std::string> mismatch_samples;  // at most 10, "{op}:('{op}', adapter, task)"
   std::vector<L2Window> timeline;             // per second of the run (l2_timeline.h)
+  std::string plan_sha256;  // of the plan replayed, when L2ReplayOptions::digest_plan; else ""
 
   L2OpResult& of(trace::L2Op op) { return ops[static_cast<size_t>(op)]; }
   const L2OpResult& of(trace::L2Op op) const { return ops[static_cast<size_t>(op)]; }

@@ -36,11 +36,13 @@ struct L2ReplayOptions {
   // every node the same one, so that their shares keep one timeline.
   double origin_t_mono = std::numeric_limits<double>::quiet_NaN();
   L2LiveProgress* live = nullptr;  // set: kept current while the loop runs
+  // Compute plan_sha256 (l2_timeline_json.h) into the result on a helper thread while the loop
+  // runs: the replay leaves a core idle, and the stats need the digest right after it.
+  bool digest_plan = false;
 };
 
-// Replays `plan` against `target`. The plan's object sizes are moved into the adapter calls
-// (the plan is spent). An error "L2 replay made no progress for S s (...)" when nothing progresses
-// for drain_timeout_s.
+// Replays `plan` against `target` (the plan is only read). An error "L2 replay made no progress for
+// S s (...)" when nothing progresses for drain_timeout_s.
 Result<L2ReplayResult> replay_l2_plan(L2Plan& plan, L2Target& target,
                                       const L2ReplayOptions& options);
 
