@@ -4,13 +4,17 @@
 #   read     `lct info` (the reader alone: frames, msgpack, every record's args decoded)
 #   plan     `coordinator --prepare-only` (read + plan + an empty prepare: the plan's cost)
 #   whole    `coordinator --speed 0` (read + plan + replay + l2_replay_stats.json + report.html)
-# and the whole process's L2 operations per second with its ratio to the goal.
+# and the whole process's L2 operations per second with its ratio to the goal. With BASE_BUILD,
+# the whole process of both builds alternating (base, new, base, new, ...: RUNS pairs), each one's
+# min / median wall and the median of the pairs' ratios new/base: on a VM whose speed drifts by
+# more than a change gains, a ratio taken pair by pair still separates the two.
 #
-#   bench/l2_speed.sh [BUILD_DIR] [REQUESTS] [RUNS]     (defaults: build, 100000, 3)
+#   bench/l2_speed.sh [BUILD_DIR] [REQUESTS] [RUNS] [BASE_BUILD]   (defaults: build, 100000, 3)
 set -euo pipefail
 build=${1:-build}
 requests=${2:-100000}
 runs=${3:-3}
+base=${4:-}
 goal=1000000
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -51,4 +55,35 @@ print(f"read (lct info): {read_s:.3f} s; read + plan (--prepare-only): {plan_s:.
 print(f"speed 0, mock, whole process: {rate / 1e6:.2f} M L2 ops/s = {rate / goal:.2f} x the "
       f"goal ({goal / 1e6:.0f} M/s); dependency violations "
       f"{j['fleet']['dependency_violations']}")
+PY
+
+[ -n "$base" ] || exit 0
+wall_of() {  # wall_of BUILD: one whole-process run's wall seconds (a build tree or a bin dir)
+  local bin=$1/coordinator/coordinator start end
+  [ -x "$bin" ] || bin=$1/coordinator
+  start=$(date +%s.%N)
+  if ! "$bin" "$work/big.lct" --speed 0 --l2-adapter "$mock" --output-dir "$work/pair" -q \
+    >/dev/null 2>"$work/pair.err"; then
+    echo "l2_speed.sh: $bin failed: $(head -c 300 "$work/pair.err")" >&2
+    exit 1
+  fi
+  end=$(date +%s.%N)
+  python3 -c "print($end - $start)"
+}
+pairs=()
+for _ in $(seq "$runs"); do
+  b=$(wall_of "$base")
+  n=$(wall_of "$build")
+  pairs+=("$b:$n")
+done
+python3 - "$base" "$build" "${pairs[@]}" <<'PY'
+import statistics, sys
+base, new, *pairs = sys.argv[1:]
+b = [float(p.split(":")[0]) for p in pairs]
+n = [float(p.split(":")[1]) for p in pairs]
+r = [y / x for x, y in zip(b, n)]
+print(f"paired, {len(pairs)} pairs (base first): base {base} min / median {min(b):.3f} / "
+      f"{statistics.median(b):.3f} s; new {new} {min(n):.3f} / {statistics.median(n):.3f} s; "
+      f"new/base: median of the pair ratios {statistics.median(r):.3f} "
+      f"(min {min(r):.3f}, max {max(r):.3f})")
 PY
