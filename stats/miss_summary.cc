@@ -42,6 +42,24 @@ MissCounts counts_of(const nlohmann::json& j) {
 
 auto order(const MissEvent& e) { return std::tuple(e.record, e.key, e.where); }
 
+using BlameCounts = std::array<uint64_t, kMissBlameCount>;
+
+nlohmann::json blame_json(const BlameCounts& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kMissBlameCount; ++i) j[miss_blame_name(static_cast<MissBlame>(i))] = b[i];
+  return j;
+}
+
+BlameCounts blame_of_json(const nlohmann::json& j) {
+  BlameCounts b{};
+  for (size_t i = 0; i < kMissBlameCount; ++i) {
+    const std::string name(miss_blame_name(static_cast<MissBlame>(i)));
+    b[i] = util::json_integer_or<uint64_t>(j, name.c_str(), uint64_t{0},
+                                           "misses.baseline.only_baseline_blame." + name);
+  }
+  return b;
+}
+
 }  // namespace
 
 uint64_t MissPairing::only_this_run_total() const { return sum(only_this_run); }
@@ -77,11 +95,7 @@ nlohmann::json MissSummary::to_json() const {
   j["engine_follows_trace"] = engine_follows_trace;
   j["partial_schedule"] = partial_schedule;
   j["dropped"] = dropped;
-  nlohmann::json b = nlohmann::json::object();
-  const auto by_blame = blame();
-  for (size_t i = 0; i < kMissBlameCount; ++i)
-    b[miss_blame_name(static_cast<MissBlame>(i))] = by_blame[i];
-  j["blame"] = b;
+  j["blame"] = blame_json(blame());
   if (baseline) {
     j["baseline"] = {{"run", baseline->baseline},
                      {"both", baseline->both},
@@ -90,6 +104,8 @@ nlohmann::json MissSummary::to_json() const {
                      {"fell_behind", baseline->baseline_fell_behind}};
     if (baseline->baseline_lateness_p99_us)
       j["baseline"]["lateness_p99_us"] = *baseline->baseline_lateness_p99_us;
+    if (baseline->only_baseline_blame)
+      j["baseline"]["only_baseline_blame"] = blame_json(*baseline->only_baseline_blame);
   }
   return j;
 }
@@ -110,6 +126,8 @@ MissSummary MissSummary::from_json(const nlohmann::json& j) {
     p.baseline_fell_behind = it->value("fell_behind", false);
     if (const auto l = it->find("lateness_p99_us"); l != it->end() && l->is_number())
       p.baseline_lateness_p99_us = l->get<double>();
+    if (const auto b = it->find("only_baseline_blame"); b != it->end() && b->is_object())
+      p.only_baseline_blame = blame_of_json(*b);
     s.baseline = std::move(p);
   }
   return s;

@@ -23,6 +23,7 @@ Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string
   if (Result<summary::RunSummary> s = summary::read_run_summary(dir); s) {
     if (summary::was_paced(s.value())) b->lateness_p99_us = s->lateness.p99;
     b->fell_behind = summary::fell_behind(s.value());
+    b->misses = s->misses;
   }
   return std::shared_ptr<const MissBaseline>(std::move(b));
 }
@@ -33,6 +34,11 @@ void pair_with_baseline(report::RunReport& report, const MissBaseline& baseline)
   p.baseline = baseline.dir;
   p.baseline_lateness_p99_us = baseline.lateness_p99_us;
   p.baseline_fell_behind = baseline.fell_behind;
+  if (baseline.misses) {
+    stats::MissSummary only = *baseline.misses;  // its flags, the misses only it had
+    only.counts = p.only_baseline;
+    p.only_baseline_blame = only.blame();
+  }
   report.miss_pairing = std::move(p);
 }
 

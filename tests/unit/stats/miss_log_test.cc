@@ -104,6 +104,16 @@ TEST(MissSummary, BlamesTimingOnTheSpeedUpOnlyWhenSpedUpAndRoundTripsThroughJson
   const MissSummary behind = MissSummary::from_json(s.to_json());
   EXPECT_EQ(behind.baseline->baseline_lateness_p99_us, 3512.25);
   EXPECT_TRUE(behind.baseline->baseline_fell_behind);
+  // The baseline's own blame of the misses only it had: absent unless its summary gave it.
+  EXPECT_FALSE(behind.baseline->only_baseline_blame.has_value());
+  EXPECT_FALSE(s.to_json()["baseline"].contains("only_baseline_blame"));
+  s.baseline->only_baseline_blame = std::array<uint64_t, kMissBlameCount>{1, 250, 3, 4};
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["baseline"]["only_baseline_blame"]["environment"], 250);
+  const MissSummary blamed = MissSummary::from_json(j);
+  ASSERT_TRUE(blamed.baseline->only_baseline_blame.has_value());
+  EXPECT_EQ(*blamed.baseline->only_baseline_blame,
+            (std::array<uint64_t, kMissBlameCount>{1, 250, 3, 4}));
 }
 
 }  // namespace

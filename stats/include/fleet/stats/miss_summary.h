@@ -26,6 +26,11 @@ struct MissPairing {
   // CPU's sake, not only the trace's, and the pairing says so (summary/pace.h's rule).
   std::optional<double> baseline_lateness_p99_us;
   bool baseline_fell_behind = false;
+  // The misses only the baseline had, blamed as the baseline's own run blames them (blame_of
+  // with its flags, from its fleet_summary.json; absent without one). At 1x a timing miss (a
+  // load still running, a store not landed) is the environment's: a backend or CPU slower than
+  // the recorded one, which a causal run waits for and a 1x run does not.
+  std::optional<std::array<uint64_t, kMissBlameCount>> only_baseline_blame;
 
   uint64_t only_this_run_total() const;
   uint64_t only_baseline_total() const;

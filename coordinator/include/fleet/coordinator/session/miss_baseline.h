@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fleet/stats/miss_attribution.h"
+#include "fleet/stats/miss_summary.h"
 #include "fleet/summary/run_report.h"
 #include "fleet/util/status.h"
 
@@ -21,6 +22,9 @@ struct MissBaseline {
   // p99 lateness when it was paced, and whether it fell behind (summary/pace.h).
   std::optional<double> lateness_p99_us;
   bool fell_behind = false;
+  // Its misses section (the flags blame_of reads: sped up, engine on trace time, partial), to
+  // blame the misses only it had as its own run did.
+  std::optional<stats::MissSummary> misses;
 };
 
 Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir);
