@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "fleet/util/json_number.h"
 
@@ -106,6 +107,10 @@ nlohmann::json MissSummary::to_json() const {
       j["baseline"]["lateness_p99_us"] = *baseline->baseline_lateness_p99_us;
     if (baseline->only_baseline_blame)
       j["baseline"]["only_baseline_blame"] = blame_json(*baseline->only_baseline_blame);
+    if (const auto& n = baseline->noise) {
+      j["baseline"]["noise"] = {
+          {"run", n->run}, {"prefetch", n->prefetch}, {"read", n->read}, {"traded", n->traded}};
+    }
   }
   return j;
 }
@@ -128,6 +133,13 @@ MissSummary MissSummary::from_json(const nlohmann::json& j) {
       p.baseline_lateness_p99_us = l->get<double>();
     if (const auto b = it->find("only_baseline_blame"); b != it->end() && b->is_object())
       p.only_baseline_blame = blame_of_json(*b);
+    if (const auto n = it->find("noise"); n != it->end() && n->is_object()) {
+      auto field = [&](const char* name) {
+        return util::json_integer_or<uint64_t>(*n, name, uint64_t{0},
+                                               std::string("misses.baseline.noise.") + name);
+      };
+      p.noise = MissNoise{n->value("run", ""), field("prefetch"), field("read"), field("traded")};
+    }
     s.baseline = std::move(p);
   }
   return s;
@@ -160,6 +172,19 @@ MissPairing pair_misses(std::vector<MissEvent> run, std::vector<MissEvent> basel
   for (; i < run.size(); ++i) only(p.only_this_run, run[i]);
   for (; k < baseline.size(); ++k) only(p.only_baseline, baseline[k]);
   return p;
+}
+
+MissNoise miss_noise(std::vector<MissEvent> baseline, std::vector<MissEvent> second,
+                     std::string run) {
+  const MissPairing p = pair_misses(std::move(baseline), std::move(second));
+  auto apart = [&](MissWhere w) {
+    uint64_t a = 0, b = 0;
+    for (uint64_t v : p.only_this_run[static_cast<size_t>(w)]) a += v;
+    for (uint64_t v : p.only_baseline[static_cast<size_t>(w)]) b += v;
+    return a > b ? a - b : b - a;
+  };
+  return MissNoise{std::move(run), apart(MissWhere::Prefetch), apart(MissWhere::Read),
+                   p.only_this_run_total() + p.only_baseline_total()};
 }
 
 }  // namespace fleet::stats

@@ -85,10 +85,16 @@ void declare_replay_flags(CLI::App& app, session::ReplayOptions& o, CliExtras& x
   app.add_flag("--classify-misses", o.classify_misses,
                "Label every miss with its cause and write misses.csv (on by default at any "
                "speed but 1x, and with --baseline): a later run's --baseline pairs with it");
-  app.add_option("--baseline", o.miss_baseline,
-                 "A run directory of the same trace and config (a 1x or --clock virtual run "
-                 "with misses.csv): pair this run's misses with its, key by key")
-      ->check(CLI::ExistingDirectory);
+  CLI::Option* baseline =
+      app.add_option("--baseline", o.miss_baseline,
+                     "A run directory of the same trace and config (a 1x or --clock virtual run "
+                     "with misses.csv): pair this run's misses with its, key by key")
+          ->check(CLI::ExistingDirectory);
+  app.add_option("--noise-baseline", o.miss_noise_baseline,
+                 "A second reference run like --baseline's (another 1x run, with misses.csv): "
+                 "the verdict's tolerance becomes twice how far the two runs' misses are apart")
+      ->check(CLI::ExistingDirectory)
+      ->needs(baseline);
   flags::add_enum_flag(app, "--clock", x.clock, kClockNames,
                        "real, or virtual: a deterministic discrete-event run");
   app.add_flag("--from-zero", o.from_zero,
@@ -307,7 +313,7 @@ Status apply_replay_flags(ParsedCli& cli) {
   o.classify_misses =
       o.classify_misses || !o.miss_baseline.empty() || (paced_off_1x && !o.virtual_clock);
   if (!o.miss_baseline.empty()) {
-    auto baseline = session::load_miss_baseline(o.miss_baseline);
+    auto baseline = session::load_miss_baseline(o.miss_baseline, o.miss_noise_baseline);
     if (!baseline) return baseline.status();
     o.miss_baseline_events = std::move(baseline).value();
   }

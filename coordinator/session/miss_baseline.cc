@@ -9,14 +9,25 @@
 
 namespace fleet::session {
 
-Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir) {
+namespace {
+
+Result<std::vector<stats::MissEvent>> read_events(const std::string& flag, const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / stats::kMissLogFile).string();
   if (!std::filesystem::exists(path)) {
-    return Status::error("--baseline " + dir + ": no " + stats::kMissLogFile +
+    return Status::error(flag + " " + dir + ": no " + stats::kMissLogFile +
                          " there: run the baseline with --classify-misses");
   }
   Result<std::vector<stats::MissEvent>> events = stats::read_miss_log(path);
-  if (!events) return Status::error("--baseline: " + events.status().message());
+  if (!events) return Status::error(flag + ": " + events.status().message());
+  return events;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir,
+                                                               const std::string& noise_dir) {
+  Result<std::vector<stats::MissEvent>> events = read_events("--baseline", dir);
+  if (!events) return events.status();
   auto b = std::make_shared<MissBaseline>();
   b->dir = dir;
   b->events = std::move(events).value();
@@ -24,6 +35,11 @@ Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string
     if (summary::was_paced(s.value())) b->lateness_p99_us = s->lateness.p99;
     b->fell_behind = summary::fell_behind(s.value());
     b->misses = s->misses;
+  }
+  if (!noise_dir.empty()) {
+    Result<std::vector<stats::MissEvent>> second = read_events("--noise-baseline", noise_dir);
+    if (!second) return second.status();
+    b->noise = stats::miss_noise(b->events, std::move(second).value(), noise_dir);
   }
   return std::shared_ptr<const MissBaseline>(std::move(b));
 }
@@ -39,6 +55,7 @@ void pair_with_baseline(report::RunReport& report, const MissBaseline& baseline)
     only.counts = p.only_baseline;
     p.only_baseline_blame = only.blame();
   }
+  p.noise = baseline.noise;
   report.miss_pairing = std::move(p);
 }
 

@@ -45,6 +45,11 @@ std::string compression_section(const Json& model) {
   if (paired) {
     body += tile("Only this run", fmt_count(num(pairing, {"only_this_run", "total"}))) +
             tile("Only the baseline", fmt_count(num(pairing, {"only_baseline", "total"})));
+    // --noise-baseline: how far two reference runs are apart, what the verdict tolerates.
+    if (const Json& noise = obj(pairing, {"noise"}); !noise.empty()) {
+      body += tile("Two baselines apart", "prefetch " + fmt_count(num(noise, {"prefetch"})) +
+                                              ", read " + fmt_count(num(noise, {"read"})));
+    }
   }
   body += "</div>";
   std::vector<std::vector<Cell>> rows;

@@ -53,15 +53,33 @@ int64_t net_at(const stats::MissPairing& p, MissWhere w) {
          static_cast<int64_t>(at_where(p.only_baseline, w));
 }
 
-// 1 % of this run's misses at `w`, at least 1: the tolerance of "the same count".
+// The tolerance of "the same count" at `w`: 1 % of this run's misses there (at least 1), or,
+// with a second reference run, twice how far the two reference runs are apart, if larger.
 int64_t noise_at(const stats::MissSummary& m, MissWhere w) {
-  return static_cast<int64_t>(std::max<uint64_t>(1, m.total(w) / 100));
+  uint64_t t = std::max<uint64_t>(1, m.total(w) / 100);
+  if (const auto& n = m.baseline->noise)
+    t = std::max(t, 2 * (w == MissWhere::Read ? n->read : n->prefetch));
+  return static_cast<int64_t>(t);
 }
 
-// The hit rate held (prefetch misses within 1 %) and the baseline's reads missed more, no more
-// than the reads it alone lost to a load still running or queued, which its own run blames on
-// its environment (at 1x: a backend slower than the recorded one; a causal run waits for such
-// work): the reference lost them, not this run.
+// How the tolerance was set, for the verdict's text.
+std::string tolerance_text(const stats::MissSummary& m) {
+  const auto& n = m.baseline->noise;
+  if (!n) return "within 1 %";
+  return fmt::format("within ±{} prefetch, ±{} read (twice how far {} is from {}, at least 1 %)",
+                     noise_at(m, MissWhere::Prefetch), noise_at(m, MissWhere::Read),
+                     m.baseline->baseline, n->run);
+}
+
+std::string noise_text(const stats::MissNoise& n) {
+  return fmt::format("{}: prefetch misses {} apart, read {}; {} misses only one of the two had",
+                     n.run, n.prefetch, n.read, n.traded);
+}
+
+// The hit rate held (prefetch misses within the tolerance) and the baseline's reads missed more,
+// beyond the tolerance no more than the reads it alone lost to a load still running or queued,
+// which its own run blames on its environment (at 1x: a backend slower than the recorded one; a
+// causal run waits for such work): the reference lost them, not this run.
 std::optional<MissVerdict> baseline_environment_verdict(const stats::MissSummary& m) {
   const stats::MissPairing& p = *m.baseline;
   const int64_t pre = net_at(p, MissWhere::Prefetch), read = net_at(p, MissWhere::Read);
@@ -74,7 +92,9 @@ std::optional<MissVerdict> baseline_environment_verdict(const stats::MissSummary
   const uint64_t surplus = static_cast<uint64_t>(-read);
   const uint64_t environment =
       (*p.only_baseline_blame)[static_cast<size_t>(MissBlame::Environment)];
-  if (timing < surplus || environment < surplus) return std::nullopt;
+  // The part of the surplus within the tolerance is noise and needs no cause.
+  const uint64_t explain = surplus - std::min<uint64_t>(surplus, noise_at(m, MissWhere::Read));
+  if (timing < explain || environment < explain) return std::nullopt;
   return MissVerdict{
       false, "Speed-up kept the answer",
       fmt::format("The same hit rate as the baseline {} (prefetch misses {:+d}); its reads missed "
@@ -139,6 +159,7 @@ stats::MetricSection miss_section(const stats::MissSummary& m) {
         {"only_this_run", "Only this run",
          fmt::format("{} ({})", p.only_this_run_total(), miss_classes_text(p.only_this_run))});
     s.rows.push_back({"only_baseline", "Only the baseline", only_baseline_text(p)});
+    if (p.noise) s.rows.push_back({"noise", "Second baseline", noise_text(*p.noise)});
   }
   return s;
 }
@@ -165,19 +186,22 @@ std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m) {
         std::abs(read) <= noise_at(m, MissWhere::Read)) {
       return MissVerdict{
           false, "Same answer as the baseline",
-          fmt::format("The same misses within 1 % as the baseline {} (prefetch {:+d}, read {:+d}) "
+          fmt::format("The same misses {} as the baseline {} (prefetch {:+d}, read {:+d}) "
                       "on partly other keys, as two runs of one trace trade them: {} only here "
                       "({}), {} only in the baseline ({}), {} in both.{}",
-                      p.baseline, pre, read, added, miss_classes_text(p.only_this_run), removed,
+                      tolerance_text(m), p.baseline, pre, read, added,
+                      miss_classes_text(p.only_this_run), removed,
                       miss_classes_text(p.only_baseline), p.both, baseline_behind_text(p))};
     }
     if (auto v = baseline_environment_verdict(m)) return v;
     return MissVerdict{
         true, "Speed-up changed the answer",
         fmt::format("Against the baseline {}: {} misses only in this run ({:.1f} % of its {}: {}), "
-                    "{} only in the baseline ({}), {} in both.{}",
+                    "{} only in the baseline ({}), {} in both; prefetch {:+d}, read {:+d}, not {}."
+                    "{}",
                     p.baseline, added, share(added, here), here, miss_classes_text(p.only_this_run),
-                    removed, miss_classes_text(p.only_baseline), p.both, baseline_behind_text(p))};
+                    removed, miss_classes_text(p.only_baseline), p.both, pre, read,
+                    tolerance_text(m), baseline_behind_text(p))};
   }
   const uint64_t all = m.total();
   const uint64_t compression = m.blame()[static_cast<size_t>(MissBlame::Compression)];

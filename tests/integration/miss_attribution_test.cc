@@ -193,6 +193,61 @@ TEST(MissAttribution, ATenfoldRunAccountsForEveryMissAgainstItsBaseline) {
   EXPECT_NE(c.out.find("Misses (attribution: keys by blame)"), std::string::npos) << c.out;
 }
 
+// --noise-baseline: a second reference run (here the baseline's misses.csv with 2 prefetch and
+// all 5 read misses left out, as a rerun that missed fewer would write it) is paired with the
+// baseline before the run; how far the two are apart lands in the summary and on the page, and
+// the flag alone, or a second run without a miss log, is refused naming the flag.
+TEST(MissAttribution, ASecondBaselineIsMeasuredAgainstTheFirstForTheVerdictsTolerance) {
+  ScratchDir dir;
+  const std::string trace = gen_trace(dir);
+  const std::string base = (dir.path() / "base").string(), rerun = (dir.path() / "rerun").string();
+  ASSERT_EQ(run(trace + kEngine + " --classify-misses --output-dir " + base, dir).code, 0);
+  std::filesystem::create_directories(rerun);
+  {
+    std::istringstream in(read_file(base + "/misses.csv"));
+    std::ofstream out(rerun + "/misses.csv");
+    int prefetch_left_out = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(",read,") != std::string::npos) continue;
+      if (line.find(",prefetch,") != std::string::npos && prefetch_left_out < 2) {
+        ++prefetch_left_out;
+        continue;
+      }
+      out << line << "\n";
+    }
+  }
+  const uint64_t reads = summary_of(base)["misses"]["read"]["write_locked"].get<uint64_t>();
+  ASSERT_GT(reads, 0u);
+  const std::string out = (dir.path() / "paired").string();
+  const Ran r = run(trace + kEngine + " --baseline " + base + " --noise-baseline " + rerun +
+                        " --output-dir " + out,
+                    dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json noise = summary_of(out)["misses"]["baseline"]["noise"];
+  ASSERT_TRUE(noise.is_object()) << summary_of(out)["misses"].dump();
+  EXPECT_EQ(noise["run"], rerun);
+  EXPECT_EQ(noise["prefetch"], 2);
+  EXPECT_EQ(noise["read"], reads);
+  EXPECT_EQ(noise["traded"], 2 + reads);
+  EXPECT_NE(r.out.find(rerun + ": prefetch misses 2 apart"), std::string::npos) << r.out;
+  EXPECT_NE(read_file(out + "/report.html").find("Two baselines apart"), std::string::npos);
+
+  const Ran alone = run(trace + kEngine + " --noise-baseline " + rerun + " --output-dir " +
+                            (dir.path() / "x").string(),
+                        dir);
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--noise-baseline requires --baseline"), std::string::npos) << alone.err;
+  const std::string empty = (dir.path() / "empty").string();
+  std::filesystem::create_directories(empty);
+  const Ran no_log = run(trace + kEngine + " --baseline " + base + " --noise-baseline " + empty +
+                             " --output-dir " + (dir.path() / "y").string(),
+                         dir);
+  EXPECT_EQ(no_log.code, 2);
+  EXPECT_NE(no_log.err.find("--noise-baseline " + empty + ": no misses.csv there"),
+            std::string::npos)
+      << no_log.err;
+}
+
 TEST(MissAttribution, ABaselineWithoutAMissLogIsRefusedBeforeTheRun) {
   ScratchDir dir;
   const std::string trace = gen_trace(dir);

@@ -80,6 +80,17 @@ TEST(MissVerdict, WithoutTheBaselinesBlameOrWithMissesAddedTheAnswerChanged) {
   // Prefetch misses +35 against 1 % of 1,003: the hit rate moved.
   EXPECT_EQ(miss_verdict(added)->title, "Speed-up changed the answer");
 
+  // 160 environment-blamed timing reads explain a surplus of 170 only with a tolerance of 10:
+  // the read tolerance (twice the two baselines' read gap of 5) takes what noise explains.
+  stats::MissSummary surplus = causal_run_against_a_slow_1x();
+  at(surplus.baseline->only_baseline, MissWhere::Read, MissClass::NotLoaded) = 10;
+  surplus.baseline->only_baseline_blame =
+      std::array<uint64_t, stats::kMissBlameCount>{0, 178, 0, 0};
+  EXPECT_EQ(miss_verdict(surplus)->title, "Speed-up changed the answer");
+  surplus.baseline->noise = stats::MissNoise{"runs/1x-b", 0, 5, 30};
+  EXPECT_EQ(miss_verdict(surplus)->title, "Speed-up kept the answer")
+      << miss_verdict(surplus)->text;
+
   stats::MissSummary trace_blamed = causal_run_against_a_slow_1x();
   trace_blamed.baseline->only_baseline_blame =
       std::array<uint64_t, stats::kMissBlameCount>{0, 60, 108, 0};  // most not its environment's
@@ -105,6 +116,43 @@ TEST(MissVerdict, TheSameCountOfMissesOnOtherKeysIsTheSameAnswer) {
   v = miss_verdict(m);
   EXPECT_TRUE(v->warn);
   EXPECT_EQ(v->title, "Speed-up changed the answer");
+}
+
+// With a second reference run (--noise-baseline) the tolerance is twice how far the two are
+// apart, when that is more than 1 %: a short trace's 1x runs differ by more than 1 % of their
+// misses (measured: every verdict of a 5.4k-record bench run, 1x against 1x included, read
+// "changed" at 1 %), and a verdict below that noise cannot tell a speed-up from a rerun.
+TEST(MissVerdict, ASecondBaselineWidensTheToleranceToTwiceTheRunToRunNoise) {
+  stats::MissSummary m = paired_run(MissWhere::Read, MissClass::NotLoaded, 2800, 2500);
+  at(m.baseline->only_this_run, MissWhere::Read, MissClass::NotLoaded) = 300;
+  at(m.baseline->only_baseline, MissWhere::Read, MissClass::NotLoaded) = 220;  // net +80
+  EXPECT_EQ(miss_verdict(m)->title, "Speed-up changed the answer");            // 1 %: 28
+  EXPECT_NE(miss_verdict(m)->text.find("prefetch +0, read +80, not within 1 %"), std::string::npos)
+      << miss_verdict(m)->text;
+
+  m.baseline->noise = stats::MissNoise{"runs/1x-b", 3, 45, 400};  // tolerance read 90
+  auto v = miss_verdict(m);
+  EXPECT_FALSE(v->warn);
+  EXPECT_EQ(v->title, "Same answer as the baseline");
+  EXPECT_NE(v->text.find("The same misses within ±6 prefetch, ±90 read (twice how far runs/1x is "
+                         "from runs/1x-b, at least 1 %) as the baseline runs/1x (prefetch +0, "
+                         "read +80)"),
+            std::string::npos)
+      << v->text;
+  bool row = false;
+  for (const auto& r : miss_section(m).rows)
+    if (r.key == "noise") {
+      row = true;
+      EXPECT_EQ(std::get<std::string>(r.value),
+                "runs/1x-b: prefetch misses 3 apart, read 45; 400 misses only one of the two had");
+    }
+  EXPECT_TRUE(row);
+
+  m.baseline->noise->read = 39;  // tolerance 78 < 80
+  EXPECT_EQ(miss_verdict(m)->title, "Speed-up changed the answer");
+  m.baseline->noise->read = 5;  // twice the noise below 1 %: 1 % stays the floor
+  at(m.baseline->only_baseline, MissWhere::Read, MissClass::NotLoaded) = 280;  // net +20
+  EXPECT_EQ(miss_verdict(m)->title, "Same answer as the baseline");
 }
 
 }  // namespace

@@ -116,5 +116,38 @@ TEST(MissSummary, BlamesTimingOnTheSpeedUpOnlyWhenSpedUpAndRoundTripsThroughJson
             (std::array<uint64_t, kMissBlameCount>{1, 250, 3, 4}));
 }
 
+// --noise-baseline: two reference runs' misses apart per where (net, either sign), and the
+// misses only one of them had; the JSON carries it and reads it back.
+TEST(MissNoise, CountsHowFarTwoReferenceRunsAreApartAndRoundTripsThroughJson) {
+  const std::vector<MissEvent> a = {ev(1, 10, MissWhere::Prefetch, MissClass::Cold),
+                                    ev(2, 11, MissWhere::Prefetch, MissClass::Cold),
+                                    ev(3, 12, MissWhere::Read, MissClass::LoadRunning),
+                                    ev(4, 13, MissWhere::Read, MissClass::LoadRunning)};
+  const std::vector<MissEvent> b = {ev(1, 10, MissWhere::Prefetch, MissClass::Cold),
+                                    ev(5, 14, MissWhere::Read, MissClass::NotLoaded),
+                                    ev(6, 15, MissWhere::Read, MissClass::NotLoaded),
+                                    ev(7, 16, MissWhere::Read, MissClass::NotLoaded),
+                                    ev(3, 12, MissWhere::Read, MissClass::Evicted)};
+  const MissNoise n = miss_noise(a, b, "runs/1x-b");
+  EXPECT_EQ(n.run, "runs/1x-b");
+  EXPECT_EQ(n.prefetch, 1u);  // a: 2, b: 1
+  EXPECT_EQ(n.read, 2u);      // a: 2, b: 4
+  EXPECT_EQ(n.traded, 5u);    // a alone: (2,11) and (4,13); b alone: (5..7)
+  EXPECT_EQ(miss_noise(b, a, "x").read, 2u);
+
+  MissSummary s;
+  s.baseline = MissPairing{};
+  EXPECT_FALSE(s.to_json()["baseline"].contains("noise"));
+  s.baseline->noise = n;
+  const nlohmann::json j = s.to_json();
+  EXPECT_EQ(j["baseline"]["noise"]["read"], 2);
+  const MissSummary back = MissSummary::from_json(j);
+  ASSERT_TRUE(back.baseline->noise.has_value());
+  EXPECT_EQ(back.baseline->noise->run, "runs/1x-b");
+  EXPECT_EQ(back.baseline->noise->prefetch, 1u);
+  EXPECT_EQ(back.baseline->noise->read, 2u);
+  EXPECT_EQ(back.baseline->noise->traded, 5u);
+}
+
 }  // namespace
 }  // namespace fleet::stats

@@ -13,6 +13,18 @@
 
 namespace fleet::stats {
 
+// Run-to-run noise, from a second reference run of the same trace and config
+// (--noise-baseline): how far the baseline's misses are from the second's, per where, and how
+// many misses only one of the two had. The verdict's tolerance for "the same answer" becomes
+// twice the difference (issue 40's rule: within 2 x the difference between two 1x runs), never
+// below its 1 %.
+struct MissNoise {
+  std::string run;        // the second reference run's directory, as given
+  uint64_t prefetch = 0;  // |baseline - second| prefetch misses
+  uint64_t read = 0;      // |baseline - second| read misses
+  uint64_t traded = 0;    // misses only one of the two had (key by key)
+};
+
 // The misses of this run and of a baseline run of the same trace, paired by (record, key,
 // where) as multisets: in both, only in this run (by this run's class), only in the baseline
 // (by the baseline's class).
@@ -31,6 +43,7 @@ struct MissPairing {
   // load still running, a store not landed) is the environment's: a backend or CPU slower than
   // the recorded one, which a causal run waits for and a 1x run does not.
   std::optional<std::array<uint64_t, kMissBlameCount>> only_baseline_blame;
+  std::optional<MissNoise> noise;  // with --noise-baseline
 
   uint64_t only_this_run_total() const;
   uint64_t only_baseline_total() const;
@@ -67,5 +80,8 @@ struct MissSummary {
 // Pairs `run` with `baseline` (each sorted by sort_misses). Both are consumed.
 MissPairing pair_misses(std::vector<MissEvent> run, std::vector<MissEvent> baseline);
 void sort_misses(std::vector<MissEvent>& events);
+// How far two reference runs' misses are apart (`run` names the second).
+MissNoise miss_noise(std::vector<MissEvent> baseline, std::vector<MissEvent> second,
+                     std::string run);
 
 }  // namespace fleet::stats

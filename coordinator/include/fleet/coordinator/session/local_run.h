@@ -41,9 +41,11 @@ struct ReplayOptions {
   double causal_horizon_s = 0.050;
   // Miss attribution (docs/causal-pacing.md): label every miss (on with --classify-misses,
   // --baseline or any speed but 1x), and pair them with the misses.csv of the run in
-  // `miss_baseline` ("" = none).
+  // `miss_baseline` ("" = none); `miss_noise_baseline`, a second reference run, sets the
+  // verdict's tolerance from how far the two are apart.
   bool classify_misses = false;
   std::string miss_baseline;
+  std::string miss_noise_baseline;
   std::shared_ptr<const MissBaseline> miss_baseline_events;  // read by the CLI, before the run
   bool virtual_clock = false;
   bool from_zero = false;  // LMCache's origin: also wait out the idle time before record 1

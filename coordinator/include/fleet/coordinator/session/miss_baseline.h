@@ -25,9 +25,13 @@ struct MissBaseline {
   // Its misses section (the flags blame_of reads: sped up, engine on trace time, partial), to
   // blame the misses only it had as its own run did.
   std::optional<stats::MissSummary> misses;
+  // With --noise-baseline: how far a second reference run's misses are from these.
+  std::optional<stats::MissNoise> noise;
 };
 
-Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir);
+// `noise_dir` ("" = none): a second reference run (--noise-baseline), read the same way.
+Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string& dir,
+                                                               const std::string& noise_dir = "");
 // Sets report.miss_pairing when the run classified misses (any node has a summary).
 void pair_with_baseline(report::RunReport& report, const MissBaseline& baseline);
 
