@@ -144,7 +144,8 @@ for n in ("1x-b", "uniform10", "causal10", "causal10-partial"):
         return ", ".join(f"{k} {v}" for k, v in sorted(flat.items(), key=lambda kv: -kv[1])[:5]) or "none"
     page = open(f"{base}.{n}/report.html", encoding="utf-8").read()
     verdict = next((t for t in ("Same misses as the baseline", "Same answer as the baseline",
-                                "Speed-up kept the answer", "Speed-up changed the answer")
+                                "Speed-up kept the answer", "Speed-up changed the answer",
+                                "Kept the baseline's answer", "Answer differs from the baseline")
                     if t in page), "no verdict")
     print(f"{n} vs 1x-a: verdict \"{verdict}\"; misses {m['total']}, both {p['both']}, only this run {p['only_this_run']['total']} "
           f"({classes(p['only_this_run'])}), only 1x-a {p['only_baseline']['total']} "

@@ -53,6 +53,15 @@ int64_t net_at(const stats::MissPairing& p, MissWhere w) {
          static_cast<int64_t>(at_where(p.only_baseline, w));
 }
 
+// A run at the recorded pace (a second 1x run against the first) has no speed-up to blame or
+// credit: its verdict names the baseline instead.
+const char* kept_title(const stats::MissSummary& m) {
+  return m.sped_up ? "Speed-up kept the answer" : "Kept the baseline's answer";
+}
+const char* changed_title(const stats::MissSummary& m) {
+  return m.sped_up ? "Speed-up changed the answer" : "Answer differs from the baseline";
+}
+
 // The tolerance of "the same count" at `w`: 1 % of this run's misses there (at least 1), or,
 // with a second reference run, twice how far the two reference runs are apart, if larger.
 int64_t noise_at(const stats::MissSummary& m, MissWhere w) {
@@ -96,7 +105,7 @@ std::optional<MissVerdict> baseline_environment_verdict(const stats::MissSummary
   const uint64_t explain = surplus - std::min<uint64_t>(surplus, noise_at(m, MissWhere::Read));
   if (timing < explain || environment < explain) return std::nullopt;
   return MissVerdict{
-      false, "Speed-up kept the answer",
+      false, kept_title(m),
       fmt::format("The same hit rate as the baseline {} (prefetch misses {:+d}); its reads missed "
                   "{} more, and {} of the reads only it missed found their load still running or "
                   "queued, which its own run blames on its environment (a backend slower than the "
@@ -195,7 +204,7 @@ std::optional<MissVerdict> miss_verdict(const stats::MissSummary& m) {
     }
     if (auto v = baseline_environment_verdict(m)) return v;
     return MissVerdict{
-        true, "Speed-up changed the answer",
+        true, changed_title(m),
         fmt::format("Against the baseline {}: {} misses only in this run ({:.1f} % of its {}: {}), "
                     "{} only in the baseline ({}), {} in both; prefetch {:+d}, read {:+d}, not {}."
                     "{}",

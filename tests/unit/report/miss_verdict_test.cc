@@ -91,6 +91,13 @@ TEST(MissVerdict, WithoutTheBaselinesBlameOrWithMissesAddedTheAnswerChanged) {
   EXPECT_EQ(miss_verdict(surplus)->title, "Speed-up kept the answer")
       << miss_verdict(surplus)->text;
 
+  // A second 1x run against the first: no speed-up to name.
+  stats::MissSummary rerun = causal_run_against_a_slow_1x();
+  rerun.sped_up = false;
+  EXPECT_EQ(miss_verdict(rerun)->title, "Answer differs from the baseline");
+  rerun.baseline->only_baseline_blame = std::array<uint64_t, stats::kMissBlameCount>{0, 168, 0, 0};
+  EXPECT_EQ(miss_verdict(rerun)->title, "Kept the baseline's answer");
+
   stats::MissSummary trace_blamed = causal_run_against_a_slow_1x();
   trace_blamed.baseline->only_baseline_blame =
       std::array<uint64_t, stats::kMissBlameCount>{0, 60, 108, 0};  // most not its environment's
