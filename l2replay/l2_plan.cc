@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <span>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "fleet/trace/errors.h"
 #include "fleet/trace/frame_reader.h"
@@ -15,6 +18,7 @@
 #include "fleet/util/ahead_prefaulter.h"
 #include "key_interner.h"
 #include "plan_reading.h"
+#include "prepared_batch.h"
 
 namespace fleet::l2replay {
 
@@ -52,7 +56,8 @@ uint64_t count_submissions(const std::string& path, uint32_t max_frame) {
   return n;
 }
 
-L2PlanOp op_of(const L2Record& r, L2Plan& plan) {
+// `p`, `i`: r's prepared parts (its object sizes and group bytes).
+L2PlanOp op_of(const L2Record& r, const detail::PreparedBatch& p, size_t i, L2Plan& plan) {
   L2PlanOp op;
   op.op = r.op();
   op.sequence = r.sequence;
@@ -60,24 +65,19 @@ L2PlanOp op_of(const L2Record& r, L2Plan& plan) {
   op.adapter_index = r.adapter_index;
   op.task_id = r.task_id.value_or(0);
   op.request_id = r.request_id.value_or(-1);
-  op.sizes = L2Plan::append(plan.size_pool, r.object_sizes);
-  if (!r.group_layouts.empty()) {
-    op.group_sizes.at = static_cast<uint32_t>(plan.group_size_pool.size());
-    for (const auto& [gid, layout] : r.group_layouts) {
-      const std::pair<int64_t, uint64_t> g{gid, layout.object_bytes()};
-      op.group_sizes.n += L2Plan::append(plan.group_size_pool, std::span(&g, 1)).n;
-    }
-  }
+  op.sizes = L2Plan::append(plan.size_pool, p.sizes(i));
+  if (const auto groups = p.group_bytes(i); !groups.empty())
+    op.group_sizes = L2Plan::append(plan.group_size_pool, groups);
   return op;
 }
 
 // The completion's indices go to the end of the index pool; a later duplicate appends again
 // and the op points at the newest (the older run stays unused).
-void set_outcome(L2PlanOp& op, const L2Record& r, L2Plan& plan) {
+void set_outcome(L2PlanOp& op, const L2Record& r, std::span<const int64_t> indices, L2Plan& plan) {
   op.source_completed = true;
   op.completion_sequence = r.sequence;
   op.source_succeeded = r.succeeded_count > 0;
-  op.source_indices = L2Plan::append(plan.index_pool, r.indices);
+  op.source_indices = L2Plan::append(plan.index_pool, indices);
 }
 
 // Store / lookup / load tasks by L2TaskKey -> op index. Task ids are small counters in practice
@@ -130,45 +130,35 @@ class Reading {
  public:
   Reading(L2Plan& plan, uint64_t cut) : plan_(plan), cut_(cut), interned_(plan.keys) {}
 
-  // `tags`: KeyInterner::tag_of of each of r's keys.
-  void add(const L2Record& r, const uint32_t* tags) {
+  // `p`, `i`: where r's keys, tags, sizes and indices were laid out.
+  void add(const L2Record& r, const detail::PreparedBatch& p, size_t i) {
     if (r.kind == L2Kind::TraceEnd || r.kind == L2Kind::StoreSubmitted ||
         r.kind == L2Kind::LookupSubmitted || r.kind == L2Kind::LoadSubmitted) {
       summary_.add_completeness(r);
     }
     if (trace::is_l2_submission(r.kind)) {
       if (plan_.source_operations_total++ >= cut_) return;
-      plan_.ops.push_back(op_of(r, plan_));
-      intern_keys(r.keys, tags, plan_.ops.back());
+      plan_.ops.push_back(op_of(r, p, i, plan_));
+      intern_keys(p.keys(i), p.tags(i), plan_.ops.back());
       if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete)
         tasks_.put(r.task_key(), static_cast<uint32_t>(plan_.ops.size() - 1));
     } else if (trace::is_l2_completion(r.kind)) {
-      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r, plan_);
+      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r, p.indices(i), plan_);
     }
   }
 
   // A batch of records, the interning's cache misses taken ahead: the index entries of the keys
   // kAhead records on, the nodes of those half as far (their index entries arrived meanwhile).
-  // Each key mention is hashed once, here, for both prefetches and the interning.
-  void add_batch(std::span<const L2Record> batch) {
+  // Each key mention was hashed once, on the decoding thread (`prepared`), for both prefetches
+  // and the interning.
+  void add_batch(std::span<const L2Record> batch, const detail::PreparedBatch& prepared) {
     constexpr size_t kAhead = 8;
-    tags_.clear();
-    tags_at_.resize(batch.size() + 1);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      tags_at_[i] = tags_.size();
-      for (const trace::ObjectKey& k : batch[i].keys)
-        tags_.push_back(detail::KeyInterner::tag_of(k));
-    }
-    tags_at_[batch.size()] = tags_.size();
-    auto tags_of = [&](size_t i) {
-      return std::span<const uint32_t>(tags_.data() + tags_at_[i], tags_at_[i + 1] - tags_at_[i]);
-    };
     for (size_t i = 0; i < batch.size(); ++i) {
       if (i + kAhead < batch.size())
-        for (uint32_t tag : tags_of(i + kAhead)) interned_.prefetch_index(tag);
+        for (uint32_t tag : prepared.tags(i + kAhead)) interned_.prefetch_index(tag);
       if (i + kAhead / 2 < batch.size())
-        for (uint32_t tag : tags_of(i + kAhead / 2)) interned_.prefetch_key(tag);
-      add(batch[i], tags_.data() + tags_at_[i]);
+        for (uint32_t tag : prepared.tags(i + kAhead / 2)) interned_.prefetch_key(tag);
+      add(batch[i], prepared, i);
     }
   }
 
@@ -200,7 +190,8 @@ class Reading {
   // A request's lookup, store, load and unlock name the same keys in the same order, one record
   // after the other: a key equal to the one at its position in the previous record takes that
   // id without a table probe (a compare instead of a hash and a likely cache miss).
-  void intern_keys(const std::vector<trace::ObjectKey>& keys, const uint32_t* tags, L2PlanOp& op) {
+  void intern_keys(std::span<const trace::ObjectKey> keys, std::span<const uint32_t> tags,
+                   L2PlanOp& op) {
     ids_.clear();
     for (size_t j = 0; j < keys.size(); ++j) {
       const bool same = j < prev_keys_.size() && prev_keys_[j] == keys[j];
@@ -208,7 +199,7 @@ class Reading {
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
-    prev_keys_ = keys;
+    prev_keys_.assign(keys.begin(), keys.end());
     prev_ids_.swap(ids_);
   }
 
@@ -218,8 +209,6 @@ class Reading {
   TaskIndex tasks_;
   detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
   std::vector<uint32_t> ids_;                // one record's, reused
-  std::vector<uint32_t> tags_;               // the batch's key tags, record after record
-  std::vector<size_t> tags_at_;              // record i's are tags_[tags_at_[i] ..]
   std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
   std::vector<uint32_t> prev_ids_;
 };
@@ -301,8 +290,14 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
   try {  // the reader's TraceError names the file: unreadable, not level l2, damaged mid-read
     trace::ReaderOptions ro;
     ro.max_frame_bytes = o.max_frame_bytes;
-    // Records are decoded on the reader's thread while this one plans the batch before.
-    trace::L2BatchReader reader(path, ro);
+    // Records are decoded, and their keys hashed, on the reader's thread while this one plans
+    // the batch before.
+    constexpr size_t kBatchRecords = 512, kBatches = 8;
+    std::vector<detail::PreparedBatch> prepared(kBatches);
+    trace::L2BatchReader reader(path, ro, kBatchRecords, kBatches,
+                                [&prepared](size_t slot, std::span<const L2Record> records) {
+                                  prepared[slot].prepare(records);
+                                });
     plan.header = reader.header();
     std::error_code size_error;  // the reader opened it: a size it cannot give only skips this
     const uintmax_t file_bytes = std::filesystem::file_size(path, size_error);
@@ -316,7 +311,7 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
     util::AheadPrefaulter ahead(5, kAheadBytes);
     for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
       publish_pools(plan, ahead);
-      reading.add_batch(batch);
+      reading.add_batch(batch, prepared[reader.slot()]);
     }
     if (Status s = reading.refusal(reader.counters()); !s) return s;
     reading.finish_keys();

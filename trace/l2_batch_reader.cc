@@ -1,12 +1,13 @@
 #include "fleet/trace/l2_batch_reader.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace fleet::trace {
 
 L2BatchReader::L2BatchReader(const std::string& path, ReaderOptions options, size_t batch_records,
-                             size_t batches)
-    : reader_(path, options), ring_(std::max<size_t>(batches, 2)) {
+                             size_t batches, Prepare prepare)
+    : reader_(path, options), prepare_(std::move(prepare)), ring_(std::max<size_t>(batches, 2)) {
   for (Batch& b : ring_) b.records.resize(std::max<size_t>(batch_records, 1));
   thread_ = std::thread([this] { produce(); });
 }
@@ -43,6 +44,15 @@ void L2BatchReader::produce() {
       more = fill(batch);
     } catch (...) {  // handed to the caller after the records before it
       error = std::current_exception();
+    }
+    if (prepare_ && batch.count > 0) {
+      try {  // the records decoded before an error are prepared too: the caller gets them
+        prepare_(n % ring_.size(), {batch.records.data(), batch.count});
+      } catch (...) {  // an unprepared batch is not handed out: the error ends the reading here
+        batch.count = 0;
+        more = false;
+        if (!error) error = std::current_exception();
+      }
     }
     {
       std::lock_guard lock(mu_);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <span>
+#include <thread>
 
 #include "fleet/trace/codecs.h"
 #include "fleet/trace/errors.h"
@@ -445,6 +447,49 @@ TEST(L2BatchRead, ErrorComesAfterEveryRecordBeforeItWithTheSameText) {
     EXPECT_EQ(read_batches(path, batch, 2, got), plain_error) << batch;
     EXPECT_EQ(got.size(), 600u) << batch;
   }
+}
+
+// `prepare` sees each batch once, on the decoding thread, before the caller does, in the slot
+// slot() names; a slot is not prepared again while the caller still reads its batch. Here it
+// records each batch's first sequence per slot, and the caller checks it against the batch.
+TEST(L2BatchRead, EachBatchIsPreparedInItsSlotBeforeTheCallerSeesIt) {
+  const std::string path = write_trace("batch_prepare", many_stores(500) + end_marker());
+  constexpr size_t kBatches = 3;
+  std::vector<uint64_t> first_of_slot(kBatches, UINT64_MAX);
+  std::vector<size_t> count_of_slot(kBatches, 0);
+  const std::thread::id caller = std::this_thread::get_id();
+  bool off_thread = true;
+  L2BatchReader reader(path, {}, 7, kBatches, [&](size_t slot, std::span<const L2Record> r) {
+    off_thread = off_thread && std::this_thread::get_id() != caller;
+    first_of_slot.at(slot) = r.front().sequence;
+    count_of_slot.at(slot) = r.size();
+  });
+  size_t records = 0;
+  for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) {
+    EXPECT_EQ(first_of_slot[reader.slot()], b.front().sequence) << records;
+    EXPECT_EQ(count_of_slot[reader.slot()], b.size()) << records;
+    records += b.size();
+  }
+  EXPECT_EQ(records, 1001u);
+  EXPECT_TRUE(off_thread);
+}
+
+// What prepare throws reaches the caller after the batches before it, and that batch is not
+// handed out unprepared.
+TEST(L2BatchRead, WhatPrepareThrowsReachesTheCallerAfterTheBatchesBeforeIt) {
+  const std::string path = write_trace("batch_prepare_throws", many_stores(100) + end_marker());
+  L2BatchReader reader(path, {}, 10, 2, [](size_t, std::span<const L2Record> r) {
+    if (r.front().sequence >= 50) throw TraceError("prepare refused record 50");
+  });
+  size_t records = 0;
+  std::string error;
+  try {
+    for (auto b = reader.next_batch(); !b.empty(); b = reader.next_batch()) records += b.size();
+  } catch (const TraceError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(records, 50u);
+  EXPECT_EQ(error, "prepare refused record 50");
 }
 
 TEST(L2BatchRead, StorageTraceIsRefusedOnTheCallersThread) {
