@@ -39,7 +39,9 @@ class FullRedis {
         proc_({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no", "--maxmemory", "1mb", "--maxmemory-policy",
                "noeviction"},
-              dir, "redis") {
+              // Its own log, by port: a server's "Ready to accept" in a log left by an
+              // earlier one in a shared directory must not count as this one's.
+              dir, "redis-" + std::to_string(port)) {
     wait_for([&] { return proc_.out().find("Ready to accept") != std::string::npos; }, 10s);
   }
   bool ok() { return proc_.running(); }

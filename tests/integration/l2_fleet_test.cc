@@ -45,7 +45,9 @@ class Redis {
       : port_(port),
         proc_({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1",
                "--save", "", "--appendonly", "no"},
-              dir, "redis") {
+              // Its own log, by port: a server's "Ready to accept" in a log left by an
+              // earlier one in a shared directory must not count as this one's.
+              dir, "redis-" + std::to_string(port)) {
     wait_for([&] { return proc_.out().find("Ready to accept") != std::string::npos; }, 10s);
   }
   bool ok() { return proc_.running(); }
@@ -310,7 +312,9 @@ TEST(L2Fleet, ALostWorkerLeavesTheOthersResultsAndIsNamed) {
 // before the recording began): what --prepare-l2 seeds. Each request looks up two such keys,
 // loads them and unlocks; every third request also stores a fresh key first.
 std::string prepared_trace() {
-  static const std::string path = [] {
+  static std::string path;  // written again once its test's scratch directory is gone
+  if (!path.empty() && std::filesystem::exists(path)) return path;
+  path = [] {
     L2TraceBuilder b;
     b.at(1.0);
     int64_t task = 1;
