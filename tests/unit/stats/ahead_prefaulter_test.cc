@@ -60,5 +60,27 @@ TEST(AheadPrefaulter, PopulatesAheadOfTheEndAndChangesNothing) {
   ::munmap(p, kBytes);
 }
 
+// The thread is woken only once half of the populated distance is used (a wake-up is a system
+// call on each side, once per batch before): a small step of the end leaves the next pages
+// alone, a step past half the distance populates the whole distance again.
+TEST(AheadPrefaulter, WakesOnlyOnceHalfTheDistanceIsUsed) {
+  constexpr size_t kBytes = 16 * kMiB;
+  char* p = static_cast<char*>(
+      ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
+  {
+    AheadPrefaulter ahead(1, 4 * kMiB);
+    ahead.publish(0, p, 0, kBytes);
+    ASSERT_TRUE(becomes_resident(p, 4 * kMiB));
+    ahead.publish(0, p, 1 * kMiB, kBytes);  // 3 of 4 MiB still ahead: no wake
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(resident_pages(p + 4 * kMiB, 1 * kMiB), 0u);
+    ahead.publish(0, p, 3 * kMiB, kBytes);  // 1 of 4 MiB ahead: populated up to 7 MiB
+    ASSERT_TRUE(becomes_resident(p + 4 * kMiB, 3 * kMiB));
+  }
+  ::munmap(p, kBytes);
+}
+
 }  // namespace
 }  // namespace fleet::util
