@@ -1,7 +1,10 @@
 #include "fleet/trace/l2_decoder.h"
 
 #include <charconv>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fleet/trace/codecs.h"
 #include "fleet/trace/errors.h"
@@ -95,10 +98,36 @@ void read_salt_counts(MsgpackReader& r, std::vector<std::pair<std::string, int64
   }
 }
 
+// The map nodes of layouts decoded before, with their vectors' capacity: a lookup's layouts
+// map is rebuilt from them, so that decoding a record allocates nothing in the steady state
+// (four allocations and frees per lookup record before: the node and its three vectors).
+using LayoutNodes = std::vector<std::map<int64_t, MemoryLayout>::node_type>;
+LayoutNodes& spare_layout_nodes() {
+  thread_local LayoutNodes nodes;
+  return nodes;
+}
+
+void recycle_layouts(std::map<int64_t, MemoryLayout>& layouts) {
+  LayoutNodes& spare = spare_layout_nodes();
+  while (!layouts.empty() && spare.size() < 64) spare.push_back(layouts.extract(layouts.begin()));
+  layouts.clear();
+}
+
+// The entry of `gid`, from a spare node when there is one.
+MemoryLayout& layout_entry(std::map<int64_t, MemoryLayout>& out, int64_t gid) {
+  if (auto it = out.find(gid); it != out.end()) return it->second;
+  LayoutNodes& spare = spare_layout_nodes();
+  if (spare.empty()) return out[gid];
+  auto node = std::move(spare.back());
+  spare.pop_back();
+  node.key() = gid;
+  return out.insert(std::move(node)).position->second;
+}
+
 // group_layout_descs: object group id -> MemoryLayoutDesc. The codec encodes dict values only,
 // so the keys are msgpack ints; a decimal string is accepted too (docs/l2-traces.md).
 void read_group_layouts(MsgpackReader& r, std::map<int64_t, MemoryLayout>& out) {
-  out.clear();
+  recycle_layouts(out);
   if (r.try_nil()) return;
   uint32_t n = r.read_map_header();
   for (uint32_t i = 0; i < n; ++i) {
@@ -111,7 +140,7 @@ void read_group_layouts(MsgpackReader& r, std::map<int64_t, MemoryLayout>& out) 
     } else {
       gid = r.read_int();
     }
-    decode_layout_into(r, out[gid]);
+    decode_layout_into(r, layout_entry(out, gid));
   }
 }
 
@@ -309,7 +338,7 @@ void reset(L2Record& out) {
   out.object_sizes.clear();
   out.key_count = out.total_bytes = 0;
   out.key_count_per_salt.clear();
-  out.group_layouts.clear();
+  recycle_layouts(out.group_layouts);
   out.legacy_layout_desc = false;
   out.indices.clear();
   out.bytes_transferred = out.succeeded_count = out.failed_count = 0;
