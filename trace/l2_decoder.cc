@@ -82,11 +82,7 @@ const char* arg_name(uint32_t bit) {
   }
 }
 
-void read_ints(MsgpackReader& r, std::vector<int64_t>& out) {
-  uint32_t n = r.read_array_header();
-  out.resize(n);
-  for (uint32_t i = 0; i < n; ++i) out[i] = r.read_int();
-}
+void read_ints(MsgpackReader& r, std::vector<int64_t>& out) { r.read_int_array(out); }
 
 void read_salt_counts(MsgpackReader& r, std::vector<std::pair<std::string, int64_t>>& out) {
   out.clear();

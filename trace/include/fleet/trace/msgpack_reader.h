@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "fleet/trace/errors.h"
 #include "fleet/util/fixed_bytes.h"
@@ -47,6 +48,10 @@ class MsgpackReader {
   bool read_bool();
   // Any integer that fits int64 (positive uint64 above INT64_MAX is an error).
   int64_t read_int();
+  // An array of integers into `out` (resized to its length), each as read_int reads it: the
+  // encodings L2 traces fill their size and index arrays with (positive fixint, uint16,
+  // uint32) in a tight loop, every other one through read_int.
+  void read_int_array(std::vector<int64_t>& out);
   uint64_t read_uint();
   // float32, float64 or any integer, as msgspec accepts for `float` fields.
   double read_double();

@@ -145,6 +145,37 @@ inline int64_t MsgpackReader::read_int() {
   }
 }
 
+inline void MsgpackReader::read_int_array(std::vector<int64_t>& out) {
+  const uint32_t n = read_array_header();
+  out.resize(n);
+  int64_t* o = out.data();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (end_ - p_ >= 5) {  // room for the widest fast case: no bounds check per byte
+      const uint8_t b = *p_;
+      if (b <= 0x7f) {
+        o[i] = b;
+        p_ += 1;
+        continue;
+      }
+      if (b == 0xce) {
+        uint32_t v;
+        std::memcpy(&v, p_ + 1, 4);
+        o[i] = static_cast<int64_t>(__builtin_bswap32(v));
+        p_ += 5;
+        continue;
+      }
+      if (b == 0xcd) {
+        uint16_t v;
+        std::memcpy(&v, p_ + 1, 2);
+        o[i] = static_cast<int64_t>(__builtin_bswap16(v));
+        p_ += 3;
+        continue;
+      }
+    }
+    o[i] = read_int();
+  }
+}
+
 inline uint64_t MsgpackReader::read_uint() {
   if (p_ < end_ && *p_ == 0xcf) {
     ++p_;
