@@ -17,10 +17,28 @@ namespace {
 
 // Every integer width msgpack has, both signs, and the values at each width's edges.
 std::vector<int64_t> every_width() {
-  return {0,     1,      127,        128,        255,        256,
-          65535, 65536,  262144,     4294967295, 4294967296, std::numeric_limits<int64_t>::max(),
-          -1,    -32,    -33,        -128,       -129,       -32768,
-          -32769, -2147483648LL, -2147483649LL, std::numeric_limits<int64_t>::min()};
+  return {0,
+          1,
+          127,
+          128,
+          255,
+          256,
+          65535,
+          65536,
+          262144,
+          4294967295,
+          4294967296,
+          std::numeric_limits<int64_t>::max(),
+          -1,
+          -32,
+          -33,
+          -128,
+          -129,
+          -32768,
+          -32769,
+          -2147483648LL,
+          -2147483649LL,
+          std::numeric_limits<int64_t>::min()};
 }
 
 std::string array_of(const std::vector<int64_t>& values) {
