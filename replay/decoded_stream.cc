@@ -10,8 +10,9 @@ namespace fleet::replay {
 
 namespace {
 
-// Keeps the keys of a split call's part (RecordView::key_mask). The coordinator built the mask
-// from this very record, so a key count that differs means the batch was damaged on the way.
+// Keeps the keys of a split call's part (RecordView::key_mask) in an op its source decoded
+// whole. The coordinator built the mask from this very record, so a key count that differs
+// means the batch was damaged on the way (decode_op checks the same when it decodes the part).
 void apply_key_mask(const trace::RecordView& rec, trace::Op& op) {
   auto& keys = op.kind == trace::OpKind::SubmitPrefetch ? op.spec.keys : op.keys;
   if (keys.size() != rec.key_mask_keys || rec.key_mask.size() != (keys.size() + 7) / 8) {
@@ -36,8 +37,11 @@ bool decode_record(RecordSource& source, const trace::RecordView& rec, DecodedRe
   out.file_offset = rec.file_offset;
   out.decoded = true;
   try {
-    if (!source.take_decoded(rec, out.op)) trace::decode_op(rec, out.op);
-    if (!rec.key_mask.empty() && out.op.kind != trace::OpKind::Unknown) apply_key_mask(rec, out.op);
+    if (!source.take_decoded(rec, out.op)) {
+      trace::decode_op(rec, out.op);  // the masked keys only
+    } else if (!rec.key_mask.empty() && out.op.kind != trace::OpKind::Unknown) {
+      apply_key_mask(rec, out.op);
+    }
   } catch (const trace::MalformedRecord& e) {
     source.reject_malformed(rec, e.what());
     return false;

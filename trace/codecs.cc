@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "fleet/trace/errors.h"
 #include "fleet/util/fixed_bytes.h"
 #include "fleet/util/utf8.h"
 
@@ -225,17 +226,72 @@ void decode_object_key_into(MsgpackReader& r, ObjectKey& k) {
   }
 }
 
-void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
-  uint32_t n = read_sequence(r);
-  // Keys own no heap memory: the vector's capacity is all that is reused. A key the vector did
-  // not hold yet starts with the model name last decoded on this thread, which it most likely
-  // shares: the canonical path (try_canonical_key_values) then takes it too.
-  thread_local Symbol last_model;
+namespace {
+
+// The model name last decoded on this thread. Keys own no heap memory: a key vector's capacity
+// is all that is reused, and a key the vector did not hold yet starts with this model, which it
+// most likely shares: the canonical path (try_canonical_key_values) then takes it too.
+Symbol& last_model() {
+  thread_local Symbol model;
+  return model;
+}
+
+// `out` holds `n` keys, those it did not hold before starting with the last model.
+void size_keys(std::vector<ObjectKey>& out, size_t n) {
   const size_t held = out.size();
   out.resize(n);
-  for (size_t i = held; i < n; ++i) out[i].model_name = last_model;
+  for (size_t i = held; i < n; ++i) out[i].model_name = last_model();
+}
+
+bool keeps(const KeyMask& mask, uint32_t i) {
+  return (static_cast<uint8_t>(mask.bits[i / 8]) >> (i % 8)) & 1u;
+}
+
+// How many keys `mask` keeps of the record's `n`; MalformedRecord when it was made for another.
+uint32_t kept_by(const KeyMask& mask, uint32_t n) {
+  if (mask.keys != n || mask.bits.size() != (n + 7) / 8ull) {
+    throw MalformedRecord(0, "its key mask covers " + std::to_string(mask.keys) +
+                                 " keys, the record has " + std::to_string(n));
+  }
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; ++i) kept += keeps(mask, i);
+  if (kept == 0) throw MalformedRecord(0, "its key mask keeps no key");
+  return kept;
+}
+
+// Walks past a key the mask drops: a canonical key of `scratch`'s model without a copy,
+// anything else decoded into `scratch`.
+void skip_object_key(MsgpackReader& r, ObjectKey& scratch) {
+  MsgpackReader::CanonicalKey canonical;
+  if (!r.try_canonical_key_values(scratch.model_name, canonical))
+    decode_object_key_into(r, scratch);
+}
+
+}  // namespace
+
+void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
+  const uint32_t n = read_sequence(r);
+  size_keys(out, n);
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
-  if (n > 0) last_model = out[n - 1].model_name;
+  if (n > 0) last_model() = out[n - 1].model_name;
+}
+
+void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out, const KeyMask& mask) {
+  if (mask.empty()) return decode_object_keys(r, out);
+  const uint32_t n = read_sequence(r);
+  size_keys(out, kept_by(mask, n));
+  thread_local ObjectKey scratch;
+  scratch.model_name = last_model();
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!keeps(mask, i)) {
+      skip_object_key(r, scratch);
+      continue;
+    }
+    decode_object_key_into(r, out[k]);
+    scratch.model_name = out[k++].model_name;
+  }
+  last_model() = scratch.model_name;
 }
 
 MemoryLayout decode_layout(MsgpackReader& r) {
@@ -403,7 +459,7 @@ void reset_prefetch_spec_defaults(PrefetchSpec& s) {
   s.generation = 0;
 }
 
-void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s) {
+void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s, const KeyMask& mask) {
   Wrapped w{{}, r};
   MsgpackReader& p = *payload_of(r, w, "PrefetchRequestSpec", "expected a PrefetchRequestSpec");
   uint32_t n = p.read_map_header();
@@ -417,7 +473,7 @@ void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& s) {
   for (uint32_t i = 0; i < n; ++i) {
     std::string_view key = p.read_str();
     if (key == "keys") {
-      decode_object_keys(p, s.keys);
+      decode_object_keys(p, s.keys, mask);
       keys = true;
     } else if (key == "num_kv_readers") {
       s.num_kv_readers = p.read_int();

@@ -6,13 +6,13 @@ namespace fleet::trace {
 
 namespace {
 
-void decode_reserve_write(MsgpackReader& r, uint32_t nargs, Op& op) {
+void decode_reserve_write(MsgpackReader& r, uint32_t nargs, Op& op, const KeyMask& mask) {
   bool keys = false, layout = false;
   op.mode = WriteMode::New;  // era 4 has no mode: "new"
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string_view name = r.read_str();
     if (name == "keys") {
-      decode_object_keys(r, op.keys);
+      decode_object_keys(r, op.keys, mask);
       keys = true;
     } else if (name == "layout_desc") {
       decode_layout_into(r, op.layout);
@@ -28,12 +28,12 @@ void decode_reserve_write(MsgpackReader& r, uint32_t nargs, Op& op) {
   if (!keys || !layout) r.fail("reserve_write lacks keys or layout_desc");
 }
 
-void decode_keys_only(MsgpackReader& r, uint32_t nargs, Op& op) {
+void decode_keys_only(MsgpackReader& r, uint32_t nargs, Op& op, const KeyMask& mask) {
   bool keys = false;
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string_view name = r.read_str();
     if (name == "keys") {
-      decode_object_keys(r, op.keys);
+      decode_object_keys(r, op.keys, mask);
       keys = true;
     } else {
       // e.g. recover_expired / extra_count on __enter__ (docs/trace-format.md §8 [OPEN] 3)
@@ -43,13 +43,13 @@ void decode_keys_only(MsgpackReader& r, uint32_t nargs, Op& op) {
   if (!keys) r.fail("record lacks keys");
 }
 
-void decode_finish_read(MsgpackReader& r, uint32_t nargs, Op& op) {
+void decode_finish_read(MsgpackReader& r, uint32_t nargs, Op& op, const KeyMask& mask) {
   bool keys = false;
   op.read_locks = 1;
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string_view name = r.read_str();
     if (name == "keys") {
-      decode_object_keys(r, op.keys);
+      decode_object_keys(r, op.keys, mask);
       keys = true;
     } else if (name == "read_locks") {
       op.read_locks = r.read_int();
@@ -62,7 +62,7 @@ void decode_finish_read(MsgpackReader& r, uint32_t nargs, Op& op) {
   if (!keys) r.fail("finish_read_prefetched lacks keys");
 }
 
-void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
+void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op, const KeyMask& mask) {
   bool spec = false, legacy_keys = false;
   MemoryLayout legacy_layout;
   bool has_layout = false;
@@ -74,14 +74,14 @@ void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
   for (uint32_t i = 0; i < nargs; ++i) {
     std::string_view name = r.read_str();
     if (name == "spec") {
-      decode_prefetch_spec_into(r, s);
+      decode_prefetch_spec_into(r, s, mask);
       spec = true;
     } else if (name == "external_request_id") {
       op.external_request_id.assign(r.read_str());
     } else if (name == "skip_l2") {
       op.skip_l2 = r.read_bool();
     } else if (name == "keys") {  // era 1/2 signature
-      decode_object_keys(r, s.keys);
+      decode_object_keys(r, s.keys, mask);
       legacy_keys = true;
     } else if (name == "layout_desc") {
       decode_layout_into(r, legacy_layout);
@@ -109,23 +109,24 @@ void decode_submit_prefetch(MsgpackReader& r, uint32_t nargs, Op& op) {
 
 namespace {
 
-void decode_args(MsgpackReader& r, Op& op) {
+// Only the keys `mask` keeps are decoded into the op (a split call's part).
+void decode_args(MsgpackReader& r, Op& op, const KeyMask& mask) {
   uint32_t nargs = r.read_map_header();
   switch (op.kind) {
     case OpKind::ReserveWrite:
-      decode_reserve_write(r, nargs, op);
+      decode_reserve_write(r, nargs, op, mask);
       break;
     case OpKind::FinishWrite:
     case OpKind::AbortWrite:
     case OpKind::ReadEnter:
     case OpKind::ReadExit:
-      decode_keys_only(r, nargs, op);
+      decode_keys_only(r, nargs, op, mask);
       break;
     case OpKind::FinishRead:
-      decode_finish_read(r, nargs, op);
+      decode_finish_read(r, nargs, op, mask);
       break;
     case OpKind::SubmitPrefetch:
-      decode_submit_prefetch(r, nargs, op);
+      decode_submit_prefetch(r, nargs, op, mask);
       break;
     case OpKind::Unknown:
       break;
@@ -159,8 +160,10 @@ void decode_op(const RecordView& rec, Op& op) {
   // Deferred check: validate every string while decoding, and the frame's end after args.
   if (!rec.args_checked) r.check_all_strings(true);
   try {
-    decode_args(r, op);
+    decode_args(r, op, KeyMask{rec.key_mask, rec.key_mask_keys});
     if (!rec.args_checked && !r.at_end()) r.fail("trailing bytes after the record object");
+  } catch (const MalformedRecord&) {
+    throw;  // a key mask made for another record: the record's bytes are not in question
   } catch (const DecodeError& e) {
     if (!rec.args_checked) check_record_strictly(rec);
     // Rebase the offset onto the frame body so messages point into the file.

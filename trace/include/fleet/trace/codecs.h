@@ -29,6 +29,20 @@ bool enter_wrapper_in_place(MsgpackReader& r, std::string_view& tag);
 
 ObjectKey decode_object_key(MsgpackReader& r);
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out);
+
+// Key sharding's part of a call (RecordView::key_mask): bit i, least significant first, keeps
+// key i of the record's `keys`. Empty: the whole record.
+struct KeyMask {
+  std::string_view bits;
+  uint32_t keys = 0;
+  bool empty() const { return bits.empty(); }
+};
+// Only the keys `mask` keeps, in order. The others are walked past without a copy when they are
+// LMCache's canonical key of the model last seen (such a key holds no string to check) and
+// decoded as a kept key otherwise, so a key that does not decode fails the record with or
+// without a mask. MalformedRecord (offset 0: the mask, not the bytes) when the mask covers
+// another number of keys than the record has, or keeps none.
+void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out, const KeyMask& mask);
 MemoryLayout decode_layout(MsgpackReader& r);
 TrimPolicy decode_trim_policy(MsgpackReader& r);
 PrefetchMode decode_prefetch_mode(MsgpackReader& r);
@@ -42,7 +56,7 @@ void validate_value(MsgpackReader& r, uint32_t depth = 0);
 void decode_object_key_into(MsgpackReader& r, ObjectKey& out);
 void decode_layout_into(MsgpackReader& r, MemoryLayout& out);
 void decode_attn_into(MsgpackReader& r, AttnWindowDesc& out);
-void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& out);
+void decode_prefetch_spec_into(MsgpackReader& r, PrefetchSpec& out, const KeyMask& mask = {});
 // Resets the fields a recorded spec may omit to their defaults (era 1/2 submits have none),
 // keeping the buffers of `keys` and of the layouts for the next decode.
 void reset_prefetch_spec_defaults(PrefetchSpec& s);

@@ -17,6 +17,8 @@ namespace fleet::trace {
 // Decodes a record's args into `out` (reusing its buffers). Throws DecodeError when the args
 // do not decode (unknown codec tag, missing argument, bad payload): LMCache counts such a
 // record as skipped. An unknown qualname yields OpKind::Unknown without decoding the args.
+// A record with a key mask (a split call's part) gets only the keys its mask keeps, the others
+// never copied (codecs.h, KeyMask); a mask made for another record throws MalformedRecord.
 void decode_op(const RecordView& rec, Op& out);
 
 // The model-name part of chunk identities, kept from record to record (a trace names one or

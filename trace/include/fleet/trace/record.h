@@ -24,7 +24,7 @@ struct RecordView {
   bool args_checked = true;
   // Key sharding's part of a call (wire/batch.h, masked reference): bit i of `key_mask` keeps
   // key i of the record's `key_mask_keys` keys. Empty: the whole record. Set by the worker's
-  // batch source; decode_record applies it.
+  // batch source; decode_op decodes only the keys it keeps.
   std::string_view key_mask;
   uint32_t key_mask_keys = 0;
 };
