@@ -216,11 +216,24 @@ class Reading {
 // How far ahead of each pool's end its pages are populated: a few batches' worth.
 constexpr size_t kAheadBytes = size_t{4} << 20;
 
-void publish_pools(const L2Plan& plan, util::AheadPrefaulter& ahead) {
+// `read` of the file's `file_bytes` are in the pools: each pool's end is projected from the
+// share read so far (the pools grow with the file), with a margin, so that the prefaulter does
+// not zero pages past where the pools will end (up to its whole distance for each of them,
+// 20 MiB, at this VM's ~1.6 ms per fresh MiB). Early on, nothing is projected.
+size_t projected_end(size_t used_bytes, uint64_t read, uint64_t file_bytes) {
+  if (file_bytes == 0 || read < file_bytes / 32) return SIZE_MAX;
+  const double share = static_cast<double>(read) / static_cast<double>(file_bytes);
+  return static_cast<size_t>(static_cast<double>(used_bytes) / share * 1.02) + (size_t{1} << 20);
+}
+
+void publish_pools(const L2Plan& plan, util::AheadPrefaulter& ahead, uint64_t read,
+                   uint64_t file_bytes) {
   size_t i = 0;
   auto publish = [&](const auto& pool) {
     using T = typename std::decay_t<decltype(pool)>::value_type;
-    ahead.publish(i++, pool.data(), pool.size() * sizeof(T), pool.capacity() * sizeof(T));
+    const size_t used = pool.size() * sizeof(T);
+    ahead.publish(i++, pool.data(), used, pool.capacity() * sizeof(T),
+                  projected_end(used, read, file_bytes));
   };
   publish(plan.ops);
   publish(plan.key_id_pool);
@@ -310,7 +323,7 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
     // The pools are populated ahead of their ends on another thread.
     util::AheadPrefaulter ahead(5, kAheadBytes);
     for (auto batch = reader.next_batch(); !batch.empty(); batch = reader.next_batch()) {
-      publish_pools(plan, ahead);
+      publish_pools(plan, ahead, batch.front().file_offset, size_error ? 0 : file_bytes);
       reading.add_batch(batch, prepared[reader.slot()]);
     }
     if (Status s = reading.refusal(reader.counters()); !s) return s;

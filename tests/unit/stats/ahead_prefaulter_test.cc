@@ -82,5 +82,28 @@ TEST(AheadPrefaulter, WakesOnlyOnceHalfTheDistanceIsUsed) {
   ::munmap(p, kBytes);
 }
 
+// The owner's projection of where an array will end caps the distance: pages past it (rounded
+// up to a whole huge page) are not populated, so an array's last distance is not zeroed for
+// nothing; a projection below the end changes nothing already done.
+TEST(AheadPrefaulter, PopulatesNoFurtherThanTheExpectedEnd) {
+  constexpr size_t kBytes = 16 * kMiB;
+  char* p = static_cast<char*>(
+      ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
+  {
+    AheadPrefaulter ahead(1, 8 * kMiB);
+    ahead.publish(0, p, 0, kBytes, 3 * kMiB);  // expected to end at 3 MiB: populated to 4 MiB
+    ASSERT_TRUE(becomes_resident(p, 4 * kMiB));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(resident_pages(p + 4 * kMiB, 4 * kMiB), 0u) << "populated past the expected end";
+    ahead.publish(0, p, 5 * kMiB, kBytes, 9 * kMiB);  // a later projection moves it on
+    ASSERT_TRUE(becomes_resident(p + 5 * kMiB, 5 * kMiB));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(resident_pages(p + 10 * kMiB, 6 * kMiB), 0u);
+  }
+  ::munmap(p, kBytes);
+}
+
 }  // namespace
 }  // namespace fleet::util

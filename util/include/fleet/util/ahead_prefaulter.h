@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -24,8 +25,11 @@ class AheadPrefaulter {
 
   // Array `i` is [data, data + capacity_bytes), written up to used_bytes. When the owner moves
   // the array (a vector outgrowing its reserve), the thread may still populate a page of the
-  // old range once: harmless, populating writes nothing.
-  void publish(size_t i, const void* data, size_t used_bytes, size_t capacity_bytes);
+  // old range once: harmless, populating writes nothing. `expected_bytes` is how far the owner
+  // expects to write in all (a projection): nothing past it is populated, so that the last
+  // `ahead_bytes` of each array are not zeroed for nothing.
+  void publish(size_t i, const void* data, size_t used_bytes, size_t capacity_bytes,
+               size_t expected_bytes = SIZE_MAX);
 
  private:
   struct Array {
@@ -33,7 +37,10 @@ class AheadPrefaulter {
     size_t used = 0;
     size_t capacity = 0;
     size_t populated = 0;  // of `data`: [0, populated) done or already written by the owner
+    size_t expected = SIZE_MAX;
   };
+  // Where array `a` should be populated up to now.
+  size_t target(const Array& a) const;
   // The next range to populate, or false when every array is far enough ahead.
   bool next_range(const char*& from, size_t& bytes);
   void run();
