@@ -37,13 +37,24 @@ bool becomes_resident(const char* p, size_t bytes) {
   return false;
 }
 
-TEST(AheadPrefaulter, PopulatesAheadOfTheEndAndChangesNothing) {
-  constexpr size_t kBytes = 16 * kMiB;
-  // Plain 4 KiB pages (no THP), so residency is per page and exact.
+// kBytes of fresh anonymous memory on plain 4 KiB pages (no THP), so residency is per page and
+// exact; unmapped at the end of the test.
+constexpr size_t kBytes = 16 * kMiB;
+struct FreshPages {
   char* p = static_cast<char*>(
       ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  FreshPages() {
+    if (p != MAP_FAILED) ::madvise(p, kBytes, MADV_NOHUGEPAGE);
+  }
+  ~FreshPages() {
+    if (p != MAP_FAILED) ::munmap(p, kBytes);
+  }
+};
+
+TEST(AheadPrefaulter, PopulatesAheadOfTheEndAndChangesNothing) {
+  FreshPages pages;
+  char* p = pages.p;
   ASSERT_NE(p, MAP_FAILED);
-  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
   std::memcpy(p, "written", 8);  // the owner's first page
   {
     AheadPrefaulter ahead(2, 4 * kMiB);
@@ -57,18 +68,15 @@ TEST(AheadPrefaulter, PopulatesAheadOfTheEndAndChangesNothing) {
   EXPECT_STREQ(p, "written");
   EXPECT_EQ(p[4096], 0);
   EXPECT_EQ(p[kBytes - 1], 0);
-  ::munmap(p, kBytes);
 }
 
 // The thread is woken only once half of the populated distance is used (a wake-up is a system
 // call on each side, once per batch before): a small step of the end leaves the next pages
 // alone, a step past half the distance populates the whole distance again.
 TEST(AheadPrefaulter, WakesOnlyOnceHalfTheDistanceIsUsed) {
-  constexpr size_t kBytes = 16 * kMiB;
-  char* p = static_cast<char*>(
-      ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  FreshPages pages;
+  char* p = pages.p;
   ASSERT_NE(p, MAP_FAILED);
-  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
   {
     AheadPrefaulter ahead(1, 4 * kMiB);
     ahead.publish(0, p, 0, kBytes);
@@ -79,18 +87,15 @@ TEST(AheadPrefaulter, WakesOnlyOnceHalfTheDistanceIsUsed) {
     ahead.publish(0, p, 3 * kMiB, kBytes);  // 1 of 4 MiB ahead: populated up to 7 MiB
     ASSERT_TRUE(becomes_resident(p + 4 * kMiB, 3 * kMiB));
   }
-  ::munmap(p, kBytes);
 }
 
 // The owner's projection of where an array will end caps the distance: pages past it (rounded
 // up to a whole huge page) are not populated, so an array's last distance is not zeroed for
 // nothing; a projection below the end changes nothing already done.
 TEST(AheadPrefaulter, PopulatesNoFurtherThanTheExpectedEnd) {
-  constexpr size_t kBytes = 16 * kMiB;
-  char* p = static_cast<char*>(
-      ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  FreshPages pages;
+  char* p = pages.p;
   ASSERT_NE(p, MAP_FAILED);
-  ::madvise(p, kBytes, MADV_NOHUGEPAGE);
   {
     AheadPrefaulter ahead(1, 8 * kMiB);
     ahead.publish(0, p, 0, kBytes, 3 * kMiB);  // expected to end at 3 MiB: populated to 4 MiB
@@ -102,7 +107,6 @@ TEST(AheadPrefaulter, PopulatesNoFurtherThanTheExpectedEnd) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     EXPECT_EQ(resident_pages(p + 10 * kMiB, 6 * kMiB), 0u);
   }
-  ::munmap(p, kBytes);
 }
 
 }  // namespace
