@@ -7,7 +7,8 @@
 #   bench/late_edges.sh [BUILD_DIR] [VARIANT ...]
 #     VARIANT: "NAME:extra coordinator flags" (default: "spin300:--spin-us 300"
 #              "spin20000:--spin-us 20000"); a variant may name another build with
-#              "NAME@BUILD_DIR:flags" (A/B of two builds).
+#              "NAME@BUILD_DIR:flags" (A/B of two builds), and a command the coordinator runs
+#              under with "NAME!WRAPPER:flags" (e.g. "fifo!chrt -f 10:": every thread SCHED_FIFO).
 #   env: ROUNDS (3), SPEED (10), DURATION (trace seconds, 15), TRACE (use this file instead)
 set -eu
 B=$(realpath "${1:-build}"); shift || true
@@ -20,11 +21,12 @@ T=${TRACE:-$D/chat.lct}
 echo "trace: $T, speed $SPEED causal, $ROUNDS rounds, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$ROUNDS"); do
   for v in "$@"; do
-    name=${v%%:*}; flags=${v#*:}; build=$B
+    name=${v%%:*}; flags=${v#*:}; build=$B; wrap=
+    if [[ $name == *!* ]]; then wrap=${name#*!}; name=${name%%!*}; fi
     if [[ $name == *@* ]]; then build=$(realpath "${name#*@}"); name=${name%%@*}; fi
     out=$D/$name.$round
     # shellcheck disable=SC2086
-    "$build/coordinator/coordinator" "$T" --config-from-trace --l1-size-gb 0.05 --no-l1-use-lazy \
+    $wrap "$build/coordinator/coordinator" "$T" --config-from-trace --l1-size-gb 0.05 --no-l1-use-lazy \
       --l2-adapter '{"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10}' --speed "$SPEED" \
       --pacing causal --output-dir "$out" --progress never -q $flags >"$out.log" 2>&1 ||
       { echo "$name failed:"; tail -5 "$out.log"; exit 1; }
@@ -42,7 +44,7 @@ PY
   done
 done
 for v in "$@"; do
-  name=${v%%:*}; name=${name%%@*}
+  name=${v%%:*}; name=${name%%!*}; name=${name%%@*}
   python3 - "$name" "$D"/"$name".*/fleet_summary.json <<'PY'
 import json, statistics, sys
 late = [json.load(open(f))["pacing"]["edges_late_over_50us"] for f in sys.argv[2:]]

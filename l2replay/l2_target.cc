@@ -4,6 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "fleet/engine/engine_config.h"
 #include "fleet/engine/l2_adapter_factory.h"
 
 namespace fleet::l2replay {
@@ -14,6 +15,8 @@ Result<std::unique_ptr<L2Target>> L2Target::create(const storage::EngineConfig& 
     return Status::error("L2 replay requires exactly one target adapter (--l2-adapter; " +
                          std::to_string(config.l2_adapters.size()) + " given)");
   }
+  // Every key the target sees carries the namespace: the same bound as a storage run's.
+  if (Status ns = storage::check_l2_key_namespace(config.l2_key_namespace); !ns) return ns;
   Result<std::unique_ptr<storage::L2Adapter>> adapter =
       storage::make_l2_adapter(nlohmann::json::parse(config.l2_adapters[0]));
   if (!adapter) return adapter.status();

@@ -24,6 +24,7 @@
 #include "fleet/trace/frame_reader.h"
 #include "fleet/util/build_info.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/wire/protocol.h"
 
 namespace fleet::cli {
 
@@ -46,7 +47,7 @@ void declare_l2_flags(CLI::App& app, session::L2Flags& l2) {
   app.add_flag("--prepare-only", l2.prepare_only, "L2 trace: prepare the target, then stop");
   app.add_option("--drain-timeout", l2.drain_timeout_s,
                  "L2 trace: fail when nothing progresses for this many seconds")
-      ->check(flags::above(0))
+      ->check(flags::above_at_most(0, wire::kMaxDrainTimeoutS))
       ->capture_default_str();
   app.add_option("--l2-stats-out", l2.stats_out,
                  "L2 trace: where l2_replay_stats.json goes (default: in --output-dir)");
@@ -186,7 +187,7 @@ void declare_fleet_flags(CLI::App& app, session::FleetOptions& fleet, CliExtras&
                        session::kOnWorkerLossNames,
                        "abort the run, or continue without the lost worker");
   fleet_flags.add_option("--credit-window", fleet.credit_window, "Batches in flight per worker")
-      ->check(flags::between(1, 1024))
+      ->check(flags::between(1, wire::kMaxCreditWindow))
       ->capture_default_str();
   flags::add_enum_flag(
       fleet_flags, "--compression", fleet.compression, session::kCompressionNames,

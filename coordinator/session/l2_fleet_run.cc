@@ -19,6 +19,7 @@
 #include "fleet/util/clock.h"
 #include "fleet/util/clock_kind.h"
 #include "fleet/util/output_file.h"
+#include "fleet/wire/protocol.h"
 #include "fleet_keys.h"
 #include "handshake.h"
 #include "l2_fleet_inputs.h"
@@ -72,6 +73,11 @@ class L2FleetRun {
     if (!shard) return shard.status();
     shard_ = shard.value();
     files_ = l2_trace_files(o_.replay);
+    if (files_.size() > wire::kMaxL2TraceFiles) {
+      return Status::error("FILE: " + std::to_string(files_.size()) +
+                           " L2 trace files; a worker takes at most " +
+                           std::to_string(wire::kMaxL2TraceFiles));
+    }
     auto shifts = l2_file_shifts(files_, o_.replay.max_frame_bytes);
     if (!shifts) return shifts.status();
     shifts_ = std::move(shifts).value();

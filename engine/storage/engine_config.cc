@@ -213,16 +213,23 @@ Status EngineConfig::validate() const {
                    "' (choices: default, retain)");
   if (l2_prefetch_max_in_flight < 1) return invalid("--l2-prefetch-max-in-flight: must be >= 1");
   if (eviction_tick_ms < 1) return invalid("--eviction-tick-ms: must be >= 1");
-  if (l2_key_namespace.size() > 64) return invalid("--l2-key-namespace: at most 64 characters");
-  for (char ch : l2_key_namespace) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') {
-      return invalid("--l2-key-namespace: only letters, digits, '.', '_' and '-' (got '" +
-                     l2_key_namespace + "')");
-    }
-  }
+  if (Status ns = check_l2_key_namespace(l2_key_namespace); !ns) return ns;
   for (size_t i = 0; i < l2_adapters.size(); ++i) {
     if (Result<json> spec = normalize_l2_adapter_json(l2_adapter_json(*this, i)); !spec)
       return invalid("--l2-adapter #" + std::to_string(i) + ": " + spec.status().message());
+  }
+  return Status();
+}
+
+Status check_l2_key_namespace(std::string_view ns) {
+  if (ns.size() > 64) {
+    return invalid("--l2-key-namespace: at most 64 characters, got " + std::to_string(ns.size()));
+  }
+  for (char ch : ns) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') {
+      return invalid("--l2-key-namespace: only letters, digits, '.', '_' and '-' (got '" +
+                     std::string(ns) + "')");
+    }
   }
   return Status();
 }

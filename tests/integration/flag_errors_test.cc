@@ -43,6 +43,9 @@ TEST(FlagErrors, CoordinatorRangesReadAsWritten) {
   expect_refused(run(coordinator, "t.lct --l1-size-gb 0"), "--l1-size-gb: must be > 0, got 0");
   expect_refused(run(coordinator, "t.lct --spin-us -5"),
                  "--spin-us: must be between 0 and 50000, got -5");
+  // A worker refuses a start beyond a day too (start_limits.h); inf would overflow the deadline.
+  expect_refused(run(coordinator, "t.lct --drain-timeout inf"),
+                 "--drain-timeout: must be > 0 and ≤ 86400, got inf");
   expect_refused(run(coordinator, "compare a b --noise 101"),
                  "--noise: must be between 0 and 100, got 101");
 }

@@ -107,6 +107,21 @@ TEST(L2ReplayCli, StorageOnlyFlagsAreRefused) {
   EXPECT_THAT(r.out, HasSubstr("--from-zero applies to storage traces only"));
 }
 
+// What a worker would refuse in a START (worker/service/start_limits.h) the coordinator refuses
+// first: more L2 files than a worker takes, a key namespace no storage run would accept.
+TEST(L2ReplayCli, WhatAWorkerRefusesIsRefusedBeforeAnyWorker) {
+  std::string files;
+  for (int i = 0; i < 1025; ++i) files += fixture() + " ";
+  const RunOutput many =
+      run(files + "--local 1 --l2-adapter " + kMock + " --output-dir " + out_dir("manyfiles"));
+  EXPECT_EQ(many.status, 2) << many.out.substr(0, 2000);
+  EXPECT_THAT(many.out, HasSubstr("FILE: 1025 L2 trace files; a worker takes at most 1024"));
+  const RunOutput ns = run(fixture() + " --speed 0 --l2-adapter " + kMock +
+                           " --l2-key-namespace a:b --output-dir " + out_dir("badns"));
+  EXPECT_EQ(ns.status, 2) << ns.out;
+  EXPECT_THAT(ns.out, HasSubstr("--l2-key-namespace: only letters, digits"));
+}
+
 TEST(L2ReplayCli, NoAdapterIsRefused) {
   const RunOutput r = run(fixture() + " --output-dir " + out_dir("noadapter"));
   EXPECT_EQ(r.status, 2) << r.out;

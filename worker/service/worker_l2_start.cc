@@ -22,8 +22,8 @@ bool WorkerProtocol::apply_l2(const wire::Start& s, RunSetup& setup) {
   else if (*shard == l2replay::L2Shard::Key &&
            l2.worker_names.size() != static_cast<size_t>(s.node_count))
     bad = "key sharding needs every worker's name";
-  else if (!(l2.trace_percent > 0 && l2.trace_percent <= 100) || !(l2.drain_timeout_s > 0))
-    bad = "trace percent in (0, 100] and a drain timeout > 0";
+  else if (!(l2.trace_percent > 0 && l2.trace_percent <= 100))
+    bad = "trace percent in (0, 100]";  // the rest of the numbers: start_limits.h
   if (!bad.empty()) {
     abort_run(wire::AbortKind::Protocol, "worker " + options_.name + ": start: L2: " + bad,
               "bad L2 parameters");

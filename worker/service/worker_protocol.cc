@@ -23,6 +23,7 @@
 #include "fleet/wire/owned_message.h"
 #include "fleet/wire/poll.h"
 #include "self_routed_source.h"
+#include "start_limits.h"
 
 namespace fleet::service {
 
@@ -237,6 +238,9 @@ void WorkerProtocol::on_ping(const Incoming& in) {
 void WorkerProtocol::on_start(const Incoming& in) {
   auto s = in.env.as<wire::Start>();
   if (run_) throw wire::ProtocolError("start while a run is active");
+  if (const std::string bad = start_limits_error(s); !bad.empty())
+    return abort_run(wire::AbortKind::Protocol, "worker " + options_.name + ": start: " + bad,
+                     "a start outside this worker's limits");
   storage::EngineConfig cfg = options_.engine;
   const bool from_run = !s.engine_config_json.empty();
   if (from_run) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleet/util/status.h"
@@ -73,5 +74,9 @@ struct EngineConfig {
   std::string lmcache_json_text() const;
   std::string digest() const;
 };
+
+// A key namespace (--l2-key-namespace, or one a run brings): at most 64 characters of
+// [A-Za-z0-9._-]; an error naming the flag otherwise. Every L2 key is prefixed with it.
+Status check_l2_key_namespace(std::string_view ns);
 
 }  // namespace fleet::storage

@@ -28,6 +28,12 @@ namespace fleet::wire {
 // 11: DONE's samples as whole-ns LEB128 deltas (the result's stats.*.samples_ns_leb128).
 inline constexpr int kProtocolVersion = 11;
 inline constexpr size_t kMaxMessageBytes = 256u << 20;  // DONE carries every latency sample
+// What a START may ask of a worker, whoever sends it (worker/service/start_limits.h): the
+// coordinator's own flags stay within these.
+inline constexpr int kMaxNodes = 65536;             // node_count (the coordinator's socket bound)
+inline constexpr int kMaxCreditWindow = 1024;       // --credit-window
+inline constexpr size_t kMaxL2TraceFiles = 1024;    // L2 trace files of one run
+inline constexpr double kMaxDrainTimeoutS = 86400;  // --drain-timeout
 inline constexpr size_t kMaxBatchRawBytes = 64u << 20;
 // What a worker accepts in one message (ZMQ_MAXMSGSIZE): a whole batch and its envelope. A peer
 // announcing more is disconnected by libzmq before anything is allocated for it.
