@@ -4,8 +4,10 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <new>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -71,13 +73,18 @@ L2PlanOp op_of(const L2Record& r, const detail::PreparedBatch& p, size_t i, L2Pl
   return op;
 }
 
-// The completion's indices go to the end of the index pool; a later duplicate appends again
-// and the op points at the newest (the older run stays unused).
-void set_outcome(L2PlanOp& op, const L2Record& r, std::span<const int64_t> indices, L2Plan& plan) {
+// A task's source outcome, from its completion record: what every op of its TaskKey gets.
+struct Outcome {
+  uint64_t sequence = 0;
+  bool succeeded = false;
+  L2PoolRange indices;  // in the plan's index pool
+};
+
+void set_outcome(L2PlanOp& op, const Outcome& o) {
   op.source_completed = true;
-  op.completion_sequence = r.sequence;
-  op.source_succeeded = r.succeeded_count > 0;
-  op.source_indices = L2Plan::append(plan.index_pool, indices);
+  op.completion_sequence = o.sequence;
+  op.source_succeeded = o.succeeded;
+  op.source_indices = o.indices;
 }
 
 // Store / lookup / load tasks by L2TaskKey -> op index. Task ids are small counters in practice
@@ -140,10 +147,9 @@ class Reading {
       if (plan_.source_operations_total++ >= cut_) return;
       plan_.ops.push_back(op_of(r, p, i, plan_));
       intern_keys(p.keys(i), p.tags(i), plan_.ops.back());
-      if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete)
-        tasks_.put(r.task_key(), static_cast<uint32_t>(plan_.ops.size() - 1));
+      if (r.op() != L2Op::Unlock && r.op() != L2Op::Delete) add_task(r.task_key());
     } else if (trace::is_l2_completion(r.kind)) {
-      if (auto op = tasks_.find(r.task_key())) set_outcome(plan_.ops[*op], r, p.indices(i), plan_);
+      complete(r, p.indices(i));
     }
   }
 
@@ -203,10 +209,50 @@ class Reading {
     prev_ids_.swap(ids_);
   }
 
+  // The fork indexes completions by TaskKey over the whole file (docs/l2-traces.md, "The replay
+  // plan"): a completion recorded before its submission (the recorder's threads publish in
+  // either order) still counts, and every submission of a reused TaskKey gets the key's latest
+  // completion. The common case, one submission and then its completion, touches neither map.
+  void add_task(const L2TaskKey& k) {
+    const uint32_t op = static_cast<uint32_t>(plan_.ops.size() - 1);
+    if (const std::optional<uint32_t> earlier = tasks_.find(k)) {
+      std::vector<uint32_t>& others = reused_[k];
+      others.push_back(*earlier);
+      const L2PlanOp& e = plan_.ops[*earlier];
+      if (e.source_completed)
+        set_outcome(plan_.ops[op], {e.completion_sequence, e.source_succeeded, e.source_indices});
+    } else if (!early_.empty()) {
+      if (auto it = early_.find(k); it != early_.end()) {
+        set_outcome(plan_.ops[op], it->second);
+        early_.erase(it);
+      }
+    }
+    tasks_.put(k, op);
+  }
+  // The indices go to the end of the index pool; a later duplicate appends again and the ops
+  // point at the newest (the older run stays unused).
+  void complete(const L2Record& r, std::span<const int64_t> indices) {
+    const L2TaskKey k = r.task_key();
+    const std::optional<uint32_t> op = tasks_.find(k);
+    // Past the cut no submission is selected any more: a completion of none is dropped.
+    if (!op && plan_.source_operations_total >= cut_) return;
+    const Outcome o{r.sequence, r.succeeded_count > 0, L2Plan::append(plan_.index_pool, indices)};
+    if (!op) {
+      early_[k] = o;
+      return;
+    }
+    set_outcome(plan_.ops[*op], o);
+    if (reused_.empty()) return;
+    if (auto it = reused_.find(k); it != reused_.end())
+      for (uint32_t other : it->second) set_outcome(plan_.ops[other], o);
+  }
+
   L2Plan& plan_;
   uint64_t cut_;
   Completeness summary_;
   TaskIndex tasks_;
+  std::unordered_map<L2TaskKey, Outcome, TaskKeyHash> early_;  // no submission read yet
+  std::unordered_map<L2TaskKey, std::vector<uint32_t>, TaskKeyHash> reused_;  // earlier ops
   detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
   std::vector<uint32_t> ids_;                // one record's, reused
   std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
@@ -294,9 +340,9 @@ uint64_t selected_count(uint64_t total, double percent) {
   return static_cast<uint64_t>(std::ceil(static_cast<double>(total) * percent / 100.0));
 }
 
-Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
-  if (!std::isfinite(o.trace_percent) || o.trace_percent <= 0 || o.trace_percent > 100)
-    return Status::error(path + ": --trace-percent must be finite and in (0, 100]");
+namespace {
+
+Result<L2Plan> build(const std::string& path, const L2PlanOptions& o) {
   L2Plan plan;
   plan.path = path;
   plan.trace_percent = o.trace_percent;
@@ -332,9 +378,23 @@ Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
     return Status::error(e.what());
   }
   const detail::StoresByKey stores = detail::successful_stores(plan);
-  detail::link_dependencies(plan, stores);
+  if (Status s = detail::link_dependencies(plan, stores); !s) return s;
   if (Status s = detail::plan_preparation(plan, stores); !s) return s;
   return plan;
+}
+
+}  // namespace
+
+Result<L2Plan> build_l2_plan(const std::string& path, const L2PlanOptions& o) {
+  if (!std::isfinite(o.trace_percent) || o.trace_percent <= 0 || o.trace_percent > 100)
+    return Status::error(path + ": --trace-percent must be finite and in (0, 100]");
+  try {  // a pool past 2^32 elements (std::length_error), memory the host does not have
+    return build(path, o);
+  } catch (const std::bad_alloc&) {
+    return Status::error(path + ": out of memory building the L2 replay plan");
+  } catch (const std::length_error& e) {
+    return Status::error(path + ": " + e.what());
+  }
 }
 
 }  // namespace fleet::l2replay

@@ -79,10 +79,25 @@ void count_edges(L2Plan& plan) {
   }
 }
 
+// A load waits for every lookup of its request and an unlock for every load of it: k lookups
+// and m loads of one request make k * m edges. LMCache's requests have one or two of each; a
+// trace whose operations share one request id by the thousand would need memory quadratic in
+// them, so the plan stops at this many edges per operation (a lookup's are at most its hits).
+constexpr uint64_t kMaxEdgesPerOp = 64;
+
+Status too_many_edges(const L2Plan& plan, const L2PlanOp& op, size_t lookups, size_t loads) {
+  return Status::error(plan.path + ": record " + std::to_string(op.sequence) + ": request " +
+                       std::to_string(op.request_id) + " has " + std::to_string(lookups) +
+                       " lookups and " + std::to_string(loads) +
+                       " loads: its dependency edges would pass " + std::to_string(kMaxEdgesPerOp) +
+                       " per operation of the plan (one request id shared by many requests?)");
+}
+
 }  // namespace
 
-void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
+Status link_dependencies(L2Plan& plan, const StoresByKey& stores) {
   const RequestLists requests(plan);
+  const uint64_t budget = kMaxEdgesPerOp * (plan.ops.size() + 1024);
   // Each op's dependencies are appended in op order: the pool is the ops' lists back to back.
   plan.dep_pool.clear();
   std::vector<uint32_t> deps;
@@ -94,13 +109,18 @@ void link_dependencies(L2Plan& plan, const StoresByKey& stores) {
       plan.ops[i].deps = L2Plan::append(plan.dep_pool, deps);
     } else if (op.op == L2Op::LoadTask || op.op == L2Op::Unlock) {
       const std::span<const uint32_t> loads = requests.loads_of(i);
+      const std::span<const uint32_t> lookups = requests.lookups_of(i);
       const bool on_loads = op.op == L2Op::Unlock && !loads.empty();
-      plan.ops[i].deps = L2Plan::append(plan.dep_pool, on_loads ? loads : requests.lookups_of(i));
+      const std::span<const uint32_t> on = on_loads ? loads : lookups;
+      if (plan.dep_pool.size() + on.size() > budget)
+        return too_many_edges(plan, op, lookups.size(), loads.size());
+      plan.ops[i].deps = L2Plan::append(plan.dep_pool, on);
     } else {
       plan.ops[i].deps = {static_cast<uint32_t>(plan.dep_pool.size()), 0};
     }
   }
   count_edges(plan);
+  return Status();
 }
 
 namespace {

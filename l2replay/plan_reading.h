@@ -27,8 +27,10 @@ struct StoresByKey {
 };
 StoresByKey successful_stores(const L2Plan& plan);
 
-// Sets every op's deps, plan.edge_counts, forward_edges and overlapping_store_hits.
-void link_dependencies(L2Plan& plan, const StoresByKey& stores);
+// Sets every op's deps, plan.edge_counts, forward_edges and overlapping_store_hits; an error
+// naming the file, record and request when one request's lookups and loads would make more
+// edges than the plan allows (kMaxEdgesPerOp per operation).
+Status link_dependencies(L2Plan& plan, const StoresByKey& stores);
 // Fills plan.prepare. An error naming the file and the lookup's record when a selected lookup
 // has no layout or a prepared key has no size (no recorded object size, no layout of its group).
 Status plan_preparation(L2Plan& plan, const StoresByKey& stores);

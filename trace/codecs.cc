@@ -267,10 +267,27 @@ void skip_object_key(MsgpackReader& r, ObjectKey& scratch) {
     decode_object_key_into(r, scratch);
 }
 
+// An encoded ObjectKey takes at least 35 bytes (a map of chunk_hash, model_name and kv_rank with
+// their names); a decoded one ~72. A count beyond what the bytes left can hold is refused before
+// its keys are allocated, so a frame cannot make the decoder allocate more than ~2x its size. A
+// small count is left to its keys' own errors (an unknown codec tag says more).
+constexpr size_t kMinEncodedKeyBytes = 32;
+constexpr uint32_t kKeysAlwaysAllocated = 1024;
+
+uint32_t read_key_count(MsgpackReader& r) {
+  const uint32_t n = read_sequence(r);
+  if (n > kKeysAlwaysAllocated && n > r.remaining() / kMinEncodedKeyBytes) {
+    r.fail(("keys: " + std::to_string(n) + " keys cannot fit in the " +
+            std::to_string(r.remaining()) + " bytes left")
+               .c_str());
+  }
+  return n;
+}
+
 }  // namespace
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
-  const uint32_t n = read_sequence(r);
+  const uint32_t n = read_key_count(r);
   size_keys(out, n);
   for (uint32_t i = 0; i < n; ++i) decode_object_key_into(r, out[i]);
   if (n > 0) last_model() = out[n - 1].model_name;
@@ -278,7 +295,7 @@ void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out) {
 
 void decode_object_keys(MsgpackReader& r, std::vector<ObjectKey>& out, const KeyMask& mask) {
   if (mask.empty()) return decode_object_keys(r, out);
-  const uint32_t n = read_sequence(r);
+  const uint32_t n = read_key_count(r);
   size_keys(out, kept_by(mask, n));
   thread_local ObjectKey scratch;
   scratch.model_name = last_model();
@@ -354,6 +371,26 @@ void decode_attn_into(MsgpackReader& r, AttnWindowDesc& a) {
 
 namespace {
 
+// LMCache's layouts have a tensor or two per object: a bound keeps a frame of empty shapes
+// (1 byte each, 24 decoded) from allocating 24x its size.
+constexpr uint32_t kMaxLayoutGroups = 65536;
+
+// The object size the layout describes must be a size: no negative dimension, and a product
+// that fits (it was silently 0 or wrapped before, and an L2 replay seeded objects of that size).
+void check_layout_size(MsgpackReader& p, const MemoryLayout& l) {
+  uint64_t total = 0;
+  for (size_t g = 0; g < l.shapes.size(); ++g) {
+    uint64_t n = dtype_itemsize(l.dtypes[g]);
+    for (int64_t d : l.shapes[g]) {
+      if (d < 0) p.fail("MemoryLayoutDesc has a negative dimension");
+      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+        p.fail("MemoryLayoutDesc describes more than 2^64 bytes");
+    }
+    if (__builtin_add_overflow(total, n, &total) || total > uint64_t{INT64_MAX})
+      p.fail("MemoryLayoutDesc describes more than 2^63 bytes");
+  }
+}
+
 void decode_layout_fields(MsgpackReader& r, MemoryLayout& l) {
   Wrapped w{{}, r};
   MsgpackReader& p = *payload_of(r, w, "MemoryLayoutDesc", "expected a MemoryLayoutDesc");
@@ -364,6 +401,7 @@ void decode_layout_fields(MsgpackReader& r, MemoryLayout& l) {
     std::string_view key = p.read_str();
     if (key == "shapes") {
       uint32_t groups = read_sequence(p);
+      if (groups > kMaxLayoutGroups) p.fail("MemoryLayoutDesc has more than 65536 shapes");
       l.shapes.resize(groups);
       for (uint32_t g = 0; g < groups; ++g) {
         uint32_t dims = read_sequence(p);
@@ -387,6 +425,7 @@ void decode_layout_fields(MsgpackReader& r, MemoryLayout& l) {
   }
   if (!shapes || !dtypes) p.fail("MemoryLayoutDesc lacks shapes or dtypes");
   if (l.shapes.size() != l.dtypes.size()) p.fail("MemoryLayoutDesc shapes/dtypes lengths differ");
+  check_layout_size(p, l);
 }
 
 }  // namespace

@@ -358,8 +358,11 @@ void decode_args(MsgpackReader& r, L2Record& out) {
   }
   if ((seen & kSizes) && out.object_sizes.size() != out.keys.size())
     r.fail("keys and object_sizes differ in length");
-  for (int64_t s : out.object_sizes)
+  int64_t sum = 0;  // L2Record::object_bytes() of the record: it must fit
+  for (int64_t s : out.object_sizes) {
     if (s < 0) r.fail("object_sizes holds a negative size");
+    if (__builtin_add_overflow(sum, s, &sum)) r.fail("object_sizes sum past 2^63 bytes");
+  }
   // `group_layout_descs` wins when non-empty; the older single layout is group 0.
   if (out.group_layouts.empty() && has_legacy) {
     out.group_layouts[0] = std::move(legacy);

@@ -1,6 +1,7 @@
 #include "fleet/trace/l2_summary.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "fleet/trace/l2_reader.h"
 
@@ -8,16 +9,21 @@ namespace fleet::trace {
 
 namespace {
 
+// Byte totals over a whole trace: a hostile one cannot wrap them (they stop at the int64 ends).
+void add_bytes(int64_t& total, int64_t v) {
+  if (__builtin_add_overflow(total, v, &total)) total = v > 0 ? INT64_MAX : INT64_MIN;
+}
+
 void add_outcomes(const L2Record& r, L2SourceOutcomes& o) {
   switch (r.kind) {
     case L2Kind::StoreSubmitted:
-      o.store_bytes_submitted += r.object_bytes();
+      add_bytes(o.store_bytes_submitted, r.object_bytes());
       break;
     case L2Kind::StoreCompleted:
       (r.succeeded_count > 0 ? o.store_tasks_succeeded : o.store_tasks_failed) += 1;
       o.store_keys_succeeded += static_cast<uint64_t>(std::max<int64_t>(r.succeeded_count, 0));
       o.store_keys_failed += static_cast<uint64_t>(std::max<int64_t>(r.failed_count, 0));
-      o.store_bytes_transferred += r.bytes_transferred;
+      add_bytes(o.store_bytes_transferred, r.bytes_transferred);
       break;
     case L2Kind::LookupSubmitted:
       o.lookup_keys_total += r.keys.size();
@@ -27,7 +33,7 @@ void add_outcomes(const L2Record& r, L2SourceOutcomes& o) {
       break;
     case L2Kind::LoadSubmitted:
       o.load_keys_total += r.keys.size();
-      o.load_bytes_submitted += r.object_bytes();
+      add_bytes(o.load_bytes_submitted, r.object_bytes());
       break;
     case L2Kind::LoadCompleted:
       o.load_keys_succeeded += r.indices.size();

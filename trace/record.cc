@@ -1,5 +1,7 @@
 #include "fleet/trace/record.h"
 
+#include <cmath>
+
 #include "fleet/util/utf8.h"
 
 namespace fleet::trace {
@@ -14,6 +16,8 @@ bool parse_canonical(MsgpackReader r, size_t size, RecordView& out) {
   const double t_mono = r.read_double();
   if (!r.try_literal("\xa6t_wall") || r.peek() != MsgType::Float) return false;
   const double t_wall = r.read_double();
+  // A time that is not finite takes the general path, which refuses it by name.
+  if (!std::isfinite(t_mono) || !std::isfinite(t_wall)) return false;
   if (!r.try_literal("\xa8qualname") || r.peek() != MsgType::Str) return false;
   const std::string_view qualname = r.read_str();
   if (!r.try_literal("\xa4"
@@ -103,6 +107,9 @@ void parse_record(const uint8_t* body, size_t size, RecordView& out, const Msgpa
   if (!wall) r.fail("record lacks t_wall");
   if (!qual) r.fail("record lacks qualname");
   if (!args) r.fail("record lacks args");
+  // The pacer turns t_mono into an instant; the L2 fleet aligns files on t_wall.
+  if (!std::isfinite(out.t_mono)) r.fail("record t_mono is not finite");
+  if (!std::isfinite(out.t_wall)) r.fail("record t_wall is not finite");
   out.body = body;
   out.body_size = size;
 }

@@ -121,6 +121,42 @@ TEST(L2Plan, LookupWaitsForTheLatestSuccessfulStoreOnly) {
   EXPECT_EQ(p.edge_counts.at("lookup_task->store"), 1u);
 }
 
+// The fork indexes completions by TaskKey over the whole file: one recorded before its
+// submission (the recorder's threads publish in either order) still gives the op its outcome.
+TEST(L2Plan, ACompletionBeforeItsSubmissionStillCounts) {
+  using build::key;
+  build::L2TraceBuilder b;
+  b.store_done(1).store(1, {key(1)});  // op 0: completed (first in the file)
+  b.lookup_done(9, 5, {0})
+      .lookup(9, 5, {key(1)})  // op 1: its hit is known too
+      .end();
+  const L2Plan p = plan_of(b.write("early"));
+  ASSERT_EQ(p.ops.size(), 2u);
+  EXPECT_TRUE(p.ops[0].source_completed);
+  EXPECT_TRUE(p.ops[0].source_succeeded);
+  EXPECT_EQ(p.ops[0].completion_sequence, 0u);
+  EXPECT_TRUE(p.ops[1].source_completed);
+  EXPECT_THAT(p.source_indices(p.ops[1]), ElementsAre(0));
+  // The store completed (record 0) before the lookup's submission (record 3): its edge.
+  EXPECT_THAT(p.deps(p.ops[1]), ElementsAre(0u));
+}
+
+// Every submission of a reused TaskKey gets the key's latest completion, wherever it lies.
+TEST(L2Plan, AReusedTaskKeyGivesEveryOpTheLatestCompletion) {
+  using build::key;
+  build::L2TraceBuilder b;
+  b.store(1, {key(1)}).store_done(1, false);  // op 0, then a failed completion
+  b.store(1, {key(2)}).store_done(1, true);   // op 1, same TaskKey: the latest succeeds
+  b.store(1, {key(3)}).end();                 // op 2: no completion after it, the latest holds
+  const L2Plan p = plan_of(b.write("reused"));
+  ASSERT_EQ(p.ops.size(), 3u);
+  for (const L2PlanOp& op : p.ops) {
+    EXPECT_TRUE(op.source_completed);
+    EXPECT_TRUE(op.source_succeeded);
+    EXPECT_EQ(op.completion_sequence, 3u);
+  }
+}
+
 TEST(L2Plan, UnlockBeforeItsLoadIsAForwardEdge) {
   using build::key;
   build::L2TraceBuilder b;
@@ -217,6 +253,18 @@ TEST(L2PlanRefuses, LookupWithoutLayout) {
   build::L2TraceBuilder b;
   b.lookup(1, 1, {build::key(1)}, /*layout_bytes=*/0).lookup_done(1, 1, {0}).end();
   expect_refused(b.write("nolayout"), "L2 lookup submission is missing layout metadata");
+}
+
+// One request id over thousands of lookups and loads would make every load wait for every
+// lookup: memory quadratic in them. The plan stops at 64 edges per operation, by name.
+TEST(L2PlanRefuses, ARequestIdSharedByThousandsOfOperations) {
+  build::L2TraceBuilder b;
+  for (int i = 0; i < 3000; ++i) b.lookup(0, i, {build::key(i % 200)});
+  for (int i = 0; i < 3000; ++i) b.load(0, 10000 + i, {build::key(i % 200)});
+  b.end();
+  expect_refused(b.write("shared-request"),
+                 "request 0 has 3000 lookups and 3000 loads: its dependency edges would pass 64 "
+                 "per operation of the plan");
 }
 
 TEST(L2PlanRefuses, PercentOutOfRange) {

@@ -4,6 +4,7 @@
 // decoding ahead) gives the same records and the same errors as the plain reader.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <span>
 #include <thread>
@@ -290,6 +291,66 @@ TEST(L2Read, InvalidUtf8InArgsIsAMalformedFrameNotAnArgsError) {
   EXPECT_EQ(c.finding("missing_end_marker").count, 0u);
 }
 
+// A time that is not finite would become an undefined instant in the pacer (and NaN in the
+// stats): the frame is malformed, at its offset, as any envelope the recorder cannot write.
+TEST(L2Read, NonFiniteTimesAreMalformedFrames) {
+  const std::string head = l2_header() + store_pair();
+  for (double t : {std::nan(""), HUGE_VAL}) {
+    const std::string bad =
+        l2_frame("l2.unlock.submitted",
+                 {{"request_id", num(1)}, {"adapter_index", num(0)}, {"keys", key_k()}}, t);
+    L2Checks c = lint("nan-time", head + bad + end_marker());
+    const L2Finding& f = c.finding("malformed");
+    ASSERT_EQ(f.count, 1u) << t;
+    EXPECT_EQ(f.offsets[0], head.size());
+    EXPECT_NE(f.messages[0].find("t_mono is not finite"), std::string::npos) << f.messages[0];
+  }
+}
+
+// What a record's numbers describe must be a size: a key count the frame's bytes cannot hold
+// (each key ~72 bytes decoded, so 2^24 nils were 1.2 GB), a negative or overflowing layout
+// (silently 0 bytes before), object sizes whose sum passes 2^63 (a negative total before).
+TEST(L2Read, CountsAndSizesBeyondTheirBytesAreRefusedByName) {
+  auto refused = [](const std::string& name, const std::string& frame, const std::string& what) {
+    const std::string path = write_trace(name, l2_header() + frame + end_marker());
+    try {
+      read_all(path);
+      ADD_FAILURE() << name << ": accepted";
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  Put nils = [](MsgpackWriter& w) {
+    w.array(100000);
+    for (int i = 0; i < 100000; ++i) w.nil();
+  };
+  refused("key-count",
+          l2_frame("l2.unlock.submitted",
+                   {{"request_id", num(1)}, {"adapter_index", num(0)}, {"keys", nils}}),
+          "keys: 100000 keys cannot fit in the 100000 bytes left");
+  auto lookup_with = [](std::vector<std::vector<int64_t>> shapes) {
+    Put layout = [shapes](MsgpackWriter& w) {
+      MemoryLayout l;
+      l.shapes = shapes;
+      l.dtypes.assign(shapes.size(), DType::UInt8);
+      encode_layout(l, w);
+    };
+    return l2_frame("l2.lookup_task.submitted",
+                    with(task(11, 2), {{"keys", key_k()}, {"layout_desc", layout}}));
+  };
+  refused("negative-dim", lookup_with({{-4096}}), "MemoryLayoutDesc has a negative dimension");
+  refused("dim-overflow", lookup_with({{int64_t{1} << 32, int64_t{1} << 32}}),
+          "MemoryLayoutDesc describes more than 2^64 bytes");
+  refused("layout-sum", lookup_with({{int64_t{1} << 62}, {int64_t{1} << 62}}),
+          "MemoryLayoutDesc describes more than 2^63 bytes");
+  Put two_keys = [](MsgpackWriter& w) { encode_object_keys({test_key(7), test_key(8)}, w); };
+  refused("size-sum",
+          l2_frame("l2.store.submitted",
+                   with(task(-1, 1),
+                        {{"keys", two_keys}, {"object_sizes", ints({INT64_MAX, INT64_MAX})}})),
+          "object_sizes sum past 2^63 bytes");
+}
+
 TEST(L2Read, MissingArgNamesFileRecordAndOffset) {
   const std::string head = l2_header() + store_pair();
   std::string path = write_trace(
@@ -379,6 +440,24 @@ TEST(L2Lint, ForwardEdgeIsANoteNotAProblem) {
   L2Checks c = lint("forward", w);
   EXPECT_EQ(c.finding("forward_edges").count, 1u);
   EXPECT_EQ(c.problems(), 0u);
+}
+
+// One request id over 20,000 unlocks and then 20,000 loads: 400 million forward edges, counted
+// (as the plan counts edges) without being walked pair by pair, one example per record.
+TEST(L2Lint, ForwardEdgesOfOneSharedRequestAreCountedNotWalked) {
+  std::string bytes = l2_header();
+  for (int i = 0; i < 20000; ++i)
+    bytes += l2_frame("l2.unlock.submitted",
+                      {{"request_id", num(11)}, {"adapter_index", num(0)}, {"keys", key_k()}});
+  for (int i = 0; i < 20000; ++i)
+    bytes += l2_frame("l2.load_task.submitted",
+                      with(task(11, 100 + i), {{"keys", key_k()}, {"object_sizes", ints({4096})}}));
+  L2Checks c = lint("shared-request", bytes + end_marker());
+  const L2Finding& f = c.finding("forward_edges");
+  EXPECT_EQ(f.count, 400000000u);
+  EXPECT_LE(f.messages.size(), 20u);
+  ASSERT_FALSE(f.messages.empty());
+  EXPECT_EQ(f.messages[0], "unlock of request 11 precedes its load");
 }
 
 TEST(L2Lint, SeveralSourceAdapters) {

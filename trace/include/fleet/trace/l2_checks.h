@@ -54,7 +54,8 @@ class L2Checks {
     std::vector<std::pair<uint64_t, uint64_t>> loads_at;  // (sequence, offset)
   };
   void def(const char* id, const char* title, bool problem);
-  void note(const std::string& id, uint64_t offset, std::string message);
+  // `count` findings at one record: counted `count` times, shown (while there is room) once.
+  void note(const std::string& id, uint64_t offset, std::string message, uint64_t count = 1);
   void check_submission(const L2Record& r);
   void check_completion(const L2Record& r);
   void check_forward_edges();
