@@ -144,17 +144,26 @@ class Gen {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: l2_trace_gen OUT.lct [--requests N] [--rate R] [--seed S]\n");
+  const char* usage = "usage: l2_trace_gen OUT.lct [--requests N] [--rate R] [--seed S]\n";
+  // OUT first; "--help" (or any flag) there is a question, not a file to write 300 MB into.
+  if (argc < 2 || argv[1][0] == '-' || argc % 2 != 0) {
+    std::fputs(usage, stderr);
     return 2;
   }
   int64_t requests = 100000;
   double rate = 10000;
   uint64_t seed = 1;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--requests")) requests = std::atoll(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--rate")) rate = std::atof(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--requests")) {
+      requests = std::atoll(argv[i + 1]);
+    } else if (!std::strcmp(argv[i], "--rate")) {
+      rate = std::atof(argv[i + 1]);
+    } else if (!std::strcmp(argv[i], "--seed")) {
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "l2_trace_gen: unknown flag %s\n%s", argv[i], usage);
+      return 2;
+    }
   }
   std::mt19937_64 rng(seed);
   Gen gen(argv[1], rate);

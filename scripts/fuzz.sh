@@ -29,7 +29,7 @@ esac
 
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
-all_targets=(trace_file record_op l2_record wire_message batch node_result done_report hosts_file
+all_targets=(trace_file record_op l2_record l2_plan wire_message batch node_result done_report hosts_file
              workers_spec engine_config lct_lint route_plan)
 targets=(${FUZZ_TARGETS:-${all_targets[@]}})
 
