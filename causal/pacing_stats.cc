@@ -8,6 +8,14 @@
 
 namespace fleet::causal {
 
+namespace {
+// Totals of non-negative times from many nodes stop at INT64_MAX instead of overflowing.
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_add_overflow(a, b, &out) ? INT64_MAX : out;
+}
+}  // namespace
+
 std::string_view pacing_name(Pacing p) { return p == Pacing::Causal ? "causal" : "uniform"; }
 
 std::optional<Pacing> pacing_from_name(std::string_view name) {
@@ -60,9 +68,9 @@ void PacingStats::merge(const PacingStats& o) {
   held_records += o.held_records;
   overtakes += o.overtakes;
   l2_awaits += o.l2_awaits;
-  l2_await_ns += o.l2_await_ns;
+  l2_await_ns = saturating_add(l2_await_ns, o.l2_await_ns);
   l2_await_timeouts += o.l2_await_timeouts;
-  hold_ns += o.hold_ns;
+  hold_ns = saturating_add(hold_ns, o.hold_ns);
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
   edges_stretched += o.edges_stretched;
@@ -111,6 +119,16 @@ nlohmann::json PacingStats::to_json() const {
   return j;
 }
 
+namespace {
+
+// A time total a worker reports: never negative (json_integer refuses it), at most INT64_MAX.
+int64_t time_total(const nlohmann::json& j, const char* key, const char* what) {
+  return static_cast<int64_t>(
+      std::min<uint64_t>(util::json_integer_or<uint64_t>(j, key, 0, what), INT64_MAX));
+}
+
+}  // namespace
+
 PacingStats PacingStats::from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::invalid_argument("pacing: must be an object");
   PacingStats p;
@@ -134,11 +152,11 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
   p.partial = j.value("schedule", std::string()) == "partial";
   p.overtakes = util::json_integer_or<uint64_t>(j, "overtakes", 0, "pacing.overtakes");
   p.l2_awaits = util::json_integer_or<uint64_t>(j, "l2_awaits", 0, "pacing.l2_awaits");
-  p.l2_await_ns = util::json_integer_or<int64_t>(j, "l2_await_ns", 0, "pacing.l2_await_ns");
+  p.l2_await_ns = time_total(j, "l2_await_ns", "pacing.l2_await_ns");
   p.l2_await_timeouts =
       util::json_integer_or<uint64_t>(j, "l2_await_timeouts", 0, "pacing.l2_await_timeouts");
   p.held_records = util::json_integer_or<uint64_t>(j, "held_records", 0, "pacing.held_records");
-  p.hold_ns = util::json_integer_or<int64_t>(j, "hold_ns", 0, "pacing.hold_ns");
+  p.hold_ns = time_total(j, "hold_ns", "pacing.hold_ns");
   p.edge_lateness = stats::LatenessStats::from_json(j.at("edge_lateness"));
   p.edges_late_over_slack =
       util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");

@@ -4,6 +4,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "fleet/util/json_number.h"
+
 namespace fleet::l2replay {
 
 std::vector<L2PrepareClaim> l2_prepare_claims(const L2Plan& plan, size_t file, double shift,
@@ -39,11 +41,13 @@ nlohmann::json l2_prepare_json(const L2PrepareResult& r) {
 
 L2PrepareResult l2_prepare_from(const nlohmann::json& j) {
   L2PrepareResult r;
-  r.prepared_objects = j.at("prepared_objects").get<uint64_t>();
-  r.prepared_bytes = j.at("prepared_bytes").get<uint64_t>();
-  r.store_tasks_succeeded = j.at("store_tasks_succeeded").get<uint64_t>();
-  r.store_tasks_failed = j.at("store_tasks_failed").get<uint64_t>();
-  r.elapsed_seconds = j.at("elapsed_seconds").get<double>();
+  r.prepared_objects = util::json_integer<uint64_t>(j.at("prepared_objects"), "prepared_objects");
+  r.prepared_bytes = util::json_integer<uint64_t>(j.at("prepared_bytes"), "prepared_bytes");
+  r.store_tasks_succeeded =
+      util::json_integer<uint64_t>(j.at("store_tasks_succeeded"), "store_tasks_succeeded");
+  r.store_tasks_failed =
+      util::json_integer<uint64_t>(j.at("store_tasks_failed"), "store_tasks_failed");
+  r.elapsed_seconds = util::json_real(j.at("elapsed_seconds"), "elapsed_seconds");
   return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "fleet/l2replay/l2_fleet_prepare.h"
 #include "fleet/l2replay/l2_timeline_merge.h"
+#include "fleet/util/json_number.h"
 
 namespace fleet::l2replay {
 
@@ -12,7 +13,9 @@ namespace {
 using Json = nlohmann::json;
 
 Json waits_json(const WaitTotals& w) { return {{"max_s", w.max_s}, {"total_s", w.total_s}}; }
-WaitTotals waits_from(const Json& j) { return {j.at("max_s").get<double>(), j.at("total_s")}; }
+WaitTotals waits_from(const Json& j) {
+  return {util::json_real(j.at("max_s"), "max_s"), j.at("total_s")};
+}
 
 void merge_waits(WaitTotals& into, const WaitTotals& w) {
   into.max_s = std::max(into.max_s, w.max_s);
@@ -33,16 +36,18 @@ Json op_json(const L2OpResult& o) {
 }
 
 void op_from(const Json& j, L2OpResult& o) {
-  o.submitted = j.at("submitted").get<uint64_t>();
-  o.completed = j.at("completed").get<uint64_t>();
-  o.failed = j.at("failed").get<uint64_t>();
-  o.bytes_submitted = j.at("bytes_submitted").get<uint64_t>();
-  o.bytes_moved = j.at("bytes_moved").get<uint64_t>();
+  o.submitted = util::json_integer<uint64_t>(j.at("submitted"), "submitted");
+  o.completed = util::json_integer<uint64_t>(j.at("completed"), "completed");
+  o.failed = util::json_integer<uint64_t>(j.at("failed"), "failed");
+  o.bytes_submitted = util::json_integer<uint64_t>(j.at("bytes_submitted"), "bytes_submitted");
+  o.bytes_moved = util::json_integer<uint64_t>(j.at("bytes_moved"), "bytes_moved");
   o.schedule_lag = waits_from(j.at("schedule_lag"));
   o.dependency_wait = waits_from(j.at("dependency_wait"));
   o.loop_wait = waits_from(j.at("loop_wait"));
-  o.outcome_comparisons = j.at("outcome_comparisons").get<uint64_t>();
-  o.outcome_mismatches = j.at("outcome_mismatches").get<uint64_t>();
+  o.outcome_comparisons =
+      util::json_integer<uint64_t>(j.at("outcome_comparisons"), "outcome_comparisons");
+  o.outcome_mismatches =
+      util::json_integer<uint64_t>(j.at("outcome_mismatches"), "outcome_mismatches");
 }
 
 Json share_json(const L2ShareFigures& s) {
@@ -64,16 +69,18 @@ L2ShareFigures share_from(const Json& j) {
   L2ShareFigures s;
   s.files = j.at("files").get<std::vector<std::string>>();
   s.source_operations = j.at("source_operations").get<std::vector<uint64_t>>();
-  s.operations_in_files = j.at("operations_in_files").get<uint64_t>();
-  s.operations_kept = j.at("operations_kept").get<uint64_t>();
+  s.operations_in_files =
+      util::json_integer<uint64_t>(j.at("operations_in_files"), "operations_in_files");
+  s.operations_kept = util::json_integer<uint64_t>(j.at("operations_kept"), "operations_kept");
   s.kept_edges = j.at("kept_edges").get<std::map<std::string, uint64_t>>();
   s.cut_edges = j.at("cut_edges").get<std::map<std::string, uint64_t>>();
-  s.requests_kept = j.at("requests_kept").get<uint64_t>();
-  s.forward_edges = j.at("forward_edges").get<uint64_t>();
-  s.overlapping_store_hits = j.at("overlapping_store_hits").get<uint64_t>();
-  s.trace_window_s = j.at("trace_window_s").get<double>();
-  s.prepare_objects = j.at("prepare_objects").get<uint64_t>();
-  s.prepare_bytes = j.at("prepare_bytes").get<uint64_t>();
+  s.requests_kept = util::json_integer<uint64_t>(j.at("requests_kept"), "requests_kept");
+  s.forward_edges = util::json_integer<uint64_t>(j.at("forward_edges"), "forward_edges");
+  s.overlapping_store_hits =
+      util::json_integer<uint64_t>(j.at("overlapping_store_hits"), "overlapping_store_hits");
+  s.trace_window_s = util::json_real(j.at("trace_window_s"), "trace_window_s");
+  s.prepare_objects = util::json_integer<uint64_t>(j.at("prepare_objects"), "prepare_objects");
+  s.prepare_bytes = util::json_integer<uint64_t>(j.at("prepare_bytes"), "prepare_bytes");
   return s;
 }
 
@@ -116,16 +123,18 @@ L2NodeResult node_result_from(const Json& j, const stats::StatsCollector& stats)
   L2NodeResult n;
   L2ReplayResult& r = n.result;
   r.adapter_name = j.at("adapter_name").get<std::string>();
-  r.speed = j.at("speed").get<double>();
+  r.speed = util::json_real(j.at("speed"), "speed");
   const Json& ops = j.at("ops");
   for (size_t k = 0; k < kL2OpCount; ++k) op_from(ops.at(k), r.ops[k]);
-  r.operations_total = j.at("operations_total").get<uint64_t>();
-  r.first_dispatch_s = j.at("first_dispatch_s").get<double>();
-  r.last_dispatch_s = j.at("last_dispatch_s").get<double>();
-  r.total_replay_seconds = j.at("total_replay_seconds").get<double>();
-  r.dependency_violations = j.at("dependency_violations").get<uint64_t>();
-  r.unmatched_completions = j.at("unmatched_completions").get<uint64_t>();
-  r.in_flight_at_end = j.at("in_flight_at_end").get<uint64_t>();
+  r.operations_total = util::json_integer<uint64_t>(j.at("operations_total"), "operations_total");
+  r.first_dispatch_s = util::json_real(j.at("first_dispatch_s"), "first_dispatch_s");
+  r.last_dispatch_s = util::json_real(j.at("last_dispatch_s"), "last_dispatch_s");
+  r.total_replay_seconds = util::json_real(j.at("total_replay_seconds"), "total_replay_seconds");
+  r.dependency_violations =
+      util::json_integer<uint64_t>(j.at("dependency_violations"), "dependency_violations");
+  r.unmatched_completions =
+      util::json_integer<uint64_t>(j.at("unmatched_completions"), "unmatched_completions");
+  r.in_flight_at_end = util::json_integer<uint64_t>(j.at("in_flight_at_end"), "in_flight_at_end");
   r.interrupted = j.at("interrupted").get<bool>();
   r.mismatch_samples = j.at("mismatch_samples").get<std::vector<std::string>>();
   for (size_t k = 0; k < kL2OpCount; ++k) {

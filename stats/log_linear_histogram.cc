@@ -188,8 +188,9 @@ LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
   const std::size_t max_index = bucket_index(UINT64_MAX >> 1);
   for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
     if (pairs[k] > max_index) fail("bucket index " + std::to_string(pairs[k]) + " out of range");
+    // Checked: buckets of 2^64 - 1 and 5 must not pass for a count of 4.
+    if (__builtin_add_overflow(total, pairs[k + 1], &total)) fail("bucket counts overflow");
     h.bucket(static_cast<std::size_t>(pairs[k])) += pairs[k + 1];
-    total += pairs[k + 1];
   }
   try {
     h.count_ = util::json_integer<uint64_t>(j["count"], "count");

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <string_view>
 
+#include "fleet/util/bounded_line.h"
+#include "fleet/util/json_file.h"
+
 namespace fleet::stats {
 
 namespace {
@@ -55,17 +58,20 @@ Status write_miss_log(const std::string& path, const std::vector<MissEvent>& eve
 }
 
 Result<std::vector<MissEvent>> read_miss_log(const std::string& path) {
+  // Every line is bounded, the file is not: the line count is (kMaxMissLogLines).
+  if (Status s = util::check_regular_file(path, UINT64_MAX); !s) return s;
   std::ifstream in(path);
   if (!in) return Status::error(path + ": cannot read the miss log");
   std::string line;
+  bool too_long = false;
   auto at = [&](size_t n, const std::string& what) {
     return Status::error(path + ":" + std::to_string(n) + ": " + what);
   };
-  if (!std::getline(in, line) || line != kHeader)
+  if (!util::read_line_bounded(in, line, kMaxLineBytes, too_long) || line != kHeader)
     return at(1, "not a miss log (expected the header '" + std::string(kHeader) + "')");
   std::vector<MissEvent> events;
-  for (size_t n = 2; std::getline(in, line); ++n) {
-    if (line.size() > kMaxLineBytes) return at(n, "line longer than 256 bytes");
+  for (size_t n = 2; util::read_line_bounded(in, line, kMaxLineBytes, too_long); ++n) {
+    if (too_long) return at(n, "line longer than 256 bytes");
     if (events.size() >= kMaxMissLogLines)
       return at(n, "more than " + std::to_string(kMaxMissLogLines) + " misses");
     std::string_view f[4];

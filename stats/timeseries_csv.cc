@@ -2,11 +2,14 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 
 #include "fleet/stats/ops_csv.h"
+#include "fleet/util/bounded_line.h"
+#include "fleet/util/json_file.h"
 #include "fleet/util/output_file.h"
 
 namespace fleet::stats {
@@ -148,6 +151,8 @@ bool parse_us(const std::string& s, int64_t& ns) {
   errno = 0;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || errno) return false;
+  // NaN, inf or a value past int64 ns is a damaged row, not an undefined conversion.
+  if (!std::isfinite(v) || std::fabs(v) > 9.2e15) return false;
   ns = static_cast<int64_t>(v * 1e3 + (v >= 0 ? 0.5 : -0.5));
   return true;
 }
@@ -172,21 +177,26 @@ bool parse_row(const std::vector<std::string>& f, TimeseriesRow& row) {
 }  // namespace
 
 Result<TimeseriesFile> read_timeseries_csv(const std::string& path) {
+  // A row is ~200 bytes: 1 GiB is millions of node-seconds. Lines are bounded too.
+  constexpr uint64_t kMaxFileBytes = 1ull << 30;
+  constexpr size_t kMaxLineBytes = 4096;
+  if (Status s = util::check_regular_file(path, kMaxFileBytes); !s) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(path + ": cannot open: " + std::strerror(errno));
   std::string line;
-  std::getline(in, line);
+  bool too_long = false;
+  util::read_line_bounded(in, line, kMaxLineBytes, too_long);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line != TimeseriesCsvWriter::kHeader) {
     return Status::error(path + ": not a fleet_timeseries.csv (unexpected header)");
   }
   TimeseriesFile file;
   std::vector<std::string> fields;
-  while (std::getline(in, line)) {
+  while (util::read_line_bounded(in, line, kMaxLineBytes, too_long)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     TimeseriesRow row;
-    if (split_row(line, fields) && parse_row(fields, row)) {
+    if (!too_long && split_row(line, fields) && parse_row(fields, row)) {
       file.rows.push_back(std::move(row));
     } else {
       ++file.bad_rows;

@@ -40,7 +40,10 @@ NodeBuckets buckets(const NodeReport& n, const NodeDelivery& d, bool stopped_ear
     // Sent but never dispatched: allowed only when the run stopped early (ABORT, Ctrl-C: the
     // worker drops what it holds). A node that ran to the end replayed everything it was sent.
     if (stopped_early || n.status == wire::NodeStatus::Aborted) b.stopped = minus(d.sent, finished);
-    b.consistent = finished <= d.sent && n.replayed + n.skipped + n.failed == n.total;
+    uint64_t sum = 0;  // checked: a broken node's counts must not wrap into a balance
+    const bool wrapped = __builtin_add_overflow(n.replayed, n.skipped, &sum) ||
+                         __builtin_add_overflow(sum, n.failed, &sum);
+    b.consistent = finished <= d.sent && !wrapped && sum == n.total;
   }
   b.not_sent = minus(d.routed, d.sent);
   b.consistent = b.consistent && d.sent <= d.routed;

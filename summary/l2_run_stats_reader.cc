@@ -206,7 +206,9 @@ bool is_l2_run_dir(const std::string& dir) {
          !fs::exists(fs::path(dir) / "fleet_summary.json", ec);
 }
 
-Result<L2RunStats> read_l2_run_stats(const std::string& dir) {
+namespace {
+
+Result<L2RunStats> read_stats(const std::string& dir) {
   L2RunStats s;
   s.dir = dir;
   s.file = (fs::path(dir) / kL2StatsFile).string();
@@ -229,6 +231,17 @@ Result<L2RunStats> read_l2_run_stats(const std::string& dir) {
                                   number(m, "elapsed_seconds")};
   }
   return s;
+}
+
+}  // namespace
+
+Result<L2RunStats> read_l2_run_stats(const std::string& dir) {
+  try {  // a field present with the wrong type or an impossible value (tolerant_json.h)
+    return read_stats(dir);
+  } catch (const std::exception& e) {
+    return Status::error((fs::path(dir) / kL2StatsFile).string() +
+                         " (or its prepare manifest): " + e.what());
+  }
 }
 
 }  // namespace fleet::summary

@@ -1,6 +1,7 @@
 #include "fleet/summary/run_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 namespace fleet::report {
@@ -16,17 +17,25 @@ TraceInfo trace_info(const trace::FrameReader& reader) {
   return t;
 }
 
+namespace {
+// Fleet totals of what the nodes report: a broken node's huge count saturates instead of
+// wrapping the sum (the accounting then shows it unbalanced).
+void add_count(uint64_t& total, uint64_t v) {
+  if (__builtin_add_overflow(total, v, &total)) total = UINT64_MAX;
+}
+}  // namespace
+
 void add_nodes(RunReport& report, std::vector<NodeReport> nodes) {
   const std::size_t first = report.nodes.size();
   for (auto& node : nodes) {
-    report.total += node.total;
-    report.replayed += node.replayed;
-    report.skipped += node.skipped;
-    report.failed += node.failed;
+    add_count(report.total, node.total);
+    add_count(report.replayed, node.replayed);
+    add_count(report.skipped, node.skipped);
+    add_count(report.failed, node.failed);
     report.duration_s = std::max(report.duration_s, node.duration_s);
     report.lateness.merge(node.lateness);
-    report.feed_late += node.feed_late;
-    report.engine_late += node.engine_late;
+    add_count(report.feed_late, node.feed_late);
+    add_count(report.engine_late, node.engine_late);
     if (node.status != wire::NodeStatus::Ok) report.stopped_early = true;
     report.nodes.push_back(std::move(node));
   }

@@ -329,7 +329,11 @@ Result<RunSummary> read_run_summary(const std::string& dir) {
   const Result<Json> j = util::read_json_file(path);  // an error names the file
   if (!j) return j.status();
   if (!j->is_object()) return Status::error(path + ": not a JSON object");
-  return from_json(j.value());
+  try {  // a field present with the wrong type or an impossible value (tolerant_json.h)
+    return from_json(j.value());
+  } catch (const std::exception& e) {
+    return Status::error(path + ": " + e.what());
+  }
 }
 
 }  // namespace fleet::summary

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "fleet/stats/fsum.h"
@@ -158,6 +159,46 @@ uint64_t packed_sample_count(const nlohmann::json& meta, std::string_view sample
   return count;
 }
 
+// A worker's latency samples must be latencies: finite and not negative (a NaN made the merged
+// mean and percentiles NaN and report.html unwritable), and its exact sum (sum_partials), when
+// sent, within n times their least and greatest (it is what the merged mean is made of).
+void check_samples(const char* at, uint64_t n, const std::vector<double>* partials,
+                   const std::string& op) {
+  double lo = 0, hi = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    double v;
+    std::memcpy(&v, at + i * sizeof(double), sizeof v);
+    if (!(v >= 0) || !std::isfinite(v))
+      throw ProtocolError("samples of " + op + ": sample " + std::to_string(i) + " is " +
+                          std::to_string(v) + " (a latency is finite and not negative)");
+    lo = i == 0 ? v : std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (!partials) return;
+  double sum = 0;
+  for (double p : *partials) sum += p;
+  // Relative rounding, and 1 ns a sample: packed samples are whole ns, the sum is not.
+  const double slack = (1e-6 * hi + 1e-6) * static_cast<double>(n) + 1e-9;
+  const double count = static_cast<double>(n);
+  if (!std::isfinite(sum) || sum < lo * count - slack || sum > hi * count + slack)
+    throw ProtocolError("samples of " + op + ": sum_partials add up to " + std::to_string(sum) +
+                        ", outside what " + std::to_string(n) + " samples can sum to");
+}
+
+// A worker's own L2 failures: one node each (a DONE saying "nodes": 10^9 counted as many), and
+// each adapter once.
+std::vector<stats::L2FailureRecord> node_l2_failures(const nlohmann::json& j) {
+  std::vector<stats::L2FailureRecord> out = stats::l2_failures_from_json(j);
+  std::set<std::pair<int, std::string>> seen;
+  for (stats::L2FailureRecord& f : out) {
+    f.nodes = 1;
+    if (!seen.emplace(f.adapter, f.type).second)
+      throw ProtocolError("l2_failures: adapter " + std::to_string(f.adapter) + " (" + f.type +
+                          ") listed twice");
+  }
+  return out;
+}
+
 size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
                        stats::StatsCollector& c, const std::shared_ptr<const void>& owner) {
   const auto unpacked =
@@ -184,6 +225,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
     const char* at = samples.data() + pos;
     const uint64_t errors = util::json_integer<uint64_t>(it.value().at("errors"), "errors");
     const std::vector<double>* sums = have_partials ? &partials : nullptr;
+    if (!it.value().contains("samples_ns_leb128")) check_samples(at, n, sums, it.key());
     if (it.value().contains("samples_ns_leb128")) {
       const auto bytes =
           util::json_integer<uint64_t>(it.value()["samples_ns_leb128"], "samples_ns_leb128");
@@ -192,6 +234,7 @@ size_t stats_from_meta(const nlohmann::json& meta, std::string_view samples,
                             " bytes announced, the message ends first");
       double* values = unpacked->data() + unpacked_pos;  // bounds: packed_sample_count
       decode_ns_samples(samples.substr(pos, bytes), values, n, it.key());
+      check_samples(reinterpret_cast<const char*>(values), n, sums, it.key());
       c.op(it.key()).merge_encoded_shared(unpacked, values, n, errors, histogram, sums);
       pos += bytes;
       unpacked_pos += n;
@@ -315,6 +358,13 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.replayed = util::json_integer<uint64_t>(j.at("replayed"), "replayed");
     r.skipped = util::json_integer<uint64_t>(j.at("skipped"), "skipped");
     r.failed = util::json_integer<uint64_t>(j.at("failed"), "failed");
+    uint64_t finished = 0;  // replayed + skipped + failed: at most total (less when stopped)
+    if (__builtin_add_overflow(r.replayed, r.skipped, &finished) ||
+        __builtin_add_overflow(finished, r.failed, &finished) || finished > r.total) {
+      throw ProtocolError("records: replayed " + std::to_string(r.replayed) + " + skipped " +
+                          std::to_string(r.skipped) + " + failed " + std::to_string(r.failed) +
+                          " exceed total " + std::to_string(r.total));
+    }
     r.duration_s = j.at("duration_s").get<double>();
     if (stats_from_meta(j.at("stats"), samples, r.stats, owner) != samples.size()) {
       throw ProtocolError("node result has bytes after its samples");
@@ -327,7 +377,7 @@ NodeResult decode_node_result(std::string_view bytes, std::shared_ptr<const void
     r.engine_config = j.value("engine_config", nlohmann::json::object());
     r.engine_counters = j.value("engine_counters", nlohmann::json::object());
     r.l2_windows = j.value("l2_windows", nlohmann::json::object());
-    if (j.contains("l2_failures")) r.l2_failures = stats::l2_failures_from_json(j["l2_failures"]);
+    if (j.contains("l2_failures")) r.l2_failures = node_l2_failures(j["l2_failures"]);
     r.clock_offset_ns =
         util::json_integer_or<int64_t>(j, "clock_offset_ns", int64_t{0}, "clock_offset_ns");
     r.clock_uncertainty_ns = util::json_integer_or<int64_t>(j, "clock_uncertainty_ns", int64_t{0},

@@ -93,6 +93,7 @@ void check_report_fields(const NodeResult& r) {
   check_finite(r.engine_config, "engine_config");
   check_finite(r.engine_counters, "engine_counters");
   check_finite(r.l2_windows, "l2_windows");
+  check_finite(r.l2_replay, "l2_replay");
 }
 
 }  // namespace fleet::wire

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <algorithm>
+
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/insight/report/outputs.h"
 #include "fleet/summary/accounting.h"
@@ -30,8 +32,12 @@ wire::NodeResult lost_node(const WorkerLink& l) {
   const auto& c = l.counters();
   node.name = l.node_name();
   node.status = wire::NodeStatus::Lost;
-  node.total = static_cast<uint64_t>(l.progress().records);
-  node.failed = static_cast<uint64_t>(l.progress().failed);
+  // Its last PROGRESS, within what it was sent: a negative or inflated count is a broken peer's.
+  const uint64_t sent = c.records_sent;
+  node.total =
+      std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(l.progress().records, 0)), sent);
+  node.failed = std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(l.progress().failed, 0)),
+                                   node.total);
   node.engine_counters = {{"lost_reason", l.lost_reason()},
                           {"records_finished_at_last_heartbeat", l.progress().records},
                           {"records_confirmed_finished", c.records_confirmed},

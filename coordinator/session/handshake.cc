@@ -130,6 +130,9 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
                 util::Clock& clock) {
   const size_t n = last - first;
   std::vector<bool> answered(n, false);
+  // When each ping left, kept here: a worker's echo of it is not trusted (an echo 300 s early
+  // made every worker's T0 wait 600 s; one near INT64_MIN overflowed the round trip).
+  std::vector<int64_t> sent(n, 0);
   size_t waiting = n;
   for (size_t i = first; i < last; ++i) {
     if (links[i].finished()) {  // lost already: nothing to wait for
@@ -139,7 +142,7 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
     }
     wire::Ping p;
     p.seq = seq;
-    p.coord_ns = clock.now_ns();
+    p.coord_ns = sent[i - first] = clock.now_ns();
     links[i].send(wire::encode(p));
   }
   const int64_t deadline = clock.now_ns() + 1'000'000'000;
@@ -155,10 +158,12 @@ void ping_round(LinkSet& links, size_t first, size_t last, int seq, std::vector<
       const int64_t t1 = clock.now_ns();
       auto pong = r->env.as<wire::Pong>();
       if (pong.seq != seq || answered[i - first]) continue;
-      const int64_t rtt = t1 - pong.coord_ns;
-      if (rtt < best_rtt[i]) {
+      const int64_t at = sent[i - first];
+      const int64_t rtt = t1 - at;
+      int64_t offset = 0;  // the worker's clock minus ours; a reading that overflows is no estimate
+      if (rtt < best_rtt[i] && !__builtin_sub_overflow(pong.worker_ns, at + rtt / 2, &offset)) {
         best_rtt[i] = rtt;
-        r->link->set_clock_estimate(pong.worker_ns - (pong.coord_ns + t1) / 2, rtt / 2);
+        r->link->set_clock_estimate(offset, rtt / 2);
       }
       answered[i - first] = true;
       --waiting;

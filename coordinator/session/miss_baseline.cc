@@ -1,5 +1,7 @@
 #include "fleet/coordinator/session/miss_baseline.h"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 
 #include "fleet/stats/miss_log.h"
@@ -31,7 +33,15 @@ Result<std::shared_ptr<const MissBaseline>> load_miss_baseline(const std::string
   auto b = std::make_shared<MissBaseline>();
   b->dir = dir;
   b->events = std::move(events).value();
-  if (Result<summary::RunSummary> s = summary::read_run_summary(dir); s) {
+  // Whether the baseline fell behind, and its own misses' blame, come from its summary: one
+  // that is there but damaged is refused (read as absent, a truncated one said "kept pace").
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(dir) / "fleet_summary.json", ec)) {
+    spdlog::warn("--baseline {}: no fleet_summary.json: whether it kept its pace is not known",
+                 dir);
+  } else if (Result<summary::RunSummary> s = summary::read_run_summary(dir); !s) {
+    return Status::error("--baseline: " + s.status().message());
+  } else {
     if (summary::was_paced(s.value())) b->lateness_p99_us = s->lateness.p99;
     b->fell_behind = summary::fell_behind(s.value());
     b->misses = s->misses;

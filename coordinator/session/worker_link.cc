@@ -135,8 +135,10 @@ void WorkerLink::handle(const wire::Envelope& env) {
 }
 
 void WorkerLink::on_credit(const wire::Envelope& env) {
-  in_flight_ -= env.as<wire::Credit>().batches;
-  if (in_flight_ < 0) in_flight_ = 0;
+  const int64_t batches = env.as<wire::Credit>().batches;
+  // A negative credit (INT64_MIN overflowed the subtraction) is a broken peer's; it is ignored.
+  if (batches < 0) throw wire::ProtocolError("credit of " + std::to_string(batches) + " batches");
+  in_flight_ = batches >= in_flight_ ? 0 : in_flight_ - batches;
 }
 
 void WorkerLink::on_progress(const wire::Envelope& env) {

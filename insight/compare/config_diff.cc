@@ -9,13 +9,20 @@ namespace {
 
 using json = nlohmann::json;
 
+// Two stored configs someone else wrote: every leaf's path was a copy of every key above it
+// (40 levels of 100-KB keys took 4.8 GB and std::bad_alloc), so keys are cut at 200 bytes and
+// the listing stops at kMaxConfigDifferences, far more than a page or a terminal shows.
+constexpr size_t kMaxKeyBytes = 200;
+
 std::string child(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
+  const std::string k = key.size() > kMaxKeyBytes ? key.substr(0, kMaxKeyBytes) + "..." : key;
+  return path.empty() ? k : path + "." + k;
 }
 
 void walk(const json& a, const json& b, const std::string& path,
           std::vector<ConfigDifference>& out) {
   using Kind = ConfigDifference::Kind;
+  if (out.size() >= kMaxConfigDifferences) return;
   if (a.is_object() && b.is_object()) {
     std::set<std::string> keys;  // the union, sorted
     for (const auto& [k, v] : a.items()) keys.insert(k);
@@ -24,7 +31,7 @@ void walk(const json& a, const json& b, const std::string& path,
       const bool in_a = a.contains(k), in_b = b.contains(k);
       if (in_a && in_b) {
         walk(a[k], b[k], child(path, k), out);
-      } else {
+      } else if (out.size() < kMaxConfigDifferences) {
         out.push_back({child(path, k), in_a ? Kind::kRemoved : Kind::kAdded, in_a ? a[k] : json(),
                        in_b ? b[k] : json()});
       }
@@ -36,7 +43,7 @@ void walk(const json& a, const json& b, const std::string& path,
       const std::string at = path + "[" + std::to_string(i) + "]";
       if (i < a.size() && i < b.size()) {
         walk(a[i], b[i], at, out);
-      } else {
+      } else if (out.size() < kMaxConfigDifferences) {
         out.push_back({at, i < a.size() ? Kind::kRemoved : Kind::kAdded,
                        i < a.size() ? a[i] : json(), i < b.size() ? b[i] : json()});
       }

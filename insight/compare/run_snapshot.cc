@@ -12,7 +12,8 @@ RunSnapshot load_run(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw RunInputError(dir + ": not a directory");
   const fs::path path = fs::path(dir) / "fleet_summary.json";
-  if (!std::ifstream(path, std::ios::binary)) {
+  // Not opened to find out: a FIFO there would block the open.
+  if (!fs::exists(path, ec)) {
     throw RunInputError(path.string() + ": cannot read it (is " + dir + " a run's --output-dir?)");
   }
   Result<summary::RunSummary> read = summary::read_run_summary(dir);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "fleet/stats/py_format.h"
 #include "fleet/summary/run_summary_json.h"
 #include "fleet/util/exit_codes.h"
+#include "fleet/util/json_file.h"
 #include "fleet/util/pyjson.h"
 #include "fleet/util/status.h"
 
@@ -26,6 +28,8 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 Result<std::string> read_text(const std::filesystem::path& path) {
+  // Redis's INFO commandstats is a few KB: a FIFO or /dev/zero there is refused unopened.
+  if (Status s = util::check_regular_file(path.string(), 16u << 20); !s) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::error(path.string() + ": cannot read");
   std::ostringstream s;
@@ -154,7 +158,10 @@ Result<std::map<std::string, RedisCommandStat>> parse_redis_commandstats(const s
       if (key != "calls" && key != "usec_per_call") continue;
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0') return Status::error("bad line '" + line + "'");
+      // A count or time that is not a finite, non-negative number is a damaged line (NaN made
+      // calls INT64_MIN, and inf an "Infinity" no JSON reader takes).
+      if (value.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || v > 9e18)
+        return Status::error("bad line '" + line.substr(0, 200) + "'");
       if (key == "calls") st.calls = static_cast<int64_t>(v);
       if (key == "usec_per_call") st.usec_per_call = v;
     }

@@ -62,5 +62,26 @@ TEST(ConfigDiff, ShorterArrayListsRemovedElements) {
   EXPECT_EQ(describe(d[1]), "a[2]: removed (was 3)");
 }
 
+// Two configs someone else wrote: the listing stops at 1,000 differences and a key shows its
+// first 200 bytes (every leaf's path copied every key above it: 40 levels of 100-KB keys took
+// 4.8 GB).
+TEST(ConfigDiff, ListsAtMostAThousandDifferencesWithKeysCutShort) {
+  json a = json::object(), b = json::object();
+  for (int i = 0; i < 3000; ++i) {
+    a["k" + std::to_string(i)] = i;
+    b["k" + std::to_string(i)] = i + 1;
+  }
+  EXPECT_EQ(diff_config(a, b).size(), kMaxConfigDifferences);
+  const std::string key(100000, 'x');
+  json deep_a = 1, deep_b = 2;
+  for (int level = 0; level < 40; ++level) {
+    deep_a = json{{key, deep_a}};
+    deep_b = json{{key, deep_b}};
+  }
+  const auto d = diff_config(deep_a, deep_b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].path.size(), 40 * (200 + 3) + 39);
+}
+
 }  // namespace
 }  // namespace fleet::compare

@@ -1,6 +1,6 @@
 // RunSummary (summary/run_summary_json.h): a stored run directory of an earlier release reads
-// into the struct and writes back to the same JSON; the reader never throws on a damaged or
-// partial summary, and a file that is not JSON is an error naming it.
+// into the struct and writes back to the same JSON; a damaged section reads as absent, a field of
+// the wrong type or a file that is not JSON is an error naming it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -68,11 +68,12 @@ TEST(RunSummary, WritingWhatWasReadGivesTheStoredFileBack) {
 
 // A run whose accounting and l2 windows are absent and whose fields have the wrong types still
 // reads: defaults, empty optionals, and the L2 failures' problem kept for the page.
+// Sections of the wrong shape read as absent, as far as the rest goes.
 TEST(RunSummary, ADamagedSummaryReadsAsFarAsItGoes) {
-  const nlohmann::json j = {{"records", {{"total", "many"}, {"failed", -3}}},
+  const nlohmann::json j = {{"records", "many"},
                             {"speed", "fast"},
-                            {"nodes", {{{"name", 7}, {"engine", {{"counters", 5}}}}, "node"}},
-                            {"cache", {{"lookup", {{"l1_hit_rate", "x"}}}}},
+                            {"nodes", {{{"engine", {{"counters", 5}}}}, "node"}},
+                            {"cache", {{"lookup", 3}}},
                             {"contention", {{"per_op", 3}, {"fairness", nullptr}}},
                             {"l2_failures", {{{"adapter", "zero"}}}},
                             {"latency_histograms_ns", {{"op", {{"sub_bits", "x"}}}}},
@@ -81,7 +82,6 @@ TEST(RunSummary, ADamagedSummaryReadsAsFarAsItGoes) {
   RunSummary s;
   ASSERT_NO_THROW(s = from_json(j));
   EXPECT_EQ(s.records.total, 0u);
-  EXPECT_EQ(s.records.failed, 0u);
   EXPECT_FALSE(s.speed.has_value());
   ASSERT_EQ(s.nodes.size(), 2u);
   EXPECT_EQ(s.nodes[0].name, "");
@@ -99,6 +99,35 @@ TEST(RunSummary, ADamagedSummaryReadsAsFarAsItGoes) {
   EXPECT_EQ(s.extra["future_key"], nlohmann::json({1, 2}));
   EXPECT_NO_THROW(from_json(nlohmann::json("not an object")));
   EXPECT_NO_THROW(from_json(nlohmann::json()));
+}
+
+// A field present with the wrong type or an impossible value is an error naming the file and
+// the field: read as 0, a "failed": "5" (or 5.5, or -5) passed `compare --fail-on 'failed > 0'`.
+TEST(RunSummary, AFieldOfTheWrongTypeIsAnErrorNamingFileAndField) {
+  const test::ScratchDir scratch;
+  const fs::path file = scratch.path() / "fleet_summary.json";
+  const struct {
+    const char* json;
+    const char* field;
+  } cases[] = {
+      {R"({"records": {"failed": "5"}})", "failed: expected an integer"},
+      {R"({"records": {"failed": -5}})", "failed: expected an integer"},
+      {R"({"records": {"failed": 5.5}})", "failed: expected an integer"},
+      {R"({"cache": {"lookup": {"l1_hit_rate": "x"}}})", "l1_hit_rate: expected a number"},
+      {R"({"nodes": [{"name": 7}]})", "name: expected a string"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(file, std::ios::trunc) << c.json;
+    const Result<RunSummary> read = read_run_summary(scratch.path().string());
+    ASSERT_FALSE(read) << c.json;
+    EXPECT_NE(read.status().message().find(file.string()), std::string::npos)
+        << read.status().message();
+    EXPECT_NE(read.status().message().find(c.field), std::string::npos) << read.status().message();
+  }
+  std::ofstream(file, std::ios::trunc) << R"({"records": {"failed": 5.0}})";
+  const Result<RunSummary> whole = read_run_summary(scratch.path().string());
+  ASSERT_TRUE(whole) << whole.status().message();
+  EXPECT_EQ(whole->records.failed, 5u);
 }
 
 TEST(RunSummary, AFileThatIsNotJsonIsAnErrorNamingIt) {

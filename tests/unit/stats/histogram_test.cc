@@ -158,6 +158,11 @@ TEST(LogLinearHistogram, FromJsonRejectsBadInput) {
   bad = j;
   bad["buckets"] = {UINT64_C(1) << 40, 1};
   EXPECT_THROW(H::from_json(bad), std::invalid_argument);
+  // Bucket counts that wrap around to the total (2^64 - 1 + 5 == 4) are not a total of 4.
+  bad = j;
+  bad["buckets"] = {10, UINT64_MAX, 11, 5};
+  bad["count"] = 4;
+  EXPECT_THROW(H::from_json(bad), std::invalid_argument);
   EXPECT_THROW(H::from_json(nlohmann::json::array()), std::invalid_argument);
 }
 

@@ -2,6 +2,7 @@
 #include "fleet/stats/miss_log.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -45,6 +46,23 @@ TEST(MissLog, ABadLineIsRefusedNamingTheFileAndLine) {
   std::ofstream(path) << "offset,key\n";
   EXPECT_NE(read_miss_log(path).status().message().find(path + ":1: not a miss log"),
             std::string::npos);
+  std::filesystem::remove(path);
+}
+
+// A baseline's misses.csv someone else handed over: a FIFO is refused unopened (it hung), and a
+// line without an end is refused after its first 257 bytes (a 400-MB one took 592 MB first).
+TEST(MissLog, AFifoOrAnEndlessLineIsRefusedWithoutReadingIt) {
+  const fleet::test::ScratchDir scratch;
+  const std::string fifo = (scratch.path() / "misses.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(read_miss_log(fifo).status().message().find("not a regular file"), std::string::npos)
+      << read_miss_log(fifo).status().message();
+  const std::string path = temp_path("fleet_misses_long.csv");
+  std::ofstream(path) << "t_wall,key,where,class\n" << std::string(1 << 20, '1');
+  EXPECT_EQ(read_miss_log(path).status().message(), path + ":2: line longer than 256 bytes");
+  std::ofstream(path) << "t_wall,key,where,class\n1.5,00000000000000ff,prefetch,cold";  // no \n
+  ASSERT_TRUE(read_miss_log(path).ok()) << read_miss_log(path).status().message();
+  EXPECT_EQ(read_miss_log(path)->size(), 1u);
   std::filesystem::remove(path);
 }
 

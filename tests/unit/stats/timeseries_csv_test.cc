@@ -89,7 +89,7 @@ TEST(TimeseriesCsv, ARowCutMidWriteIsSkippedAndCounted) {
             path + ": not a fleet_timeseries.csv (unexpected header)");
   std::filesystem::remove(path);
   EXPECT_EQ(read_timeseries_csv(path).status().message(),
-            path + ": cannot open: No such file or directory");
+            path + ": cannot read: No such file or directory");
   std::filesystem::remove(path);
 }
 

@@ -245,6 +245,39 @@ TEST(DoneMessage, FieldsTheReportReadsAreCheckedWhenItArrives) {
   }
 }
 
+// What no worker can have sent (from a review with a fake worker): counts whose sum wraps past
+// the total (the fleet's totals wrapped and the accounting still balanced), a NaN latency (the
+// merged mean and percentiles NaN, report.html unwritten), an exact sum no sample set can have,
+// a NaN in the L2 result (into l2_replay_stats.json).
+TEST(DoneMessage, CountsAndSamplesNoWorkerCanHaveAreRefused) {
+  NodeResult counts = some_result();
+  counts.replayed = 20000 + (uint64_t{1} << 63);
+  counts.skipped = uint64_t{1} << 63;
+  EXPECT_NE(refusal(counts).find("exceed total 20000"), std::string::npos) << refusal(counts);
+  NodeResult more = some_result();
+  more.replayed = 20001;
+  EXPECT_NE(refusal(more).find("exceed total"), std::string::npos) << refusal(more);
+  NodeResult stopped = some_result();
+  stopped.replayed = 19000;  // a run stopped early: fewer than its total finished
+  EXPECT_EQ(refusal(stopped), "");
+
+  NodeResult nan = some_result();
+  nan.stats.record("finish_write", std::nan(""), false);
+  nan.total += 1;
+  EXPECT_NE(refusal(nan).find("samples of finish_write: sample"), std::string::npos)
+      << refusal(nan);
+  NodeResult negative = some_result();
+  negative.stats.record("finish_write", -0.5, false);
+  negative.total += 1;
+  EXPECT_NE(refusal(negative).find("a latency is finite and not negative"), std::string::npos)
+      << refusal(negative);
+
+  NodeResult l2 = result_with_l2();
+  l2.l2_replay = {{"speed", NAN}};
+  EXPECT_NE(refusal(l2).find("l2_replay.speed: must be a finite number"), std::string::npos)
+      << refusal(l2);
+}
+
 // A status word that names no status is refused as it arrives, shown printable and cut short.
 TEST(DoneMessage, AnUnknownStatusWordIsRefusedNamingIt) {
   EXPECT_EQ(status_of("aborted"), NodeStatus::Aborted);

@@ -10,8 +10,14 @@
 
 namespace fleet::util {
 
-inline constexpr size_t kMaxJsonFileBytes = 1ull << 30;  // a 64-node summary is a few MB
-inline constexpr int kMaxJsonDepth = 64;                 // ours nest fewer than 10 levels
+// A 64-node summary is a few MB; parsed, a JSON file takes up to ~40x its size (a 99-MB file of
+// empty arrays took 3.8 GB), so the bound is what this machine class can parse.
+inline constexpr size_t kMaxJsonFileBytes = 256ull << 20;
+inline constexpr int kMaxJsonDepth = 64;  // ours nest fewer than 10 levels
+
+// OK when `path` is a regular file (a symlink to one) of at most `max_bytes`; else "PATH: ..."
+// naming what it is. Checked before opening: a FIFO would block the open, /dev/zero never ends.
+Status check_regular_file(const std::string& path, uint64_t max_bytes);
 
 // The file's JSON, or an error "PATH: ..." when the file cannot be read, is too large, is not
 // JSON, or nests deeper than kMaxJsonDepth.

@@ -17,6 +17,8 @@ struct ConfigDifference {
 };
 
 // Object keys in sorted order, array elements by index. Numbers compare by value (8 == 8.0).
+// At most kMaxConfigDifferences, the first in that order; a key is shown to its first 200 bytes.
+inline constexpr size_t kMaxConfigDifferences = 1000;
 std::vector<ConfigDifference> diff_config(const nlohmann::json& a, const nlohmann::json& b);
 
 // "path: A -> B", "path: added B", "path: removed (was A)", values as compact JSON.
