@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "fleet/trace/errors.h"
+#include "fleet/trace/msgpack_reader.h"
+
 namespace fleet::wire {
 
 namespace {
@@ -60,10 +63,43 @@ std::string_view message_type_name(MessageType type) {
   return "?";
 }
 
+namespace {
+
+constexpr size_t kMaxSmallMessageBytes = 16u << 20;  // any type but done, batch and start
+
+// The message's "t" from its first few keys (every message leads with v and t), without
+// unpacking it: "" when it is not there.
+std::string peek_type(const void* data, size_t size) {
+  try {
+    trace::MsgpackReader r(static_cast<const uint8_t*>(data), size);
+    const uint32_t n = r.read_map_header();
+    for (uint32_t i = 0; i < n && i < 4; ++i) {
+      if (r.peek() != trace::MsgType::Str) return "";
+      const std::string_view key = r.read_str();
+      if (key == "t") return r.peek() == trace::MsgType::Str ? std::string(r.read_str()) : "";
+      r.skip();
+    }
+  } catch (const trace::DecodeError&) {
+  }
+  return "";
+}
+
+}  // namespace
+
 Envelope decode(const void* data, size_t size) {
   if (size > kMaxMessageBytes) {
     throw ProtocolError("message of " + std::to_string(size) + " bytes exceeds the limit of " +
                         std::to_string(kMaxMessageBytes));
+  }
+  // Unpacked, every msgpack element is a 24-byte object: a 256-MiB message of one-byte elements
+  // would be 6 GiB. Only a DONE, a BATCH and a START are ever large, and their bulk is bytes (a
+  // DONE's result, a batch's records) or strings; any other message is refused past 16 MiB.
+  if (size > kMaxSmallMessageBytes) {
+    const std::string type = peek_type(data, size);
+    if (type != "done" && type != "batch" && type != "start")
+      throw ProtocolError("a \"" + type.substr(0, 20) + "\" message of " + std::to_string(size) +
+                          " bytes (only done, batch and start may pass " +
+                          std::to_string(kMaxSmallMessageBytes) + ")");
   }
   Envelope env;
   try {

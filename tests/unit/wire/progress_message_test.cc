@@ -36,5 +36,44 @@ TEST(ProgressMessage, CarriesTheReadFractionAndDefaultsToUnknown) {
   EXPECT_DOUBLE_EQ(old.read_fraction, -1.0);
 }
 
+// Unpacked, a msgpack element is a 24-byte object: a 256-MiB PROGRESS of 65,536-element arrays
+// of one-byte integers would be 6 GiB. Past 16 MiB only a done, batch or start is unpacked; a
+// done that large (its result is bytes) still is.
+TEST(ProgressMessage, AnyOtherTypePast16MiBIsRefusedUnpacked) {
+  auto message = [](const std::string& type, bool as_bytes) {
+    msgpack::sbuffer buf;
+    msgpack::packer<msgpack::sbuffer> pk(buf);
+    pk.pack_map(3);
+    pk.pack(std::string("v"));
+    pk.pack(kProtocolVersion);
+    pk.pack(std::string("t"));
+    pk.pack(type);
+    pk.pack(std::string("windows"));
+    if (as_bytes) {
+      const std::string bytes(17u << 20, '\0');
+      pk.pack_bin(static_cast<uint32_t>(bytes.size()));
+      pk.pack_bin_body(bytes.data(), static_cast<uint32_t>(bytes.size()));
+    } else {
+      pk.pack_array(300);
+      for (int a = 0; a < 300; ++a) {
+        pk.pack_array(60000);
+        for (int i = 0; i < 60000; ++i) pk.pack(1);
+      }
+    }
+    return std::string(buf.data(), buf.size());
+  };
+  const std::string progress = message("progress", false);
+  ASSERT_GT(progress.size(), 16u << 20);
+  try {
+    decode(progress.data(), progress.size());
+    FAIL() << "a 17-MiB progress was unpacked";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("a \"progress\" message of"), std::string::npos)
+        << e.what();
+  }
+  const std::string done = message("done", true);
+  EXPECT_EQ(decode(done.data(), done.size()).type, "done");
+}
+
 }  // namespace
 }  // namespace fleet::wire
