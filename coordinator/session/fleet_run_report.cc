@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "fleet/coordinator/session/local_workers.h"
 #include "fleet/insight/report/outputs.h"
@@ -27,13 +28,14 @@ std::string codec_label(wire::BatchCodec c, int level) {
 // A lost node's report: exactly where it got to, as far as anyone can know. Its records are
 // dispatched in the order they were sent, and PROGRESS confirmed the first
 // `records_confirmed` of them.
-wire::NodeResult lost_node(const WorkerLink& l) {
+wire::NodeResult lost_node(const WorkerLink& l, bool streamed) {
   wire::NodeResult node;
   const auto& c = l.counters();
   node.name = l.node_name();
   node.status = wire::NodeStatus::Lost;
-  // Its last PROGRESS, within what it was sent: a negative or inflated count is a broken peer's.
-  const uint64_t sent = c.records_sent;
+  // Its last PROGRESS, never negative and, when the coordinator streamed its records, no more
+  // than it was sent (a self-routing worker reads its own): a broken peer's count otherwise.
+  const uint64_t sent = streamed ? c.records_sent : UINT64_MAX;
   node.total =
       std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(l.progress().records, 0)), sent);
   node.failed = std::min<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(l.progress().failed, 0)),
@@ -124,7 +126,7 @@ ExitCode FleetRun::report() {
   for (auto& l : links_) {
     records_sent += l->counters().records_sent;
     std::optional<wire::NodeResult> result = l->take_result();
-    wire::NodeResult node = result ? std::move(*result) : lost_node(*l);
+    wire::NodeResult node = result ? std::move(*result) : lost_node(*l, !self_routing_);
     node.address = l->address().name();
     node.records_received = l->counters().records_sent;
     node.clock_offset_ns = l->clock_offset_ns();
