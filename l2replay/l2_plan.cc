@@ -162,9 +162,16 @@ class Reading {
     for (size_t i = 0; i < batch.size(); ++i) {
       if (i + kAhead < batch.size())
         for (uint32_t tag : prepared.tags(i + kAhead)) interned_.prefetch_index(tag);
-      if (i + kAhead / 2 < batch.size())
+      if (i + kAhead / 2 < batch.size()) {
         for (uint32_t tag : prepared.tags(i + kAhead / 2)) interned_.prefetch_key(tag);
+        prefetch_bytes(prepared.keys(i + kAhead / 2));
+      }
       add(batch[i], prepared, i);
+    }
+    // The last keys seen stay comparable after the reader reuses this batch's records.
+    if (!prev_keys_.empty() && prev_keys_.data() != prev_owned_.data()) {
+      prev_owned_.assign(prev_keys_.begin(), prev_keys_.end());
+      prev_keys_ = prev_owned_;
     }
   }
 
@@ -205,8 +212,14 @@ class Reading {
     }
     op.keys = L2Plan::append(plan_.key_id_pool, ids_);
     if (keys.empty()) return;
-    prev_keys_.assign(keys.begin(), keys.end());
+    prev_keys_ = keys;  // in the batch being read (add_batch keeps a copy past its end)
     prev_ids_.swap(ids_);
+  }
+
+  static void prefetch_bytes(std::span<const trace::ObjectKey> keys) {
+    const char* p = reinterpret_cast<const char*>(keys.data());
+    const char* end = reinterpret_cast<const char*>(keys.data() + keys.size());
+    for (; p < end; p += 64) __builtin_prefetch(p);
   }
 
   // The fork indexes completions by TaskKey over the whole file (docs/l2-traces.md, "The replay
@@ -255,7 +268,8 @@ class Reading {
   std::unordered_map<L2TaskKey, std::vector<uint32_t>, TaskKeyHash> reused_;  // earlier ops
   detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
   std::vector<uint32_t> ids_;                // one record's, reused
-  std::vector<trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
+  std::span<const trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
+  std::vector<trace::ObjectKey> prev_owned_;     // prev_keys_ once its batch is left
   std::vector<uint32_t> prev_ids_;
 };
 

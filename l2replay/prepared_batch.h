@@ -1,6 +1,8 @@
 // What the plan reads of each batch of records, laid out for it (l2_plan.cc): every record's
-// keys with their tags, object sizes, source indices and lookup bytes per object group, each in
-// one contiguous array per batch. The reader's decoding thread builds it (trace::L2BatchReader's
+// key tags, object sizes, source indices and lookup bytes per object group, each in one
+// contiguous array per batch, and where its keys are (the records' own vectors: the batch is
+// held while the plan reads it, and copying ~72 bytes per key mention cost more than the
+// scattered reads it saved). The reader's decoding thread builds it (trace::L2BatchReader's
 // `prepare`) while the records it just decoded are in that core's cache; the plan thread, the
 // critical path, then streams through a few arrays instead of chasing each record's own heap
 // blocks, whose loads were most of its time (docs/benchmarks.md, "L2 replay").
@@ -24,18 +26,16 @@ class PreparedBatch {
   // Called on the decoding thread.
   void prepare(std::span<const trace::L2Record> records) {
     for (Part* p : {&keys_, &sizes_, &indices_, &groups_}) p->start(records.size());
-    keys_data_.clear();
+    key_spans_.resize(records.size());
     tags_.clear();
     sizes_data_.clear();
     indices_data_.clear();
     groups_data_.clear();
     for (size_t i = 0; i < records.size(); ++i) {
       const trace::L2Record& r = records[i];
-      keys_.mark(i, keys_data_.size());
-      for (const trace::ObjectKey& k : r.keys) {
-        keys_data_.push_back(k);
-        tags_.push_back(KeyInterner::tag_of(k));
-      }
+      keys_.mark(i, tags_.size());
+      key_spans_[i] = r.keys;
+      for (const trace::ObjectKey& k : r.keys) tags_.push_back(KeyInterner::tag_of(k));
       sizes_.mark(i, sizes_data_.size());
       sizes_data_.insert(sizes_data_.end(), r.object_sizes.begin(), r.object_sizes.end());
       indices_.mark(i, indices_data_.size());
@@ -44,7 +44,7 @@ class PreparedBatch {
       for (const auto& [gid, layout] : r.group_layouts)
         groups_data_.emplace_back(gid, layout.object_bytes());
     }
-    keys_.mark(records.size(), keys_data_.size());
+    keys_.mark(records.size(), tags_.size());
     sizes_.mark(records.size(), sizes_data_.size());
     indices_.mark(records.size(), indices_data_.size());
     groups_.mark(records.size(), groups_data_.size());
@@ -52,7 +52,7 @@ class PreparedBatch {
 
   // Record i's keys and their tags (KeyInterner::tag_of, in key order), its object_sizes, its
   // indices (hit / success) and its (object group, bytes) pairs.
-  std::span<const trace::ObjectKey> keys(size_t i) const { return keys_.of(keys_data_, i); }
+  std::span<const trace::ObjectKey> keys(size_t i) const { return key_spans_[i]; }
   std::span<const uint32_t> tags(size_t i) const { return keys_.of(tags_, i); }
   std::span<const int64_t> sizes(size_t i) const { return sizes_.of(sizes_data_, i); }
   std::span<const int64_t> indices(size_t i) const { return indices_.of(indices_data_, i); }
@@ -70,8 +70,8 @@ class PreparedBatch {
     }
   };
   Part keys_, sizes_, indices_, groups_;
-  std::vector<trace::ObjectKey> keys_data_;
-  std::vector<uint32_t> tags_;  // one per key, beside keys_data_
+  std::vector<std::span<const trace::ObjectKey>> key_spans_;  // record i's keys, in the record
+  std::vector<uint32_t> tags_;                                // one per key, in key order
   std::vector<int64_t> sizes_data_;
   std::vector<int64_t> indices_data_;
   std::vector<GroupBytes> groups_data_;

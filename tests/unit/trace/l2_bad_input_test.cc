@@ -175,6 +175,48 @@ TEST(L2Read, WorkedExampleDecodesEveryKind) {
   EXPECT_EQ(recs[7].sequence, 7u);
 }
 
+// Each qualname of the spec is its kind, and nothing else is: names of the same length, with
+// the other ending or one letter changed, are Unknown (the classifier picks by length and one
+// letter before it compares).
+TEST(L2Read, QualnamesAreClassifiedExactly) {
+  for (int i = 0; i < kL2KindCount - 1; ++i) {
+    const auto kind = static_cast<L2Kind>(i);
+    const std::string q(l2_qualname(kind));
+    EXPECT_EQ(l2_kind_from_qualname(q), kind) << q;
+    for (size_t at = 0; at < q.size(); ++at) {
+      std::string changed = q;
+      changed[at] = changed[at] == 'x' ? 'y' : 'x';
+      EXPECT_EQ(l2_kind_from_qualname(changed), L2Kind::Unknown) << changed;
+    }
+    EXPECT_EQ(l2_kind_from_qualname(q + "d"), L2Kind::Unknown);
+    EXPECT_EQ(l2_kind_from_qualname(q.substr(1)), L2Kind::Unknown);
+  }
+  for (const char* q : {"", "l", "l2.store", "l2.store.submittex", "l2.lookup_task.complete_",
+                        "l2.unlock.completed", "l2.delete.completed", "l2.trace.beg"})
+    EXPECT_EQ(l2_kind_from_qualname(q), L2Kind::Unknown) << q;
+}
+
+// l2_name is kept from record to record by the decoder (compared, not re-assigned): a record
+// without it still reads as "", and one naming another adapter as that one.
+TEST(L2Read, AnL2NameIsNeverCarriedIntoARecordWithoutOne) {
+  const std::string bytes =
+      l2_header() + store_pair() +
+      l2_frame("l2.unlock.submitted",
+               {{"request_id", num(11)}, {"adapter_index", num(0)}, {"keys", key_k()}}) +
+      l2_frame("l2.unlock.submitted", {{"request_id", num(11)},
+                                       {"adapter_index", num(0)},
+                                       {"l2_name", text("redis")},
+                                       {"keys", key_k()}}) +
+      end_marker();
+  const auto recs = read_all(write_trace("l2_names", bytes));
+  ASSERT_EQ(recs.size(), 5u);
+  EXPECT_EQ(recs[0].l2_name, "mock");
+  EXPECT_EQ(recs[1].l2_name, "mock");
+  EXPECT_EQ(recs[2].l2_name, "");
+  EXPECT_EQ(recs[3].l2_name, "redis");
+  EXPECT_EQ(recs[4].l2_name, "");
+}
+
 // The same records whether the arg names are in their canonical encoding (matched by their
 // bytes) or in another valid one (read and compared as names).
 TEST(L2Read, ArgNamesInAnyStrEncodingDecodeAlike) {
