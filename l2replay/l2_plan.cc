@@ -266,8 +266,8 @@ class Reading {
   TaskIndex tasks_;
   std::unordered_map<L2TaskKey, Outcome, TaskKeyHash> early_;  // no submission read yet
   std::unordered_map<L2TaskKey, std::vector<uint32_t>, TaskKeyHash> reused_;  // earlier ops
-  detail::KeyInterner interned_;             // into plan_.keys: ids in first-seen order
-  std::vector<uint32_t> ids_;                // one record's, reused
+  detail::KeyInterner interned_;                 // into plan_.keys: ids in first-seen order
+  std::vector<uint32_t> ids_;                    // one record's, reused
   std::span<const trace::ObjectKey> prev_keys_;  // the last record with keys, and their ids
   std::vector<trace::ObjectKey> prev_owned_;     // prev_keys_ once its batch is left
   std::vector<uint32_t> prev_ids_;
