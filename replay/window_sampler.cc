@@ -69,15 +69,17 @@ void WindowSampler::close_current() {
 
   sink_(w);
   cur_ = stats::RunWindow{};
-  lateness_.clear();
+  lateness_.reset();  // its pages stay: the next window records into them without allocating
   max_lateness_ = 0;
 }
 
 std::vector<engine::L2Op> WindowSampler::finish() {
   if (sink_) close_current();
+  std::vector<engine::L2Op> all(l2_ops_.begin(), l2_ops_.end());
+  l2_ops_.clear();
   std::vector<engine::L2Op> rest = engine_.take_l2_ops();
-  l2_ops_.insert(l2_ops_.end(), rest.begin(), rest.end());
-  return std::move(l2_ops_);
+  all.insert(all.end(), rest.begin(), rest.end());
+  return all;
 }
 
 }  // namespace fleet::replay

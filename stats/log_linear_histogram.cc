@@ -38,15 +38,14 @@ uint64_t LogLinearHistogram::bucket_width(std::size_t index) {
 }
 
 void LogLinearHistogram::add_page(std::size_t page) {
-  if (page >= page_offset_.size()) page_offset_.resize(page + 1, kNoPage);
-  page_offset_[page] = static_cast<uint32_t>(counts_.size());
-  counts_.resize(counts_.size() + kPageBuckets, 0);
+  if (page >= pages_.size()) pages_.resize(page + 1);
+  pages_[page].assign(kPageBuckets, 0);
 }
 
 uint64_t LogLinearHistogram::bucket_or_zero(std::size_t idx) const {
   const std::size_t page = idx >> kPageBits;
-  if (page >= page_offset_.size() || page_offset_[page] == kNoPage) return 0;
-  return counts_[page_offset_[page] + (idx & (kPageBuckets - 1))];
+  if (page >= pages_.size() || pages_[page].empty()) return 0;
+  return pages_[page][idx & (kPageBuckets - 1)];
 }
 
 void LogLinearHistogram::record_n(int64_t value, uint64_t n) {
@@ -65,10 +64,10 @@ void LogLinearHistogram::record_n(int64_t value, uint64_t n) {
 
 void LogLinearHistogram::merge(const LogLinearHistogram& o) {
   if (o.count_ == 0) return;
-  for (std::size_t page = 0; page < o.page_offset_.size(); ++page) {
-    if (o.page_offset_[page] == kNoPage) continue;
+  for (std::size_t page = 0; page < o.pages_.size(); ++page) {
+    if (o.pages_[page].empty()) continue;
     uint64_t* to = &bucket(page << kPageBits);
-    const uint64_t* from = o.counts_.data() + o.page_offset_[page];
+    const uint64_t* from = o.pages_[page].data();
     for (std::size_t i = 0; i < kPageBuckets; ++i) to[i] += from[i];
   }
   if (count_ == 0) {
@@ -83,6 +82,17 @@ void LogLinearHistogram::merge(const LogLinearHistogram& o) {
 }
 
 void LogLinearHistogram::clear() { *this = LogLinearHistogram(); }
+
+std::size_t LogLinearHistogram::allocated_pages() const {
+  return static_cast<std::size_t>(
+      std::count_if(pages_.begin(), pages_.end(), [](const auto& p) { return !p.empty(); }));
+}
+
+void LogLinearHistogram::reset() {
+  for (std::vector<uint64_t>& page : pages_) std::fill(page.begin(), page.end(), 0);
+  count_ = sum_ = 0;
+  min_ = max_ = 0;
+}
 
 double LogLinearHistogram::mean() const {
   return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
@@ -208,7 +218,7 @@ LogLinearHistogram LogLinearHistogram::from_parts(const nlohmann::json& j,
 bool LogLinearHistogram::operator==(const LogLinearHistogram& o) const {
   if (count_ != o.count_ || sum_ != o.sum_ || min() != o.min() || max() != o.max()) return false;
   // Pages are compared by content: a page one histogram allocated may hold only zeros.
-  const std::size_t pages = std::max(page_offset_.size(), o.page_offset_.size());
+  const std::size_t pages = std::max(pages_.size(), o.pages_.size());
   for (std::size_t i = 0; i < (pages << kPageBits); ++i)
     if (bucket_or_zero(i) != o.bucket_or_zero(i)) return false;
   return true;

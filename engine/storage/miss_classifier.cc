@@ -71,6 +71,10 @@ void MissClassifier::log(double record, const trace::ObjectKey& k, MissWhere whe
     ++summary_.dropped;
 }
 
-std::vector<stats::MissEvent> MissClassifier::take_events() { return std::exchange(events_, {}); }
+std::vector<stats::MissEvent> MissClassifier::take_events() {
+  std::vector<stats::MissEvent> out(events_.begin(), events_.end());
+  events_.clear();
+  return out;
+}
 
 }  // namespace fleet::storage

@@ -128,6 +128,33 @@ TEST(LogLinearHistogram, PagesUsedOutOfOrderReadBackInIndexOrder) {
   EXPECT_EQ(H::from_json(with_zero).to_json().dump(), two_threes.to_json().dump());
 }
 
+// reset() zeroes the counts and keeps the pages: the histogram then reads back, and records
+// again, exactly as a new one.
+TEST(LogLinearHistogram, ResetKeepsThePagesAndReadsAsNew) {
+  H h;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) h.record(static_cast<int64_t>(rng() % (uint64_t{1} << 24)));
+  const std::size_t pages = h.allocated_pages();
+  EXPECT_GT(pages, 20u);
+  h.reset();
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.allocated_pages(), pages);
+  EXPECT_EQ(h, H());
+  EXPECT_EQ(h.to_json(), H().to_json());
+  EXPECT_EQ(h.percentile(50), 0);
+  H fresh;
+  for (int64_t v : {5, 70'000, 3'000'000}) {
+    h.record(v);
+    fresh.record(v);
+  }
+  EXPECT_EQ(h, fresh);
+  EXPECT_EQ(h.min(), 5);
+  EXPECT_EQ(h.max(), 3'000'000);
+  EXPECT_EQ(h.to_json(), fresh.to_json());
+  EXPECT_EQ(h.percentile(50), fresh.percentile(50));
+  EXPECT_EQ(h.allocated_pages(), pages);
+}
+
 TEST(LogLinearHistogram, JsonRoundTripIsSparse) {
   H h;
   h.record(5);

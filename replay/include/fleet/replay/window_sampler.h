@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -52,7 +53,11 @@ class WindowSampler {
   stats::LogLinearHistogram lateness_;
   int64_t max_lateness_ = 0;
   engine::CacheOutcome last_;  // the engine's outcome at the previous close
-  std::vector<engine::L2Op> l2_ops_;
+  // A deque: a window closes between two records, and a vector of a long run's L2 operations
+  // (millions, 48 bytes each) copied itself into fresh memory there when it doubled: 80-170
+  // ms at half a million to a million 24-byte elements on this VM (docs/causal-pacing.md,
+  // "What is left, edge by edge").
+  std::deque<engine::L2Op> l2_ops_;
 };
 
 }  // namespace fleet::replay

@@ -23,15 +23,19 @@ class LogLinearHistogram {
   void record_n(int64_t value, uint64_t n);
   void merge(const LogLinearHistogram& other);
   void clear();
+  // Zeroes the counts and keeps the pages: a recorder that starts over every second (a window
+  // of the replay) records into them again instead of allocating them again.
+  void reset();
+  std::size_t allocated_pages() const;
 
   uint64_t count() const { return count_; }
   // Calls fn(index, count) for every non-empty bucket, in index order: what `coordinator
   // compare` resamples.
   template <class Fn>
   void for_each_bucket(Fn&& fn) const {
-    for (std::size_t page = 0; page < page_offset_.size(); ++page) {
-      if (page_offset_[page] == kNoPage) continue;
-      const uint64_t* counts = counts_.data() + page_offset_[page];
+    for (std::size_t page = 0; page < pages_.size(); ++page) {
+      if (pages_[page].empty()) continue;
+      const uint64_t* counts = pages_[page].data();
       for (std::size_t i = 0; i < kPageBuckets; ++i)
         if (counts[i]) fn((page << kPageBits) + i, counts[i]);
     }
@@ -67,20 +71,21 @@ class LogLinearHistogram {
 
   // The buckets live in pages of 512 (4 KiB), allocated when a bucket in them is first
   // counted: a run's latencies fill a few pages, and one outlier far above them costs one more
-  // page, not the ~20 pages of zeros between (each a page fault, ~10 us on a PVM guest).
+  // page, not the ~20 pages of zeros between (each a page fault, ~10 us on a PVM guest). Each
+  // page is its own block: a new one never moves the others (one array of them grew by
+  // doubling and copied itself into fresh memory, on the replay's path between two calls:
+  // docs/causal-pacing.md, "What is left, edge by edge").
   static constexpr int kPageBits = 9;
   static constexpr std::size_t kPageBuckets = std::size_t{1} << kPageBits;
-  static constexpr uint32_t kNoPage = UINT32_MAX;
   uint64_t& bucket(std::size_t idx) {
     const std::size_t page = idx >> kPageBits;
-    if (page >= page_offset_.size() || page_offset_[page] == kNoPage) add_page(page);
-    return counts_[page_offset_[page] + (idx & (kPageBuckets - 1))];
+    if (page >= pages_.size() || pages_[page].empty()) add_page(page);
+    return pages_[page][idx & (kPageBuckets - 1)];
   }
   uint64_t bucket_or_zero(std::size_t idx) const;
   void add_page(std::size_t page);
 
-  std::vector<uint64_t> counts_;       // the allocated pages, in the order they were first used
-  std::vector<uint32_t> page_offset_;  // page number -> its offset in counts_, or kNoPage
+  std::vector<std::vector<uint64_t>> pages_;  // by page number; empty: not allocated
   uint64_t count_ = 0;
   uint64_t sum_ = 0;  // exact; 2^64 ns of summed latency is ~584 years
   int64_t min_ = 0;
