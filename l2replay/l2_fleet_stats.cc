@@ -57,7 +57,7 @@ struct Merged {
   L2ShareFigures figures;
 };
 
-Merged merge(const std::vector<L2FleetNode>& nodes) {
+Merged merge(const L2FleetRunInfo& run, const std::vector<L2FleetNode>& nodes) {
   std::vector<const L2ReplayResult*> results;
   std::vector<const L2ShareFigures*> figures;
   for (const L2FleetNode& n : nodes) {
@@ -65,13 +65,15 @@ Merged merge(const std::vector<L2FleetNode>& nodes) {
     results.push_back(&n.result->result);
     figures.push_back(&n.result->share);
   }
-  return {merge_l2_results(results), merge_l2_share_figures(figures)};
+  Merged m{merge_l2_results(results), merge_l2_share_figures(figures)};
+  m.result.speed = run.speed;
+  return m;
 }
 
 }  // namespace
 
 Json l2_fleet_stats(const L2FleetRunInfo& run, const std::vector<L2FleetNode>& nodes) {
-  const Merged m = merge(nodes);
+  const Merged m = merge(run, nodes);
   Json j = stats_of(run, m.figures, m.result);
   Json& f = j["fleet"];
   f["shard"] = std::string(l2_shard_name(run.shard));
@@ -97,7 +99,7 @@ std::string l2_fleet_stats_text(const L2FleetRunInfo& run, const std::vector<L2F
 
 std::string l2_fleet_terminal_summary(const L2FleetRunInfo& run,
                                       const std::vector<L2FleetNode>& nodes) {
-  const Merged m = merge(nodes);
+  const Merged m = merge(run, nodes);
   const L2ReplayResult& r = m.result;
   std::string out = line(
       "L2 fleet replay: %zu file(s) on %zu node(s), --shard %s, against %s, speed %g, %g%% "

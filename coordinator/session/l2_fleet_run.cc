@@ -279,7 +279,8 @@ class L2FleetRun {
       if (links_[i].unresponsive()) unresponsive.push_back(i);
     if (local_) local_->stop(unresponsive);
     const std::vector<l2replay::L2FleetNode> nodes = collect();
-    const l2replay::L2FleetRunInfo info{shard_, o_.replay.l2.trace_percent, files_};
+    const l2replay::L2FleetRunInfo info{shard_, o_.replay.l2.trace_percent, files_,
+                                        o_.replay.speed};
     const ReplayOptions& r = o_.replay;
     // Before report.html: its plan section shows what --prepare-l2 seeded.
     if (const auto manifest = l2replay::l2_fleet_prepare_manifest_text(nodes)) {

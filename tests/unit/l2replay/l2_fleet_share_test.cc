@@ -147,6 +147,26 @@ TEST(L2FleetResult, TheDoneEncodingRoundTripsAndTheMergeIsExact) {
   EXPECT_FALSE(l2_node_result_from(nlohmann::json::object(), sa).ok());
 }
 
+// The merged stats carry the speed the coordinator started every node with, not the first
+// node's word for it (a node's DONE is input like any other).
+TEST(L2FleetResult, TheMergedSpeedIsTheCoordinatorsNotANodes) {
+  std::vector<L2FleetNode> nodes(2);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].name = "n" + std::to_string(i);
+    nodes[i].status = "ok";
+    nodes[i].result.emplace();
+    nodes[i].result->result.adapter_name = "mock";
+    nodes[i].result->result.speed = i == 0 ? 3.0 : 10.0;
+    nodes[i].result->result.of(L2Op::Store).submitted = 1;
+  }
+  L2FleetRunInfo run;
+  run.speed = 10.0;
+  const nlohmann::json j = l2_fleet_stats(run, nodes);
+  EXPECT_DOUBLE_EQ(j.at("speedup").get<double>(), 10.0) << j.dump();
+  EXPECT_NE(l2_fleet_terminal_summary(run, nodes).find("speed 10,"), std::string::npos)
+      << l2_fleet_terminal_summary(run, nodes);
+}
+
 }  // namespace
 }  // namespace fleet::l2replay
 

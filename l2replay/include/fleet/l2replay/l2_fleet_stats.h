@@ -25,6 +25,9 @@ struct L2FleetRunInfo {
   L2Shard shard = L2Shard::None;
   double trace_percent = 100.0;
   std::vector<std::string> files;  // as given, in order
+  // The --speed every node was started with: the merged stats' speed (and what the merged
+  // ideal window is divided by), whatever a node's DONE says.
+  double speed = 1.0;
 };
 
 nlohmann::json l2_fleet_stats(const L2FleetRunInfo& run, const std::vector<L2FleetNode>& nodes);
