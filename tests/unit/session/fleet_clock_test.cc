@@ -92,7 +92,7 @@ class FakeWorker {
   void answer(const wire::Ping& p) {
     wire::Pong pong;
     pong.seq = p.seq;
-    pong.coord_ns = p.coord_ns;
+    pong.coord_ns = p.coord_ns + echo_shift;
     pong.worker_ns = p.coord_ns + ahead;
     send(pong);
   }
@@ -121,6 +121,7 @@ class FakeWorker {
 
   std::string peer_hello;        // the identity of the last HELLO's sender
   int64_t ahead = kWorkerAhead;  // how far this worker's clock runs ahead of the coordinator's
+  int64_t echo_shift = 0;        // a PONG echoes the PING's time shifted by this (a bad worker)
   int batches = 0;
   int heartbeats = 0;
   std::function<void(const wire::Envelope&)> on_message;  // sees every message read
@@ -258,6 +259,28 @@ TEST(FleetClock, ClockPingsGoToAWaveOfWorkersAtOnce) {
   ASSERT_EQ(nodes.size(), 2u);
   EXPECT_DOUBLE_EQ(nodes[0]["clock_offset_us"].get<double>(), kWorkerAhead / 1e3);
   EXPECT_DOUBLE_EQ(nodes[1]["clock_offset_us"].get<double>(), -5.0);
+}
+
+// A worker's PONG echoes when the PING left; the estimate does not trust it: the coordinator
+// kept the time itself. An echo 300 s early once made the round trip 300 s, the uncertainty
+// +/- 150 s and T0 wait 600 s; an echo near INT64_MIN overflowed it.
+TEST(FleetClock, APongsEchoOfThePingTimeIsNotTrusted) {
+  for (const int64_t shift : {int64_t{-300'000'000'000}, INT64_MIN / 2}) {
+    zmq::context_t ctx(1);
+    FakeWorker w(ctx);
+    w.echo_shift = shift;
+    VirtualRun run(w.host_port());
+    run.start();
+    w.handshake();
+    wire::Abort abort;
+    abort.reason = "the test ends the run";
+    w.send(abort);
+    ASSERT_TRUE(run.exit_within(10s));
+    const auto nodes = run.summary()["nodes"];
+    ASSERT_EQ(nodes.size(), 1u);
+    EXPECT_DOUBLE_EQ(nodes[0]["clock_offset_us"].get<double>(), kWorkerAhead / 1e3) << shift;
+    EXPECT_DOUBLE_EQ(nodes[0]["clock_uncertainty_us"].get<double>(), 0.0) << shift;
+  }
 }
 
 // --start-delay stays an explicit floor: T0 = the end of the handshake + the delay when the
