@@ -31,15 +31,20 @@ void PacingStats::count_issue(const Hold& hold, int64_t scaled_target_ns, int64_
     ++held_records;
     hold_ns += hold.not_before_ns - scaled_target_ns;
   }
-  const int64_t late = issue_ns - hold.not_before_ns;
-  edge_lateness.record(late);
-  if (late < 0) ++raced[static_cast<size_t>(hold.binding)];
-  // Late is measured from the record's causal instant: the edge's, unless the schedule placed
-  // the record later on purpose (then the gap was stretched, and counted as such).
+  const int64_t after_gap = issue_ns - hold.not_before_ns;
+  edge_lateness.record(after_gap);
+  if (after_gap < 0) ++raced[static_cast<size_t>(hold.binding)];
+  // An edge is late when its record's call started more than 50 us after the edge's instant
+  // and the edge set that instant. When the schedule placed the record later on purpose (the
+  // gap was stretched), a late call is the record's lateness behind the one that held it, not
+  // the edge's: counted apart, so that each binding edge is in at most one of the two.
   const bool causal = pacing == Pacing::Causal;
   const int64_t due = causal ? std::max(causal_ns, hold.not_before_ns) : hold.not_before_ns;
-  if (causal && causal_ns - hold.not_before_ns > kEdgeSlackNs) ++edges_stretched;
-  if (issue_ns - due > kEdgeSlackNs) {
+  const bool late_at_due = issue_ns - due > kEdgeSlackNs;
+  if (causal && causal_ns - hold.not_before_ns > kEdgeSlackNs) {
+    ++edges_stretched;
+    if (late_at_due) ++stretched_late_over_slack;
+  } else if (late_at_due) {
     ++edges_late_over_slack;
     ++late_by_cause[static_cast<size_t>(late_cause(due, kEdgeSlackNs, times))];
   }
@@ -74,6 +79,7 @@ void PacingStats::merge(const PacingStats& o) {
   edge_lateness.merge(o.edge_lateness);
   edges_late_over_slack += o.edges_late_over_slack;
   edges_stretched += o.edges_stretched;
+  stretched_late_over_slack += o.stretched_late_over_slack;
   for (size_t i = 0; i < kLateCauseCount; ++i) late_by_cause[i] += o.late_by_cause[i];
 }
 
@@ -103,6 +109,7 @@ nlohmann::json PacingStats::to_json() const {
                       {"edges_late_over_50us", edges_late_over_slack},
                       {"edges_late_by_cause", late_causes},
                       {"edges_stretched", edges_stretched},
+                      {"edges_stretched_late_over_50us", stretched_late_over_slack},
                       {"edges_early", edge_lateness.early_count()},
                       {"raced_total", raced_total()},
                       {"schedule", partial ? "partial" : "ordered"},
@@ -162,6 +169,8 @@ PacingStats PacingStats::from_json(const nlohmann::json& j) {
       util::json_integer_or<uint64_t>(j, "edges_late_over_50us", 0, "pacing.edges_late_over_50us");
   p.edges_stretched =
       util::json_integer_or<uint64_t>(j, "edges_stretched", 0, "pacing.edges_stretched");
+  p.stretched_late_over_slack = util::json_integer_or<uint64_t>(
+      j, "edges_stretched_late_over_50us", 0, "pacing.edges_stretched_late_over_50us");
   if (const auto it = j.find("edges_late_by_cause"); it != j.end()) {
     if (!it->is_object()) throw std::invalid_argument("pacing.edges_late_by_cause: not an object");
     for (size_t i = 0; i < kLateCauseCount; ++i) {

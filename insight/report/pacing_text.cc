@@ -76,6 +76,8 @@ stats::MetricSection pacing_section(const causal::PacingStats& p) {
         {"edges_early", "Edges early", static_cast<int64_t>(p.edge_lateness.early_count())});
     s.rows.push_back({"edges_stretched", "Edges stretched by the schedule",
                       static_cast<int64_t>(p.edges_stretched)});
+    s.rows.push_back({"edges_stretched_late", "Stretched, their record > 50 us behind",
+                      static_cast<int64_t>(p.stretched_late_over_slack)});
     if (p.engine_follows_trace) {
       s.rows.push_back(
           {"l2_awaits", "Records waiting for L2 to land", static_cast<int64_t>(p.l2_awaits)});
@@ -116,6 +118,11 @@ PacingVerdict pacing_verdict(const causal::PacingStats& p) {
   if (p.edges_late_over_slack > 0)
     text +=
         fmt::format(" The late edges were held by: {} (docs/causal-pacing.md).", late_causes(p));
+  if (p.stretched_late_over_slack > 0)
+    text += fmt::format(
+        " Of the stretched edges, {} had their record start more than 50 us after its instant, "
+        "behind the calls before it.",
+        p.stretched_late_over_slack);
   if (cut_total(p) > 0)
     text += fmt::format(
         " The time windows cut {} edges: their parent ran on another node, so the child kept "

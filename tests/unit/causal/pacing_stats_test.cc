@@ -24,17 +24,32 @@ TEST(PacingStats, CausalCountsHoldsAndEdgeLateness) {
 }
 
 // An edge whose record the schedule itself placed later (behind a held record in recorded
-// order, or waiting for L2 to land) was stretched on purpose, and is late only if its call
-// started more than 50 us after that causal instant.
+// order, or waiting for L2 to land) was stretched on purpose: it is never a late edge. If its
+// call still started more than 50 us after that causal instant, the record lagged behind the
+// one that held it (the in-order dispatcher), counted apart. Each binding edge is in at most
+// one of late and stretched, and the late ones alone are charged to a cause.
 TEST(PacingStats, AnEdgeTheScheduleStretchedIsNotLate) {
   PacingStats p;
   p.pacing = Pacing::Causal;
   p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 200'000, 200'010);  // stretched
-  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 200'000, 400'000);  // and late
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 200'000, 400'000);  // and lagging
   p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 300, 100'000);      // late: ours
+  p.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 100, 50'300, 150'000);   // 50 us: not
   EXPECT_EQ(p.edges_stretched, 2u);
+  EXPECT_EQ(p.stretched_late_over_slack, 1u);
   EXPECT_EQ(p.edges_late_over_slack, 2u);
-  EXPECT_EQ(PacingStats::from_json(p.to_json()).edges_stretched, 2u);
+  uint64_t charged = 0;
+  for (uint64_t n : p.late_by_cause) charged += n;
+  EXPECT_EQ(charged, 2u);
+  const PacingStats back = PacingStats::from_json(p.to_json());
+  EXPECT_EQ(back.edges_stretched, 2u);
+  EXPECT_EQ(back.stretched_late_over_slack, 1u);
+  PacingStats merged = back;
+  merged.merge(p);
+  EXPECT_EQ(merged.stretched_late_over_slack, 2u);
+  auto older = p.to_json();  // a run written before the split reads as none lagging
+  older.erase("edges_stretched_late_over_50us");
+  EXPECT_EQ(PacingStats::from_json(older).stretched_late_over_slack, 0u);
   PacingStats u;  // uniform pacing stretches nothing
   u.count_issue(hold_at(300, EdgeKind::ReadLifecycle), 200'000, 200'000, 200'010);
   EXPECT_EQ(u.edges_stretched, 0u);

@@ -38,7 +38,7 @@ struct PacingStats {
   int64_t hold_ns = 0;        // by how much, summed
   stats::LatenessStats edge_lateness;
   // Binding gap edges issued > 50 us after their gap, by the replay's own doing: their record's
-  // causal instant was the edge's, and the call started later than that.
+  // causal instant was the edge's (within 50 us), and the call started later than that.
   uint64_t edges_late_over_slack = 0;
   // Those late edges, each charged to the first step of the replay loop already past its due
   // instant (late_cause.h); they sum to edges_late_over_slack.
@@ -47,6 +47,10 @@ struct PacingStats {
   // 50 us past the edge's (the recorded order behind a held record, a wait for L2 to land):
   // the gap was stretched on purpose, and the edge is not late (docs/causal-pacing.md).
   uint64_t edges_stretched = 0;
+  // Of those, the records whose call still started > 50 us after their causal instant: the
+  // in-order dispatcher's own lag behind the held record (each call waits for the one before
+  // it), which is the record's lateness, not its edge's. Disjoint from edges_late_over_slack.
+  uint64_t stretched_late_over_slack = 0;
   std::array<uint64_t, kEdgeKindCount> raced{};  // issued before the recorded gap had passed
   bool partial = false;                          // the partial schedule
   uint64_t overtakes = 0;  // partial: records issued while an earlier-recorded one was parked
