@@ -4,7 +4,7 @@
 # the mock L2), ROUNDS rounds, each variant once per round (interleaved, so the VM's drift hits
 # every variant alike). Per run: binding edges late > 50 us and their causes, the stretched edges
 # (and how many of their records lagged > 50 us behind their instant), the submit_prefetch_task
-# latency, the hit rate; then each variant's median of late edges.
+# latency, every record's lateness p99, the hit rate; then each variant's median of late edges.
 #   bench/late_edges.sh [BUILD_DIR] [VARIANT ...]
 #     VARIANT: "NAME:extra coordinator flags" (default: "spin300:--spin-us 300"
 #              "spin20000:--spin-us 20000"); a variant may name another build with
@@ -41,6 +41,7 @@ print(f'{sys.argv[2]:>12} round {sys.argv[3]}: late {p["edges_late_over_50us"]:4
       f' woke_late {c["woke_late"]}, after_waking {c["after_waking"]})'
       f' | stretched {p["edges_stretched"]} ({p.get("edges_stretched_late_over_50us", "-")} lagging)'
       f' | submit_prefetch_task p50 {sp["p50_ms"] * 1e3:.1f} us'
+      f' | lateness p99 {s["lateness_us"]["p99"]:.0f} us'
       f' | L1+L2 hit {s["cache"]["lookup"]["l1_l2_hit_rate"] * 100:.2f} %')
 PY
   done

@@ -16,9 +16,17 @@
 #include "fleet/replay/pacer.h"
 #include "fleet/trace/errors.h"
 #include "fleet/trace/op_decoder.h"
+#include "fleet/util/heap_margin.h"
 #include "fleet/wire/node_result.h"
 
 namespace fleet::replay {
+
+namespace {
+// The dispatch thread's logs and tables grow all run long: a first touch of a heap page costs it
+// 10-100 us on a VM, the margin's refresh ~0.5 us a page (docs/causal-pacing.md, "Page faults
+// on the dispatch thread"). 16 MiB: an engine table that doubles takes a few MiB at once.
+constexpr size_t kDispatchHeapMarginBytes = size_t{16} << 20;
+}  // namespace
 
 ReplaySession::ReplaySession(engine::Engine& engine, util::Clock& clock, SessionOptions options)
     : engine_(engine), clock_(clock), options_(options) {}
@@ -115,6 +123,15 @@ class ReplaySession::Run {
   static constexpr int64_t kDecodeAheadMinNs = 150'000;
   static constexpr int64_t kDecodeAheadMarginNs = 100'000;
   static constexpr int64_t kWakeBeforeSleepNs = 1'000'000;
+  // The heap's next allocations are kept present (util/heap_margin.h): checked every
+  // kHeapMarginEveryNs in a wait of at least kHeapMarginMinWaitNs, and at most
+  // kHeapMarginSliceBytes populated then (~35 us; the check alone ~15 us).
+  inline void keep_heap_margin(int64_t target);
+  util::HeapMargin heap_margin_{kDispatchHeapMarginBytes};
+  int64_t heap_margin_at_ = 0;
+  static constexpr int64_t kHeapMarginEveryNs = 5'000'000;
+  static constexpr int64_t kHeapMarginMinWaitNs = 300'000;
+  static constexpr size_t kHeapMarginSliceBytes = 256 << 10;
 };
 
 SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_record) {
@@ -122,6 +139,9 @@ SessionResult ReplaySession::run(RecordSource& source, const RecordCallback& on_
   // A fleet run starts at T0 whatever the speed: with speed 0 nothing else would hold the first
   // dispatch back, and every node would start whenever its first batch happened to arrive.
   // The duration is then measured from T0, as in an embedded run.
+  // A paced run's first allocations find their pages present, populated before T0.
+  if (options_.speed > 0 && !clock_.is_virtual())
+    util::HeapMargin(kDispatchHeapMarginBytes).refresh();
   if (options_.t0_ns) Pacer::wait_for_instant(clock_, options_.t0_ns, &stop_);
   Run run(*this, source, on_record);
   while (run.next()) {
@@ -379,6 +399,7 @@ bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times, const t
       times->arrived = arrived;
       times->events_done = clock_.now_ns();
     }
+    if (decodes_while_waiting_) keep_heap_margin(target);
     // Records after this one are read and decoded now, while there is time, rather than
     // between this call and the next, which may be due right after it.
     if (decodes_while_waiting_ && target - arrived > kDecodeAheadMinNs) {
@@ -392,6 +413,13 @@ bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times, const t
     if (clock_.is_virtual()) s_.run_engine_events_until(clock_.now_ns());
   }
   return fed_late;
+}
+
+void ReplaySession::Run::keep_heap_margin(int64_t target) {
+  const int64_t now = clock_.now_ns();
+  if (target - now < kHeapMarginMinWaitNs || now - heap_margin_at_ < kHeapMarginEveryNs) return;
+  heap_margin_.refresh(kHeapMarginSliceBytes);
+  heap_margin_at_ = now;
 }
 
 void ReplaySession::Run::count_lateness(int64_t late, bool fed_late) {

@@ -4,18 +4,29 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
 
 namespace fleet::util {
 
+namespace {
+constexpr int kMmapThresholdBytes = 32 << 20;
+std::atomic<bool> tuned{false};
+}  // namespace
+
 void tune_malloc_for_streaming() {
   // Allocations below 32 MiB come from the heap (not one mmap each), and up to 256 MiB freed at
   // the top of a heap stays there for the next batch. Fixed values also switch off glibc's
   // dynamic mmap threshold, so the behaviour does not depend on allocation history.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  tuned.store(true, std::memory_order_release);
+}
+
+size_t heap_block_limit_bytes() {
+  return tuned.load(std::memory_order_acquire) ? size_t{kMmapThresholdBytes} : 0;
 }
 
 void share_one_malloc_arena() { mallopt(M_ARENA_MAX, 1); }

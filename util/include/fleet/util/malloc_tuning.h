@@ -1,6 +1,7 @@
 // glibc malloc settings for processes that stream batches (coordinator, worker).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace fleet::util {
@@ -15,6 +16,11 @@ inline constexpr uint64_t kHugeHeapFromTraceBytes = 8ull << 20;
 // again: measured as a third of the coordinator's and workers' CPU on loopback. Memory held
 // stays bounded by the peak in use, which credit flow bounds (docs/protocol.md).
 void tune_malloc_for_streaming();
+
+// The size from which malloc maps a block of its own (unmapped again at its free): 32 MiB once
+// tune_malloc_for_streaming() has run, 0 before (glibc's own threshold moves with the allocation
+// history, so nothing can be assumed of it).
+size_t heap_block_limit_bytes();
 
 // One malloc arena for all the process's threads. A thread's first allocation otherwise opens
 // an arena of its own: fresh address space whose every page is populated or faulted in when
