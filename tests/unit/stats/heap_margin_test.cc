@@ -57,7 +57,7 @@ TEST(HeapMargin, TheNextAllocationFindsItsPagesPresent) {
   const size_t three_quarters = resident_pages(at(4 * kMiB), 4 * kMiB);
   EXPECT_GE(three_quarters, pages * 3 / 4 - 2);
   EXPECT_LT(three_quarters, pages * 15 / 16);
-  EXPECT_TRUE(margin.refresh());  // the rest
+  EXPECT_TRUE(margin.refresh());   // the rest
   EXPECT_TRUE(margin.refresh(0));  // nothing missing: nothing to populate
   // The next block comes from the margin (a small allocation in between may have moved it on by
   // a little), and is present though nothing but the margin touched it.
