@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <tuple>
+
 #include "fleet/replay/replay_session.h"
 #include "fleet/trace/trace_writer.h"
 #include "fleet/wire/node_result.h"
@@ -181,6 +183,41 @@ TEST(CausalSession, AnEdgeLateBehindASlowCallIsChargedToThatCall) {
   uint64_t charged = 0;
   for (uint64_t n : p.late_by_cause) charged += n;
   EXPECT_EQ(charged, p.edges_late_over_slack);
+}
+
+// Two reads; the first is held 5 ms by its prefetch, and a slow prefetch of a third key is
+// recorded between the two __enter__s. In recorded order the second __enter__, whose own gap edge
+// would allow it at 4.2 ms, is due with the first at 5 ms (its edge stretched by 0.8 ms on
+// purpose) and starts 100 us later, after the slow call: a record lagging behind the one that
+// held it, counted as such and in every record's lateness, not as a late edge.
+TEST(CausalSession, ARecordLaggingBehindTheHeldReadIsStretchedNotLate) {
+  std::string path = fleet::test::test_scratch_dir() / "causal_lagging.lct";
+  {
+    trace::TraceWriter w(path, trace::Header{});
+    using K = trace::OpKind;
+    for (auto [kind, t, k] : {std::tuple{K::SubmitPrefetch, 10.000, 'a'},
+                              {K::SubmitPrefetch, 10.001, 'b'},
+                              {K::ReadEnter, 10.005, 'a'},
+                              {K::SubmitPrefetch, 10.00505, 'c'},
+                              {K::ReadEnter, 10.0051, 'b'}})
+      w.write_frame(trace::encode_record_body(make(kind, t, k), trace::Era::Three));
+    w.close();
+  }
+  const Replayed r = replay(causal::Pacing::Causal, 10, causal::Schedule::Ordered, path, false, 0,
+                            0.05, false, 100 * kUs);
+  // (The two calls after the fifth close the reads the trace left open, at the run's end.)
+  ASSERT_GE(r.at.size(), 5u);
+  EXPECT_EQ(std::vector<int64_t>(r.at.begin(), r.at.begin() + 5),
+            (std::vector<int64_t>{0, 100 * kUs, 5000 * kUs, 5000 * kUs, 5100 * kUs}));
+  ASSERT_TRUE(r.result.pacing);
+  const causal::PacingStats& p = *r.result.pacing;
+  EXPECT_EQ(p.edges[causal::EdgeKind::ReadLifecycle], 2u);
+  EXPECT_EQ(p.edge_lateness.count(), 2u);
+  EXPECT_EQ(p.edge_lateness.max_ns(), 900 * kUs);  // 4.1 ms recorded, 5.0 ms kept
+  EXPECT_EQ(p.edges_stretched, 1u);
+  EXPECT_EQ(p.stretched_late_over_slack, 1u);
+  EXPECT_EQ(p.edges_late_over_slack, 0u);            // the first __enter__ was on time
+  EXPECT_EQ(r.result.lateness.max_ns(), 100 * kUs);  // the lag is the record's lateness
 }
 
 // The engine's time follows the trace, not the wall: told each record's trace instant (since the
