@@ -28,7 +28,7 @@ T=${TRACE:-$D/chat.lct}
 echo "trace: $T ($($B/tools/lct/lct info $T | awk '/total_records/{print $2}') records)"
 COMMON=(--config-from-trace --local 3 --shard key --l1-size-gb ${L1_GB:-0.00625} --no-l1-use-lazy)
 
-summary() {  # run dir -> "hit wall held late50 stretched early raced late_p99 awaits await_s timeouts"
+summary() {  # run dir -> "hit wall held late50 stretched lagging early raced late_p99 awaits await_s timeouts"
   python3 - "$1/fleet_summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -37,6 +37,7 @@ p = s.get("pacing") or {}
 lat = s["lateness_us"]
 print(f'{hit:.2f} {s["duration_s"]:.2f} {p.get("held_records", "-")} '
       f'{p.get("edges_late_over_50us", "-")} {p.get("edges_stretched", "-")} '
+      f'{p.get("edges_stretched_late_over_50us", "-")} '
       f'{p.get("edges_early", "-")} '
       f'{p.get("raced_total", "-")} {lat.get("p99", 0):.0f} {p.get("l2_awaits", "-")} '
       f'{p.get("l2_await_s", "-")} {p.get("l2_await_timeouts", "-")}')
@@ -59,7 +60,7 @@ for backend in $BACKENDS; do
     L2='{"type":"mock","max_size_gb":64,"mock_bandwidth_gb":10}'
   fi
   echo "== backend $backend"
-  printf "%-16s %8s %8s %8s %10s %9s %8s %8s %10s %8s %8s %8s\n" run "L1+L2%" wall_s held "late>50us" stretched early raced "late_p99us" awaits await_s timeouts
+  printf "%-16s %8s %8s %8s %10s %9s %8s %8s %8s %10s %8s %8s %8s\n" run "L1+L2%" wall_s held "late>50us" stretched lagging early raced "late_p99us" awaits await_s timeouts
   for run in "1x-a:--speed 1" "1x-b:--speed 1" "uniform10:--speed 10 --pacing uniform" \
              "causal10:--speed 10 --pacing causal" \
              "causal10-partial:--speed 10 --pacing causal --schedule partial"; do
@@ -74,7 +75,7 @@ for backend in $BACKENDS; do
     [ $backend = redis ] && redis-cli -p $port flushall >/dev/null
     $B/coordinator/coordinator $T "${COMMON[@]}" --l2-adapter "$L2" $args --output-dir $D/$backend.$name \
       --progress never > $D/$backend.$name.out 2>&1 || { echo "$name failed:"; tail -5 $D/$backend.$name.out; continue; }
-    printf "%-16s %8s %8s %8s %10s %9s %8s %8s %10s %8s %8s %8s\n" $name $(summary $D/$backend.$name)
+    printf "%-16s %8s %8s %8s %10s %9s %8s %8s %8s %10s %8s %8s %8s\n" $name $(summary $D/$backend.$name)
   done
   # The per-node preview of this very layout (its slowest node) against the achieved wall.
   for sch in ordered partial; do
