@@ -79,6 +79,11 @@ class ReplaySession::Run {
   // trace instant (its eviction ticks, 20-130 us each, run in the wait, not before the call),
   // unless the record must first wait for L2 work to land. True: done.
   bool follow_trace_before_waiting(const trace::Op& op);
+  // When that could not be done (L2 work still to land), poll for the landing during the wait
+  // and follow then, until kFollowTickBudgetNs before the record's instant: the tick runs in the
+  // wait instead of between the wake-up and the call. True: done.
+  bool follow_once_landed(const trace::Op& op, int64_t target);
+  static constexpr int64_t kFollowTickBudgetNs = 150'000;
   void drain_parked(int64_t limit);
   RecordEvent begin_event(std::string_view qualname);
   // Waits for the record's instant; true: it was fed late. `times` (tracked edges only) gets the
@@ -359,6 +364,22 @@ bool ReplaySession::Run::follow_trace_before_waiting(const trace::Op& op) {
   return true;
 }
 
+bool ReplaySession::Run::follow_once_landed(const trace::Op& op, int64_t target) {
+  const int64_t trace_ns = trace_ns_of(op);
+  const int64_t deadline = target - kFollowTickBudgetNs;
+  if (clock_.now_ns() >= deadline) return false;
+  if (drives_engine_) s_.engine_.release_wakeups();  // what lands the work must not wait on us
+  for (int64_t now = clock_.now_ns(); now < deadline; now = clock_.now_ns()) {
+    if (!l2_pending(op, trace_ns)) {
+      s_.engine_.follow_trace_time(trace_ns);
+      return true;
+    }
+    clock_.sleep_until(
+        std::min(now + std::max(causal::PacingStats::kL2PollNs, (deadline - now) / 4), deadline));
+  }
+  return false;
+}
+
 int64_t ReplaySession::Run::await_l2(const trace::Op& op, int64_t target, int64_t trace_ns) {
   auto pending = [&] { return l2_pending(op, trace_ns); };
   if (!pending()) return target;
@@ -405,6 +426,8 @@ bool ReplaySession::Run::pace(int64_t target, causal::IssueTimes* times, const t
     if (decodes_while_waiting_ && target - arrived > kDecodeAheadMinNs) {
       stream_->decode_ahead(clock_, target - kDecodeAheadMarginNs);
     }
+    if (follow && !followed_before_waiting_ && decodes_while_waiting_)
+      followed_before_waiting_ = follow_once_landed(*follow, target);
     pacer_.wait_until(target, &s_.stop_);
     if (times) [[unlikely]]
       times->woke = clock_.now_ns();

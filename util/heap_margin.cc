@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "fleet/util/malloc_tuning.h"
@@ -12,31 +11,42 @@
 namespace fleet::util {
 
 namespace {
-const uintptr_t kPage = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+uintptr_t page_bytes() {
+  static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
 }  // namespace
 
 HeapMargin::HeapMargin(size_t margin_bytes)
     : margin_(margin_bytes),
-      active_(margin_bytes > 0 && margin_bytes < heap_block_limit_bytes()),
-      resident_(active_ ? margin_bytes / kPage + 2 : 0) {}
+      active_(margin_bytes > 0 && margin_bytes <= heap_block_limit_bytes() / 2),
+      resident_(active_ ? margin_bytes / page_bytes() + 2 : 0) {}
 
 bool HeapMargin::refresh(size_t populate_at_most) noexcept {
   if (!active_) return false;
   void* block = std::malloc(margin_);
   if (block == nullptr) return false;
   // The block's pages, rounded outward (its neighbours are heap too).
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(block) & ~(kPage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(block) + margin_ + kPage - 1) & ~(kPage - 1);
-  const size_t pages = (end - begin) / kPage;
-  size_t first_missing = 0;
-  if (::mincore(reinterpret_cast<void*>(begin), end - begin, resident_.data()) == 0) {
+  const uintptr_t page = page_bytes();
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(block) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(block) + margin_ + page - 1) & ~(page - 1);
+  const size_t pages = (end - begin) / page;
+  bool complete = false;
+  if (::mincore(reinterpret_cast<void*>(begin), end - begin, resident_.data()) != 0) {
+    active_ = false;  // cannot tell what is present: stop rather than populate blindly
+  } else {
+    size_t first_missing = 0;
     while (first_missing < pages && (resident_[first_missing] & 1)) ++first_missing;
-  }
-  bool complete = first_missing == pages;
-  if (!complete && populate_at_most > 0) {
-    const uintptr_t from = begin + first_missing * kPage;
-    const uintptr_t to = end - from <= populate_at_most ? end : from + populate_at_most;
-    complete = prefault_writable(reinterpret_cast<void*>(from), to - from) && to == end;
+    complete = first_missing == pages;
+    if (!complete && populate_at_most > 0) {
+      const uintptr_t from = begin + first_missing * page;
+      const uintptr_t to = end - from <= populate_at_most ? end : from + populate_at_most;
+      if (prefault_writable(reinterpret_cast<void*>(from), to - from)) {
+        complete = to == end;
+      } else {
+        active_ = false;  // MADV_POPULATE_WRITE unsupported (Linux < 5.14): give up for good
+      }
+    }
   }
   std::free(block);  // back into the top chunk: mapped, and what was populated stays present
   return complete;

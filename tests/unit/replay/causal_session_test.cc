@@ -331,22 +331,28 @@ TEST(CausalSession, ThePacingTravelsInTheNodeResult) {
   EXPECT_EQ(n.pacing->held_records, 1u);
 }
 
+// A causal 10x replay of `path` on `clock` (the real one) with the engine following the trace.
+SessionResult causal_10x_following_the_trace(const std::string& path, util::Clock& clock,
+                                             TimedEngine& e) {
+  trace::FrameReader reader(path);
+  FileRecordSource src(reader);
+  SessionOptions so;
+  so.speed = 10;
+  so.pacing = causal::Pacing::Causal;
+  so.engine_follows_trace = true;
+  ReplaySession s(e, clock, so);
+  return s.run(src);
+}
+
 // On the real clock the engine is told a record's trace instant before the pacer's wait, so its
 // eviction ticks (which that runs) are not between the wait and the call; but a record that
 // must first wait for its keys' store to land is told after that wait, as on the virtual clock.
 TEST(CausalSession, TheRealClockTellsTheEngineTheTraceInstantBeforeWaiting) {
   for (const bool store_pending : {false, true}) {
-    trace::FrameReader reader(read_trace());
-    FileRecordSource src(reader);
     util::RealClock clock;
     TimedEngine e(clock);
     if (store_pending) e.store_lands = clock.now_ns() + 3000 * kUs;
-    SessionOptions so;
-    so.speed = 10;
-    so.pacing = causal::Pacing::Causal;
-    so.engine_follows_trace = true;
-    ReplaySession s(e, clock, so);
-    const SessionResult r = s.run(src);
+    const SessionResult r = causal_10x_following_the_trace(read_trace(), clock, e);
     ASSERT_EQ(e.at.size(), 4u);
     ASSERT_EQ(e.trace_told_at.size(), 4u);
     // The enter is held 5 ms after the prefetch's issue: told right after that issue, not
@@ -359,6 +365,32 @@ TEST(CausalSession, TheRealClockTellsTheEngineTheTraceInstantBeforeWaiting) {
     }
     for (size_t i = 0; i < 4; ++i) EXPECT_LE(e.trace_told_at[i], e.at[i]) << i;
   }
+}
+
+// A record whose L2 work is still to land when its wait begins cannot have the engine follow its
+// trace instant then; when the work lands during the wait, the engine is told then, not after
+// the wake-up (where the tick it runs would delay the call). A write first, then a prefetch due
+// 3 ms after T0 whose key's store lands 1 ms after T0.
+TEST(CausalSession, TheEngineFollowsOnceTheL2WorkLandsDuringTheWait) {
+  std::string path = fleet::test::test_scratch_dir() / "causal_lands_in_wait.lct";
+  {
+    trace::TraceWriter w(path, trace::Header{});
+    w.write_frame(trace::encode_record_body(make(trace::OpKind::ReserveWrite, 10.000, 'b'),
+                                            trace::Era::Three));
+    w.write_frame(trace::encode_record_body(make(trace::OpKind::SubmitPrefetch, 10.030, 'a'),
+                                            trace::Era::Three));
+    w.close();
+  }
+  util::RealClock clock;
+  TimedEngine e(clock);
+  e.store_lands = clock.now_ns() + 1000 * kUs;
+  const SessionResult r = causal_10x_following_the_trace(path, clock, e);
+  ASSERT_GE(e.at.size(), 2u);
+  ASSERT_GE(e.trace_told_at.size(), 2u);
+  EXPECT_GE(e.trace_told_at[1], e.store_lands);  // never before the store landed
+  // Told about when it landed, at least 1 ms before the 3-ms call (margin for a busy host).
+  EXPECT_LT(e.trace_told_at[1], e.at[1] - 1000 * kUs);
+  EXPECT_EQ(r.pacing->l2_awaits, 0u);  // no wait past the record's instant
 }
 
 }  // namespace
