@@ -11,6 +11,18 @@
 namespace fleet::util {
 
 namespace {
+// The margin relies on glibc's malloc (a freed block rejoins the top chunk, the next allocations
+// are carved from its bottom); ASan's and TSan's allocators work otherwise, and quarantine what
+// is freed: there it stays off.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kGlibcMalloc = false;
+#elif defined(__has_feature)
+constexpr bool kGlibcMalloc =
+    !(__has_feature(address_sanitizer) || __has_feature(thread_sanitizer));
+#else
+constexpr bool kGlibcMalloc = true;
+#endif
+
 uintptr_t page_bytes() {
   static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   return page;
@@ -19,7 +31,7 @@ uintptr_t page_bytes() {
 
 HeapMargin::HeapMargin(size_t margin_bytes)
     : margin_(margin_bytes),
-      active_(margin_bytes > 0 && margin_bytes <= heap_block_limit_bytes() / 2),
+      active_(kGlibcMalloc && margin_bytes > 0 && margin_bytes <= heap_block_limit_bytes() / 2),
       resident_(active_ ? margin_bytes / page_bytes() + 2 : 0) {}
 
 bool HeapMargin::refresh(size_t populate_at_most) noexcept {

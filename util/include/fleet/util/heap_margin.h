@@ -19,7 +19,8 @@ class HeapMargin {
  public:
   // Inactive (refresh does nothing) unless tune_malloc_for_streaming() has made a block of this
   // size come from the heap (at most half its mmap threshold: malloc adds its own overhead): as
-  // its own mmap it would be unmapped again at the free.
+  // its own mmap it would be unmapped again at the free. Always inactive under ASan or TSan,
+  // whose allocators are not glibc's.
   explicit HeapMargin(size_t margin_bytes);
   bool active() const { return active_; }
   size_t margin() const { return margin_; }
